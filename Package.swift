@@ -1,0 +1,27 @@
+// swift-tools-version:6.0
+// blesensor-log: a passive BLE advertisement sensor logger for Linux.
+//
+// Data flows one way (see README "Architecture"):
+//   source (AdvScanner) → HCI events → advertisements → readings (SensorDecode) → sink (SensorStore / stdout)
+// C libraries come from Debian through system-library targets; no SwiftPM package is fetched.
+import PackageDescription
+
+let package = Package(
+    name: "blesensor-log",
+    products: [
+        .executable(name: "blesensor-log", targets: ["blesensor-log"])
+    ],
+    targets: [
+        .systemLibrary(name: "CBlueZHCI", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .target(name: "SensorDecode", dependencies: ["CCrypto"]),
+        .target(name: "AdvScanner", dependencies: ["CBlueZHCI", "SensorDecode"]),
+        .target(name: "SensorStore", dependencies: ["CSQLite", "SensorDecode"]),
+        .executableTarget(name: "blesensor-log", dependencies: ["AdvScanner", "SensorDecode", "SensorStore"]),
+        .testTarget(name: "SensorDecodeTests", dependencies: ["SensorDecode"]),
+        .testTarget(name: "SensorStoreTests", dependencies: ["SensorStore", "SensorDecode"]),
+        .testTarget(name: "AdvScannerTests", dependencies: ["AdvScanner", "SensorDecode"]),
+        .testTarget(name: "CLITests", dependencies: ["SensorDecode"]),
+    ]
+)

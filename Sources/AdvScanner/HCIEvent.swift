@@ -1,0 +1,228 @@
+import SensorDecode
+
+/// HCI event packets (Core Specification Vol 4 Part E §5.4.4 and §7.7), the ones a passive
+/// scanner needs, parsed the way btmon does it: one table row per code with the spec's name and a
+/// length rule, lengths checked once before the field parser runs, unknown codes kept as bytes.
+///
+/// Packet: `event code (1) | parameter length (1) | parameters`. An H4 stream or a capture prefixes
+/// it with the packet indicator 0x04; `HCIEvent.parse(h4:)` accepts both forms.
+
+/// Event codes (Vol 4 Part E §7.7).
+public enum HCIEventCode {
+    /// Disconnection Complete — not used, listed so the table names it.
+    public static let disconnectionComplete: UInt8 = 0x05
+    /// `num_hci_command_packets (1) | opcode (2, LE) | return parameters`
+    public static let commandComplete: UInt8 = 0x0E
+    /// `status (1) | num_hci_command_packets (1) | opcode (2, LE)`
+    public static let commandStatus: UInt8 = 0x0F
+    /// `hardware_code (1)`
+    public static let hardwareError: UInt8 = 0x10
+    /// `subevent code (1) | subevent parameters`
+    public static let leMeta: UInt8 = 0x3E
+    /// BlueZ stack-internal event (not on the wire; raw sockets bound to HCI_DEV_NONE):
+    /// `type (1) | data`, type 0x01 = device event: `event (2, LE) | dev_id (2, LE)`.
+    public static let stackInternal: UInt8 = 0xFD
+}
+
+/// LE Meta subevent codes (Vol 4 Part E §7.7.65).
+public enum LEMetaSubevent {
+    /// `num_reports (1)`, then per report: `event_type (1) | address_type (1) | address (6) |
+    /// data_length (1) | data (data_length) | rssi (1)`, report after report (FACTS.md: the
+    /// layout controllers send and BlueZ/Wireshark parse).
+    public static let advertisingReport: UInt8 = 0x02
+    /// `num_reports (1)`, then per report: `event_type (2) | address_type (1) | address (6) |
+    /// primary_phy (1) | secondary_phy (1) | sid (1) | tx_power (1) | rssi (1) |
+    /// periodic_adv_interval (2) | direct_address_type (1) | direct_address (6) |
+    /// data_length (1) | data (data_length)`.
+    public static let extendedAdvertisingReport: UInt8 = 0x0D
+}
+
+/// One report of an LE Advertising Report or LE Extended Advertising Report event.
+public struct AdvertisingReport: Sendable, Equatable {
+    public var eventType: UInt16
+    public var addressType: UInt8
+    public var address: BDAddress
+    public var rssi: Int8?
+    public var data: [UInt8]
+    /// Extended reports only.
+    public var primaryPHY: UInt8?
+    public var secondaryPHY: UInt8?
+    /// Extended reports only; 0xFF ("no ADI") is kept as `nil`.
+    public var sid: UInt8?
+    public var txPower: Int8?
+    /// Extended reports only: bits 5–6 of the event type.
+    public var dataStatus: DataStatus
+
+    public enum DataStatus: UInt8, Sendable {
+        case complete = 0
+        case moreToCome = 1
+        case truncated = 2
+        case reserved = 3
+    }
+
+    public var isExtended: Bool { primaryPHY != nil }
+
+    /// The report as an `Advertisement`, stamped with its receive time.
+    public func advertisement(timeMicros: Int64) -> Advertisement {
+        Advertisement(
+            address: address, addressType: AddressType(rawValue: addressType), eventType: eventType, rssi: rssi,
+            primaryPHY: primaryPHY, secondaryPHY: secondaryPHY, sid: sid, data: data, timeMicros: timeMicros)
+    }
+}
+
+/// A parsed HCI event.
+public enum HCIEvent: Sendable, Equatable {
+    case commandComplete(numPackets: UInt8, opcode: UInt16, returnParameters: [UInt8])
+    case commandStatus(status: UInt8, numPackets: UInt8, opcode: UInt16)
+    case hardwareError(code: UInt8)
+    case advertisingReports([AdvertisingReport])
+    /// BlueZ device event (REG=1, UNREG=2, UP=3, DOWN=4) for `devID`.
+    case deviceEvent(event: UInt16, devID: UInt16)
+    /// LE Meta subevents we do not interpret.
+    case leMetaOther(subevent: UInt8, parameters: [UInt8])
+    case unknown(code: UInt8, parameters: [UInt8])
+}
+
+/// Why an event was rejected. Malformed events are counted and dropped, never half-trusted.
+public enum HCIParseError: Error, Sendable, Equatable, CustomStringConvertible {
+    case empty
+    case notAnEvent(indicator: UInt8)
+    case shortHeader(Int)
+    case lengthMismatch(declared: Int, actual: Int)
+    case tooShort(event: String, need: Int, have: Int)
+    case badReport(event: String, index: Int, reason: String)
+    case trailingBytes(event: String, count: Int)
+
+    public var description: String {
+        switch self {
+        case .empty: "empty packet"
+        case .notAnEvent(let i): "packet indicator 0x\(Hex.encode([i])) is not an HCI event (0x04)"
+        case .shortHeader(let n): "event header of \(n) bytes, need 2"
+        case .lengthMismatch(let d, let a): "invalid packet size: parameter length says \(d), \(a) present"
+        case .tooShort(let e, let need, let have): "\(e): \(have) parameter bytes, need at least \(need)"
+        case .badReport(let e, let i, let r): "\(e): report \(i + 1): \(r)"
+        case .trailingBytes(let e, let n): "\(e): \(n) bytes after the last report"
+        }
+    }
+}
+
+extension HCIEvent {
+    /// A row of the dispatch table: code, spec name, minimum parameter length, field parser.
+    struct Row: Sendable {
+        let code: UInt8
+        let name: String
+        let minLength: Int
+        let parse: @Sendable (ArraySlice<UInt8>) -> Result<HCIEvent, HCIParseError>
+    }
+
+    static let table: [UInt8: Row] = {
+        let rows: [Row] = [
+            Row(code: HCIEventCode.commandComplete, name: "Command Complete", minLength: 3) { p in
+                .success(.commandComplete(numPackets: p.u8(0), opcode: p.le16(1), returnParameters: Array(p.dropFirst(3))))
+            },
+            Row(code: HCIEventCode.commandStatus, name: "Command Status", minLength: 4) { p in
+                .success(.commandStatus(status: p.u8(0), numPackets: p.u8(1), opcode: p.le16(2)))
+            },
+            Row(code: HCIEventCode.hardwareError, name: "Hardware Error", minLength: 1) { p in
+                .success(.hardwareError(code: p.u8(0)))
+            },
+            Row(code: HCIEventCode.leMeta, name: "LE Meta", minLength: 1, parse: parseLEMeta),
+            Row(code: HCIEventCode.stackInternal, name: "Stack Internal", minLength: 1) { p in
+                // Only device events (type 1, 4 bytes) are interpreted.
+                if p.u8(0) == 0x01, p.count >= 5 {
+                    return .success(.deviceEvent(event: p.le16(1), devID: p.le16(3)))
+                }
+                return .success(.unknown(code: HCIEventCode.stackInternal, parameters: Array(p)))
+            },
+        ]
+        return Dictionary(uniqueKeysWithValues: rows.map { ($0.code, $0) })
+    }()
+
+    /// Parses an event packet that starts with the event code (no H4 indicator).
+    public static func parse(_ packet: ArraySlice<UInt8>) -> Result<HCIEvent, HCIParseError> {
+        guard packet.count >= 2 else { return .failure(packet.isEmpty ? .empty : .shortHeader(packet.count)) }
+        let code = packet.u8(0)
+        let declared = Int(packet.u8(1))
+        let params = packet.dropFirst(2)
+        guard params.count == declared else { return .failure(.lengthMismatch(declared: declared, actual: params.count)) }
+        guard let row = table[code] else { return .success(.unknown(code: code, parameters: Array(params))) }
+        guard params.count >= row.minLength else {
+            return .failure(.tooShort(event: row.name, need: row.minLength, have: params.count))
+        }
+        return row.parse(params)
+    }
+
+    public static func parse(_ packet: [UInt8]) -> Result<HCIEvent, HCIParseError> { parse(packet[...]) }
+
+    /// Parses an event with or without the H4 packet indicator (0x04). A leading byte that is an
+    /// event code we know is taken as the code; 0x04 is taken as the indicator (0x04 is not an event
+    /// code a scanner receives).
+    public static func parse(h4 packet: [UInt8]) -> Result<HCIEvent, HCIParseError> {
+        guard let first = packet.first else { return .failure(.empty) }
+        if first == 0x04 { return parse(packet.dropFirst()) }
+        if first == 0x01 || first == 0x02 || first == 0x03 { return .failure(.notAnEvent(indicator: first)) }
+        return parse(packet[...])
+    }
+
+    private static func parseLEMeta(_ p: ArraySlice<UInt8>) -> Result<HCIEvent, HCIParseError> {
+        let sub = p.u8(0)
+        let body = p.dropFirst()
+        switch sub {
+        case LEMetaSubevent.advertisingReport: return parseLegacyReports(body).map { .advertisingReports($0) }
+        case LEMetaSubevent.extendedAdvertisingReport: return parseExtendedReports(body).map { .advertisingReports($0) }
+        default: return .success(.leMetaOther(subevent: sub, parameters: Array(body)))
+        }
+    }
+
+    static func parseLegacyReports(_ body: ArraySlice<UInt8>) -> Result<[AdvertisingReport], HCIParseError> {
+        let name = "LE Advertising Report"
+        var r = ByteReader(body)
+        guard let count = r.readUInt8() else { return .failure(.tooShort(event: name, need: 1, have: 0)) }
+        guard count >= 1 else { return .failure(.badReport(event: name, index: 0, reason: "num_reports is 0")) }
+        var reports: [AdvertisingReport] = []
+        reports.reserveCapacity(Int(count))
+        for i in 0..<Int(count) {
+            // Fixed part: 9 bytes before the data, 1 after it.
+            guard let eventType = r.readUInt8(), let addrType = r.readUInt8(), let addr = r.readBytes(6),
+                let len = r.readUInt8()
+            else { return .failure(.badReport(event: name, index: i, reason: "header runs past the event")) }
+            guard len <= 31 else { return .failure(.badReport(event: name, index: i, reason: "data length \(len) > 31")) }
+            guard let data = r.readBytes(Int(len)), let rssi = r.readInt8() else {
+                return .failure(.badReport(event: name, index: i, reason: "data length \(len) runs past the event"))
+            }
+            reports.append(
+                AdvertisingReport(
+                    eventType: UInt16(eventType), addressType: addrType, address: BDAddress(littleEndian: addr)!,
+                    rssi: rssi == 127 ? nil : rssi, data: Array(data), primaryPHY: nil, secondaryPHY: nil, sid: nil,
+                    txPower: nil, dataStatus: .complete))
+        }
+        guard r.isAtEnd else { return .failure(.trailingBytes(event: name, count: r.remaining)) }
+        return .success(reports)
+    }
+
+    static func parseExtendedReports(_ body: ArraySlice<UInt8>) -> Result<[AdvertisingReport], HCIParseError> {
+        let name = "LE Extended Advertising Report"
+        var r = ByteReader(body)
+        guard let count = r.readUInt8() else { return .failure(.tooShort(event: name, need: 1, have: 0)) }
+        guard count >= 1 else { return .failure(.badReport(event: name, index: 0, reason: "num_reports is 0")) }
+        var reports: [AdvertisingReport] = []
+        reports.reserveCapacity(Int(count))
+        for i in 0..<Int(count) {
+            guard let eventType = r.readLE16(), let addrType = r.readUInt8(), let addr = r.readBytes(6),
+                let phy1 = r.readUInt8(), let phy2 = r.readUInt8(), let sid = r.readUInt8(), let tx = r.readInt8(),
+                let rssi = r.readInt8(), r.skip(2 + 1 + 6), let len = r.readUInt8()
+            else { return .failure(.badReport(event: name, index: i, reason: "header runs past the event")) }
+            guard let data = r.readBytes(Int(len)) else {
+                return .failure(.badReport(event: name, index: i, reason: "data length \(len) runs past the event"))
+            }
+            reports.append(
+                AdvertisingReport(
+                    eventType: eventType, addressType: addrType, address: BDAddress(littleEndian: addr)!,
+                    rssi: rssi == 127 ? nil : rssi, data: Array(data), primaryPHY: phy1,
+                    secondaryPHY: phy2 == 0 ? nil : phy2, sid: sid == 0xFF ? nil : sid, txPower: tx == 127 ? nil : tx,
+                    dataStatus: AdvertisingReport.DataStatus(rawValue: UInt8((eventType >> 5) & 0x3))!))
+        }
+        guard r.isAtEnd else { return .failure(.trailingBytes(event: name, count: r.remaining)) }
+        return .success(reports)
+    }
+}

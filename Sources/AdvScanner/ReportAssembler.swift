@@ -1,0 +1,62 @@
+import SensorDecode
+
+/// Reassembles LE Extended Advertising Report fragments ("more to come", Vol 4 Part E §7.7.65.13)
+/// into whole advertisements, per advertiser and advertising set.
+///
+/// Invariants:
+///  (1) at most `maxPending` chains are held; a new chain beyond that evicts the oldest, so a radio
+///      full of strangers cannot grow memory;
+///  (2) a chain never exceeds `maxLength` bytes (1650, the largest advertising data the spec allows);
+///      a longer one is dropped whole;
+///  (3) a "truncated" final fragment drops its chain: a partial advertisement is never decoded.
+/// Not thread-safe: owned by the one loop that reads the source.
+public struct ReportAssembler: Sendable {
+    public static let maxLength = 1650
+    public let maxPending: Int
+    private var pending: [Key: [UInt8]] = [:]
+    private var order: [Key] = []
+    /// Chains dropped because they were truncated, too long, or evicted.
+    public private(set) var dropped = 0
+
+    struct Key: Hashable, Sendable {
+        let address: BDAddress
+        let addressType: UInt8
+        let sid: UInt8?
+    }
+
+    public init(maxPending: Int = 64) { self.maxPending = maxPending }
+
+    /// Feeds one report; returns it whole when it completes an advertisement, `nil` while more is
+    /// expected or when it was dropped. Legacy reports pass straight through.
+    public mutating func add(_ report: AdvertisingReport) -> AdvertisingReport? {
+        guard report.isExtended else { return report }
+        let key = Key(address: report.address, addressType: report.addressType, sid: report.sid)
+        let earlier = pending.removeValue(forKey: key)
+        if earlier != nil { order.removeAll { $0 == key } }
+        switch report.dataStatus {
+        case .complete:
+            guard let earlier else { return report }
+            var whole = report
+            whole.data = earlier + report.data
+            guard whole.data.count <= Self.maxLength else { dropped += 1; return nil }
+            whole.dataStatus = .complete
+            return whole
+        case .moreToCome:
+            let data = (earlier ?? []) + report.data
+            guard data.count <= Self.maxLength else { dropped += 1; return nil }
+            if order.count >= maxPending {
+                pending.removeValue(forKey: order.removeFirst())
+                dropped += 1
+            }
+            pending[key] = data
+            order.append(key)
+            return nil
+        case .truncated, .reserved:
+            dropped += 1
+            return nil
+        }
+    }
+
+    /// Chains waiting for their next fragment.
+    public var pendingCount: Int { pending.count }
+}

@@ -1,0 +1,102 @@
+/// A bounded, forward-only reader over bytes.
+///
+/// Every read returns `nil` when fewer bytes remain than it needs, so a parser can never read past
+/// the end of untrusted input: it checks the optional instead of an index. Value type; copying a
+/// reader is how a parser "peeks".
+public struct ByteReader: Sendable {
+    public let bytes: ArraySlice<UInt8>
+    public private(set) var offset: Int
+
+    public init(_ bytes: ArraySlice<UInt8>) {
+        self.bytes = bytes
+        self.offset = bytes.startIndex
+    }
+
+    public init(_ bytes: [UInt8]) {
+        self.init(bytes[...])
+    }
+
+    /// Bytes not yet read.
+    @inlinable public var remaining: Int { bytes.endIndex - offset }
+    @inlinable public var isAtEnd: Bool { offset >= bytes.endIndex }
+
+    public mutating func readUInt8() -> UInt8? {
+        guard offset < bytes.endIndex else { return nil }
+        defer { offset += 1 }
+        return bytes[offset]
+    }
+
+    public mutating func readInt8() -> Int8? {
+        readUInt8().map { Int8(bitPattern: $0) }
+    }
+
+    public mutating func readLE16() -> UInt16? {
+        guard remaining >= 2 else { return nil }
+        defer { offset += 2 }
+        return UInt16(bytes[offset]) | UInt16(bytes[offset + 1]) << 8
+    }
+
+    public mutating func readBE16() -> UInt16? {
+        guard remaining >= 2 else { return nil }
+        defer { offset += 2 }
+        return UInt16(bytes[offset]) << 8 | UInt16(bytes[offset + 1])
+    }
+
+    public mutating func readLE24() -> UInt32? {
+        guard remaining >= 3 else { return nil }
+        defer { offset += 3 }
+        return UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16
+    }
+
+    public mutating func readLE32() -> UInt32? {
+        guard remaining >= 4 else { return nil }
+        defer { offset += 4 }
+        return UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16
+            | UInt32(bytes[offset + 3]) << 24
+    }
+
+    public mutating func readBE32() -> UInt32? {
+        guard remaining >= 4 else { return nil }
+        defer { offset += 4 }
+        return UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8
+            | UInt32(bytes[offset + 3])
+    }
+
+    /// The next `count` bytes, or `nil` (and nothing consumed) when fewer remain.
+    public mutating func readBytes(_ count: Int) -> ArraySlice<UInt8>? {
+        guard count >= 0, remaining >= count else { return nil }
+        defer { offset += count }
+        return bytes[offset..<offset + count]
+    }
+
+    /// Everything not yet read.
+    public mutating func readRest() -> ArraySlice<UInt8> {
+        defer { offset = bytes.endIndex }
+        return bytes[offset...]
+    }
+
+    public mutating func skip(_ count: Int) -> Bool {
+        guard count >= 0, remaining >= count else { return false }
+        offset += count
+        return true
+    }
+}
+
+/// Fixed-width reads at an offset into a slice whose length the caller has already checked.
+/// Decoders check the frame length once, up front (envelope before payload), then use these.
+extension ArraySlice where Element == UInt8 {
+    @inlinable public func u8(_ i: Int) -> UInt8 { self[startIndex + i] }
+    @inlinable public func i8(_ i: Int) -> Int8 { Int8(bitPattern: self[startIndex + i]) }
+    @inlinable public func le16(_ i: Int) -> UInt16 { UInt16(self[startIndex + i]) | UInt16(self[startIndex + i + 1]) << 8 }
+    @inlinable public func be16(_ i: Int) -> UInt16 { UInt16(self[startIndex + i]) << 8 | UInt16(self[startIndex + i + 1]) }
+    @inlinable public func le16s(_ i: Int) -> Int16 { Int16(bitPattern: le16(i)) }
+    @inlinable public func be16s(_ i: Int) -> Int16 { Int16(bitPattern: be16(i)) }
+    @inlinable public func le24(_ i: Int) -> UInt32 {
+        UInt32(self[startIndex + i]) | UInt32(self[startIndex + i + 1]) << 8 | UInt32(self[startIndex + i + 2]) << 16
+    }
+    @inlinable public func be24(_ i: Int) -> UInt32 {
+        UInt32(self[startIndex + i]) << 16 | UInt32(self[startIndex + i + 1]) << 8 | UInt32(self[startIndex + i + 2])
+    }
+    @inlinable public func le32(_ i: Int) -> UInt32 { UInt32(le16(i)) | UInt32(le16(i + 2)) << 16 }
+    @inlinable public func be32(_ i: Int) -> UInt32 { UInt32(be16(i)) << 16 | UInt32(be16(i + 2)) }
+}

@@ -1,0 +1,93 @@
+/// The one list of decoders, and dispatch from an advertisement to the decoders that may want it.
+///
+/// A registry is a value: `Registry.standard(keys:)` builds the default list; tests build their
+/// own. Order matters only where two decoders claim the same selector (the first that returns
+/// readings wins).
+public struct Registry: Sendable {
+    public let decoders: [any SensorDecoder]
+    private let byServiceData: [UInt16: [Int]]
+    private let byCompany: [UInt16: [Int]]
+    private let anyManufacturer: [Int]
+    private let always: [Int]
+
+    public init(_ decoders: [any SensorDecoder]) {
+        self.decoders = decoders
+        var sd: [UInt16: [Int]] = [:]
+        var co: [UInt16: [Int]] = [:]
+        var anyM: [Int] = []
+        var all: [Int] = []
+        for (i, d) in decoders.enumerated() {
+            for s in d.selectors {
+                switch s {
+                case .serviceData16(let u): sd[u, default: []].append(i)
+                case .manufacturer(let c): co[c, default: []].append(i)
+                case .anyManufacturer: anyM.append(i)
+                case .any: all.append(i)
+                }
+            }
+        }
+        byServiceData = sd
+        byCompany = co
+        anyManufacturer = anyM
+        always = all
+    }
+
+    /// Every decoder this project ships, in dispatch order.
+    /// - Parameter keys: per-device keys for encrypted formats (BTHome v2, MiBeacon).
+    public static func standard(keys: DeviceKeys = DeviceKeys()) -> Registry {
+        Registry([
+            MinewFFE1Decoder()
+            // Add new decoders here.
+        ])
+    }
+
+    /// The outcome of running the registry over one advertisement.
+    public struct Result: Sendable {
+        public var readings: [Reading] = []
+        /// (decoder id, reason) for decoders that recognised the advertisement but found it corrupt.
+        public var malformed: [(decoder: String, reason: String)] = []
+    }
+
+    /// Decodes one advertisement with every decoder whose selector matches.
+    public func decode(_ advertisement: Advertisement) -> Result {
+        decode(advertisement, AdvertisingData(parsing: advertisement.data))
+    }
+
+    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> Result {
+        var result = Result()
+        var tried: [Int] = []
+        func run(_ index: Int) {
+            if tried.contains(index) { return }
+            tried.append(index)
+            switch decoders[index].decode(advertisement, ad) {
+            case .readings(var r):
+                // Envelope fields every decoder would otherwise copy by hand.
+                for j in r.indices {
+                    r[j].timeMicros = advertisement.timeMicros
+                    r[j].rssi = r[j].rssi ?? advertisement.rssi
+                    if r[j].name == nil { r[j].name = ad.displayName }
+                }
+                result.readings += r
+            case .notMine: break
+            case .malformed(let why): result.malformed.append((decoders[index].id, why))
+            }
+        }
+        for sd in ad.serviceData {
+            if case .uuid16(let u) = sd.uuid, let list = byServiceData[u] { list.forEach(run) }
+        }
+        for md in ad.manufacturerData {
+            if let list = byCompany[md.companyID] { list.forEach(run) }
+        }
+        if !ad.manufacturerData.isEmpty { anyManufacturer.forEach(run) }
+        always.forEach(run)
+        return result
+    }
+}
+
+/// Keys for encrypted formats, per advertiser address. Owned by the caller (the CLI loads them
+/// from the key file); decoders only read them.
+public struct DeviceKeys: Sendable {
+    public var keys: [BDAddress: [UInt8]]
+    public init(_ keys: [BDAddress: [UInt8]] = [:]) { self.keys = keys }
+    public subscript(address: BDAddress) -> [UInt8]? { keys[address] }
+}

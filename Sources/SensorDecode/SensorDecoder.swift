@@ -1,0 +1,35 @@
+/// The seam between advertisements and device formats. A decoder is a pure function of one
+/// advertisement: no I/O, no clock, no logger, no state between calls. Keys for encrypted formats
+/// are given when the decoder is made, never looked up.
+public protocol SensorDecoder: Sendable {
+    /// Stable identifier, stored with every reading. Never rename or reuse one.
+    var id: String { get }
+    /// Where this decoder's data lives; the registry only calls it for advertisements that carry one
+    /// of these.
+    var selectors: [DecoderSelector] { get }
+    /// Decodes one advertisement whose AD structures were already parsed.
+    func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome
+}
+
+/// What a decoder looks at first. The registry indexes decoders by these, so an advertisement
+/// reaches only the decoders that can possibly want it.
+public enum DecoderSelector: Hashable, Sendable {
+    /// Service data for this 16-bit UUID.
+    case serviceData16(UInt16)
+    /// Manufacturer-specific data with this company id.
+    case manufacturer(UInt16)
+    /// Any manufacturer-specific data (formats that put data where the company id should be).
+    case anyManufacturer
+    /// Every advertisement (formats recognised by name or by a 128-bit UUID).
+    case any
+}
+
+/// The three outcomes of a decode, after rtl_433's "not mine is not broken".
+public enum DecodeOutcome: Sendable, Equatable {
+    /// The advertisement is this decoder's and held these readings (possibly several, e.g. sub-devices).
+    case readings([Reading])
+    /// Not this decoder's format: wrong selector, frame type or length for any known frame.
+    case notMine
+    /// This decoder's format, but corrupt or impossible (bad check, out-of-range value).
+    case malformed(String)
+}

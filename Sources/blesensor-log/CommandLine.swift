@@ -1,0 +1,220 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// sysexits(3) codes, the exit statuses of every command.
+enum ExitCode {
+    static let ok: Int32 = 0
+    /// summary: something is flagged (stale sensor, low battery).
+    static let flagged: Int32 = 1
+    static let usage: Int32 = 64
+    static let dataError: Int32 = 65
+    static let noInput: Int32 = 66
+    static let unavailable: Int32 = 69
+    static let software: Int32 = 70
+    static let cantCreate: Int32 = 73
+    static let ioError: Int32 = 74
+}
+
+/// A command-line failure: its one-line message and exit status. Thrown by commands, printed by `main`.
+struct CLIError: Error, CustomStringConvertible {
+    let message: String
+    let code: Int32
+    /// Usage errors also print the command's usage line.
+    let showUsage: Bool
+
+    init(_ message: String, code: Int32, showUsage: Bool = false) {
+        self.message = message
+        self.code = code
+        self.showUsage = showUsage
+    }
+
+    static func usage(_ message: String) -> CLIError { CLIError(message, code: ExitCode.usage, showUsage: true) }
+    var description: String { message }
+}
+
+/// One option of a command: `--name VALUE` (or a flag without value), with its one-line help.
+struct OptionSpec: Sendable {
+    let name: String
+    let short: Character?
+    let valueName: String?
+    let help: String
+    let repeatable: Bool
+
+    static func flag(_ name: String, short: Character? = nil, help: String) -> OptionSpec {
+        OptionSpec(name: name, short: short, valueName: nil, help: help, repeatable: false)
+    }
+    static func value(_ name: String, _ valueName: String, short: Character? = nil, repeatable: Bool = false, help: String)
+        -> OptionSpec
+    {
+        OptionSpec(name: name, short: short, valueName: valueName, help: help, repeatable: repeatable)
+    }
+}
+
+/// What a subcommand declares for parsing and `--help` (USAGE / ARGUMENTS / OPTIONS).
+struct CommandSpec: Sendable {
+    let name: String
+    let abstract: String
+    /// Positional arguments as shown in usage, e.g. `["FILE"]`; `nil`-able ones end in `?`.
+    let arguments: [(name: String, help: String)]
+    let options: [OptionSpec]
+    let discussion: String?
+
+    init(name: String, abstract: String, arguments: [(name: String, help: String)] = [], options: [OptionSpec],
+         discussion: String? = nil) {
+        self.name = name
+        self.abstract = abstract
+        self.arguments = arguments
+        self.options = options
+        self.discussion = discussion
+    }
+
+    var usageLine: String {
+        var parts = ["blesensor-log", name]
+        for o in options where o.name != "help" {
+            let v = o.valueName.map { " \($0)" } ?? ""
+            parts.append("[--\(o.name)\(v)]" + (o.repeatable ? "..." : ""))
+        }
+        for a in arguments { parts.append(a.name.hasSuffix("?") ? "[\(a.name.dropLast())]" : a.name) }
+        return parts.joined(separator: " ")
+    }
+
+    var help: String {
+        var s = "OVERVIEW: \(abstract)\n\nUSAGE: \(usageLine)\n"
+        if !arguments.isEmpty {
+            s += "\nARGUMENTS:\n"
+            for a in arguments { s += "  " + pad(String(a.name.filter { $0 != "?" }), 24) + a.help + "\n" }
+        }
+        s += "\nOPTIONS:\n"
+        for o in options + [OptionSpec.flag("help", short: "h", help: "Show help information.")] {
+            var left = o.short.map { "-\($0), " } ?? ""
+            left += "--\(o.name)" + (o.valueName.map { " <\($0)>" } ?? "")
+            s += "  " + pad(left, 24) + o.help + "\n"
+        }
+        if let d = discussion { s += "\n" + d + "\n" }
+        return s
+    }
+
+    private func pad(_ s: String, _ n: Int) -> String {
+        s.count >= n ? s + "\n" + String(repeating: " ", count: n + 2) : s + String(repeating: " ", count: n - s.count)
+    }
+}
+
+/// Parsed arguments of one command.
+struct ParsedArguments {
+    var values: [String: [String]] = [:]
+    var flags: Set<String> = []
+    var positionals: [String] = []
+    var helpRequested = false
+
+    func value(_ name: String) -> String? { values[name]?.last }
+    func all(_ name: String) -> [String] { values[name] ?? [] }
+    func has(_ name: String) -> Bool { flags.contains(name) || values[name] != nil }
+
+    /// Parses `args` (without the command name) against `spec`. Accepts `--name value`,
+    /// `--name=value`, `-x value`, and `--` to end options.
+    init(_ args: [String], spec: CommandSpec) throws(CLIError) {
+        var i = 0
+        var onlyPositionals = false
+        while i < args.count {
+            let a = args[i]
+            i += 1
+            if onlyPositionals || a == "-" || !a.hasPrefix("-") {
+                positionals.append(a)
+                continue
+            }
+            if a == "--" { onlyPositionals = true; continue }
+            if a == "--help" || a == "-h" { helpRequested = true; continue }
+            var name: String
+            var inline: String? = nil
+            let opt: OptionSpec?
+            if a.hasPrefix("--") {
+                name = String(a.dropFirst(2))
+                if let eq = name.firstIndex(of: "=") {
+                    inline = String(name[name.index(after: eq)...])
+                    name = String(name[..<eq])
+                }
+                opt = spec.options.first { $0.name == name }
+            } else {
+                guard a.count == 2 else { throw .usage("unknown option '\(a)'") }
+                let c = a.last!
+                opt = spec.options.first { $0.short == c }
+                name = opt?.name ?? a
+            }
+            guard let opt else { throw .usage("unknown option '\(a)'") }
+            if opt.valueName != nil {
+                let v: String
+                if let inline { v = inline } else {
+                    guard i < args.count else { throw .usage("option '--\(opt.name)' needs a value <\(opt.valueName!)>") }
+                    v = args[i]
+                    i += 1
+                }
+                if !opt.repeatable, values[opt.name] != nil { throw .usage("option '--\(opt.name)' given twice") }
+                values[opt.name, default: []].append(v)
+            } else {
+                guard inline == nil else { throw .usage("option '--\(opt.name)' takes no value") }
+                flags.insert(opt.name)
+            }
+        }
+        let required = spec.arguments.filter { !$0.name.hasSuffix("?") && !$0.name.hasSuffix("...") }.count
+        let variadic = spec.arguments.contains { $0.name.hasSuffix("...") }
+        if !helpRequested {
+            if positionals.count < required {
+                throw .usage("missing argument \(spec.arguments[positionals.count].name)")
+            }
+            if !variadic, positionals.count > spec.arguments.count {
+                throw .usage("unexpected argument '\(positionals[spec.arguments.count])'")
+            }
+        }
+    }
+}
+
+/// Buffered writes to a file descriptor: one `write(2)` per 64 KiB, not per line.
+/// Not thread-safe; each command owns its writer.
+final class OutputWriter {
+    private let fd: Int32
+    private var buffer: [UInt8] = []
+    private let capacity: Int
+    /// Set once a write fails (EPIPE from `| head`, a full disk); later writes are dropped.
+    private(set) var failed: Int32? = nil
+
+    init(fd: Int32, capacity: Int = 1 << 16) {
+        self.fd = fd
+        self.capacity = capacity
+        buffer.reserveCapacity(capacity)
+    }
+
+    func write(_ s: String) {
+        buffer.append(contentsOf: s.utf8)
+        if buffer.count >= capacity { flush() }
+    }
+
+    func write(bytes: [UInt8]) {
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= capacity { flush() }
+    }
+
+    func flush() {
+        guard failed == nil else { buffer.removeAll(keepingCapacity: true); return }
+        var off = 0
+        while off < buffer.count {
+            let n = buffer.withUnsafeBytes { p in Glibc.write(fd, p.baseAddress! + off, p.count - off) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                failed = errno
+                break
+            }
+            off += n
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    deinit { flush() }
+}
+
+/// Writes one line to standard error, unbuffered (diagnostics must not wait for a flush).
+func printError(_ message: String) {
+    var line = Array(message.utf8)
+    line.append(UInt8(ascii: "\n"))
+    line.withUnsafeBytes { p in _ = Glibc.write(2, p.baseAddress!, p.count) }
+}

@@ -1,0 +1,125 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import AdvScanner
+import SensorDecode
+
+/// `blesensor-log decode`: advertisements as text on stdin → readings as JSON lines on stdout.
+enum DecodeCommand {
+    static let spec = CommandSpec(
+        name: "decode",
+        abstract: "Decode advertisements given as hex on standard input.",
+        options: [
+            .flag("all", short: "a", help: "Also print advertisements nothing decodes, with their parsed AD fields."),
+            .value("key", "ADDR=HEX", repeatable: true, help: "Key for an encrypted device (BTHome v2, MiBeacon)."),
+        ],
+        discussion: """
+            INPUT (one advertisement per line; spaces inside hex are allowed; '#' starts a comment):
+              AA:BB:CC:DD:EE:FF <hex of the AD bytes>
+              <hex of a whole HCI event>   e.g. 04 3e …  or  3e …  (LE Advertising Report 0x02 or
+                                           LE Extended Advertising Report 0x0D; every report is decoded)
+            EXIT STATUS: 0, or 65 when a line could not be read (the other lines are still decoded).
+            """)
+
+    static let subcommand = Subcommand(spec: spec, run: run)
+
+    static func run(_ args: ParsedArguments) throws(CLIError) -> Int32 {
+        let registry = Registry.standard(keys: try KeyOptions.parse(args.all("key")))
+        let out = OutputWriter(fd: 1)
+        var assembler = ReportAssembler()
+        var lineNumber = 0
+        var badLines = 0
+        while let line = readLine(strippingNewline: true) {
+            lineNumber += 1
+            let text = line.trimmingWhitespace()
+            if text.isEmpty || text.hasPrefix("#") { continue }
+            switch parseLine(text, assembler: &assembler) {
+            case .failure(let message):
+                badLines += 1
+                printError("line \(lineNumber): \(message)")
+            case .success(let ads):
+                for ad in ads {
+                    let parsed = AdvertisingData(parsing: ad.data)
+                    let result = registry.decode(ad, parsed)
+                    for r in result.readings { out.write(JSON.reading(r, includeTime: false) + "\n") }
+                    for m in result.malformed {
+                        printError("line \(lineNumber): \(ad.address): \(m.decoder): \(m.reason)")
+                    }
+                    if result.readings.isEmpty, args.has("all") {
+                        out.write(JSON.undecoded(ad, parsed, includeTime: false) + "\n")
+                    }
+                }
+            }
+        }
+        out.flush()
+        if let e = out.failed, e != EPIPE { throw CLIError("cannot write output: \(String(cString: strerror(e)))", code: ExitCode.ioError) }
+        return badLines > 0 ? ExitCode.dataError : ExitCode.ok
+    }
+
+    enum LineResult {
+        case success([Advertisement])
+        case failure(String)
+    }
+
+    /// One input line → advertisements, or why the line is unusable.
+    static func parseLine(_ text: Substring, assembler: inout ReportAssembler) -> LineResult {
+        let firstToken = text.prefix { $0 != " " && $0 != "\t" }
+        if firstToken.count == 17, firstToken.contains(":") {
+            guard let address = BDAddress(firstToken) else { return .failure("'\(firstToken)' is not a Bluetooth address") }
+            let rest = text.dropFirst(firstToken.count)
+            guard let data = Hex.decode(rest) else { return .failure("AD bytes are not valid hex") }
+            guard data.count <= ReportAssembler.maxLength else { return .failure("\(data.count) AD bytes, at most 1650 allowed") }
+            return .success([Advertisement(address: address, data: data)])
+        }
+        guard let packet = Hex.decode(text) else {
+            return .failure("expected 'AA:BB:CC:DD:EE:FF <hex>' or the hex of an HCI event")
+        }
+        switch HCIEvent.parse(h4: packet) {
+        case .failure(let e): return .failure("malformed HCI event: \(e)")
+        case .success(.advertisingReports(let reports)):
+            return .success(reports.compactMap { assembler.add($0)?.advertisement(timeMicros: 0) })
+        case .success(let other):
+            return .failure("not an LE advertising report event (\(other.summary))")
+        }
+    }
+}
+
+extension HCIEvent {
+    /// A few words naming the event, for messages.
+    var summary: String {
+        switch self {
+        case .commandComplete(_, let op, _): "Command Complete for opcode 0x\(String(op, radix: 16))"
+        case .commandStatus(let st, _, let op): "Command Status 0x\(String(st, radix: 16)) for opcode 0x\(String(op, radix: 16))"
+        case .hardwareError(let c): "Hardware Error 0x\(String(c, radix: 16))"
+        case .advertisingReports(let r): "\(r.count) advertising reports"
+        case .deviceEvent(let e, let d): "device event \(e) for hci\(d)"
+        case .leMetaOther(let s, _): "LE Meta subevent 0x\(String(s, radix: 16))"
+        case .unknown(let c, _): "event 0x\(String(c, radix: 16))"
+        }
+    }
+}
+
+/// `--key ADDR=HEX` options → `DeviceKeys`.
+enum KeyOptions {
+    static func parse(_ values: [String]) throws(CLIError) -> DeviceKeys {
+        var keys = DeviceKeys()
+        for v in values {
+            let parts = v.split(separator: "=", maxSplits: 1)
+            guard parts.count == 2, let a = BDAddress(parts[0]), let k = Hex.decode(parts[1]), k.count == 16 else {
+                throw .usage("--key wants ADDR=HEX with a 16-byte key, got '\(v.prefix(20))…'")
+            }
+            keys.keys[a] = k
+        }
+        return keys
+    }
+}
+
+extension StringProtocol {
+    /// Without leading and trailing spaces, tabs and carriage returns.
+    func trimmingWhitespace() -> SubSequence {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" }
+        guard let start = firstIndex(where: { !isSpace($0) }) else { return self[endIndex...] }
+        let end = lastIndex(where: { !isSpace($0) })!
+        return self[start...end]
+    }
+}

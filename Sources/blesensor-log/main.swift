@@ -1,0 +1,67 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// blesensor-log: the command line. It parses arguments, picks the source and the sink, and maps
+/// failures to sysexits codes; everything else lives in the library modules.
+
+let version = "0.1.0"
+
+/// A subcommand: its spec and what it runs.
+struct Subcommand: Sendable {
+    let spec: CommandSpec
+    let run: @Sendable (ParsedArguments) throws(CLIError) -> Int32
+}
+
+/// Every subcommand, in the order `--help` lists them.
+let subcommands: [Subcommand] = [
+    DecodeCommand.subcommand,
+]
+
+@MainActor func topLevelHelp() -> String {
+    var s = "OVERVIEW: Passive BLE advertisement sensor logger.\n\nUSAGE: blesensor-log <command> [options]\n\nCOMMANDS:\n"
+    for c in subcommands { s += "  " + c.spec.name.padding(12) + c.spec.abstract + "\n" }
+    s += "\n  See 'blesensor-log <command> --help' for the options of each command.\n"
+    return s
+}
+
+extension String {
+    func padding(_ n: Int) -> String { count >= n ? self + " " : self + String(repeating: " ", count: n - count) }
+}
+
+@MainActor func runMain() -> Int32 {
+    signal(SIGPIPE, SIG_IGN)  // a closed pipe is an EPIPE write error we handle, not a death
+    let args = Array(CommandLine.arguments.dropFirst())
+    guard let first = args.first else {
+        printError(topLevelHelp())
+        return ExitCode.usage
+    }
+    switch first {
+    case "--version", "-V", "version":
+        print("blesensor-log \(version)")
+        return ExitCode.ok
+    case "--help", "-h", "help":
+        print(topLevelHelp(), terminator: "")
+        return ExitCode.ok
+    default: break
+    }
+    guard let command = subcommands.first(where: { $0.spec.name == first }) else {
+        printError("Error: unknown command '\(first)'")
+        printError("Usage: blesensor-log <command> [options]; commands: " + subcommands.map(\.spec.name).joined(separator: ", "))
+        return ExitCode.usage
+    }
+    do throws(CLIError) {
+        let parsed = try ParsedArguments(Array(args.dropFirst()), spec: command.spec)
+        if parsed.helpRequested {
+            print(command.spec.help, terminator: "")
+            return ExitCode.ok
+        }
+        return try command.run(parsed)
+    } catch {
+        printError("Error: \(error.message)")
+        if error.showUsage { printError("Usage: \(command.spec.usageLine)") }
+        return error.code
+    }
+}
+
+exit(runMain())

@@ -1,0 +1,1 @@
+// Tests for AdvScannerTests are added by their modules' work.

@@ -1,0 +1,1 @@
+// Tests for CLITests are added by their modules' work.

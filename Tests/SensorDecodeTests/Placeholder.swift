@@ -1,0 +1,1 @@
+// Tests for SensorDecodeTests are added by their modules' work.

@@ -1,0 +1,1 @@
+// Tests for SensorStoreTests are added by their modules' work.
