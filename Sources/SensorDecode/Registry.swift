@@ -36,7 +36,11 @@ public struct Registry: Sendable {
     /// - Parameter keys: per-device keys for encrypted formats (BTHome v2, MiBeacon).
     public static func standard(keys: DeviceKeys = DeviceKeys()) -> Registry {
         Registry([
-            MinewFFE1Decoder()
+            MinewFFE1Decoder(),
+            // Group A: BTHome, Xiaomi (ATC/pvvx 0x181A, MiBeacon 0xFE95), Qingping, Eddystone TLM, iBeacon.
+
+            // Group B: Govee, Ruuvi, Inkbird, ThermoBeacon, SensorPush, SwitchBot.
+
             // Add new decoders here.
         ])
     }

@@ -1,1 +1,0 @@
-// Tests for SensorDecodeTests are added by their modules' work.
