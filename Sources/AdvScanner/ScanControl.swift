@@ -239,7 +239,11 @@ public final class Scanner {
             tryBringUp(now: now)
         case .up:
             state = .scanning
-            if !arm(now: now) { transportFailed("could not start scanning", now: now) }
+            if arm(now: now) {
+                log.info("\(transport.name): \(scanDescription)")
+            } else {
+                transportFailed("could not start scanning", now: now)
+            }
         }
     }
 

@@ -122,7 +122,7 @@ extension Scanner {
             switch event {
             case .timeout: return
             case .end:
-                transportFailed("\(transport.name) closed the connection")
+                transportFailed("the peer closed the connection")
                 return
             case .packet(let p):
                 packetObserver?(p)
