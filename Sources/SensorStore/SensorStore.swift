@@ -222,8 +222,7 @@ public final class SensorStore {
         {
             lastPruneAt = now
             do throws(StoreError) {
-                let n = try pruneStep()
-                pruneBacklog = n >= configuration.pruneRowsPerStep
+                try pruneStep()
             } catch {
                 // A failed prune leaves the data as it was; it is retried at the next step time.
                 log(error.description)
@@ -481,7 +480,9 @@ public final class SensorStore {
     // MARK: - Retention
 
     /// One retention step (invariant 7): deletes ≤ `pruneRowsPerStep` of the oldest rows before
-    /// the cutoff, and the rollup hours left without rows. Returns the rows deleted.
+    /// the cutoff, and the rollup hours left without rows. `tick` calls it every
+    /// `pruneEverySeconds`, or at every tick while a backlog remains. Returns the rows deleted.
+    @discardableResult
     public func pruneStep() throws(StoreError) -> Int {
         guard let keep = configuration.retentionSeconds, downsampler.radioTimeMicros != .min else { return 0 }
         // Hour-aligned, so whole rollup hours go and partial hours never straddle the horizon.
@@ -518,6 +519,8 @@ public final class SensorStore {
             try horizon.run()
             try connection.exec("COMMIT", attempted)
             statistics.prunedRows += deleted
+            // At least a full step was older than the cutoff: more may remain, go on next tick.
+            pruneBacklog = nth != nil
             return deleted
         } catch {
             if let e = connection.rollbackIfNeeded() { log(e.description) }
