@@ -12,7 +12,7 @@
 /// | type | length | value                                                            |
 /// |------|--------|------------------------------------------------------------------|
 /// | 0x01 | 4      | temperature s16 / 10 °C, humidity u16 / 10 %                     |
-/// | 0x02 | 1      | battery %; 0xFF = mains powered (omitted)                        |
+/// | 0x02 | 1      | battery % in bits 0–6 (bit 7 a flag); 0xFF = mains powered, omitted |
 /// | 0x04 | 1      | door: 0 open, 1 closed, 2 left open → `door` 1 = open            |
 /// | 0x07 | 2      | pressure u16 / 10 hPa                                            |
 /// | 0x08 | 4      | motion u8, illuminance u24 lux (not valid in event frames)       |
@@ -72,8 +72,10 @@ public struct QingpingDecoder: SensorDecoder {
                 m.append(Measurement(.temperatureC, Double(v.le16s(0)) / 10))
                 m.append(Measurement(.humidityPercent, humidity))
             case (0x02, 1):
-                let battery = v.u8(0)
-                if battery == 0xFF { break }  // mains powered: no battery level to report
+                if v.u8(0) == 0xFF { break }  // mains powered: no battery level to report
+                // Bit 7 is not part of the level: theengs masks it (its test_uuid[61] has 0xAA for
+                // 42 %); qingping-ble reads the whole byte. Masking keeps 0…100 unchanged.
+                let battery = v.u8(0) & 0x7F
                 guard battery <= 100 else { return .malformed("battery \(battery) % out of range") }
                 m.append(Measurement(.batteryPercent, Double(battery)))
             case (0x04, 1):
