@@ -80,6 +80,14 @@ import Testing
         GroupA.expectClose(v["temperature_c"] ?? v["dewpoint_c"], want, hex)
     }
 
+    @Test func v1UnknownIdIsSkippedByItsLengthAndFloatsDecode() {
+        // v1 lengths are explicit: unknown id 0x7f (2 bytes) is skipped with a warning; then a float
+        // (format 2, length 5) temperature −1.5 (0xbfc00000 little-endian), then battery.
+        let r = GroupA.readings(GroupA.decode(decoder, uuid: 0x181C, "027f0045020000c0bf020161"))
+        #expect(GroupA.values(.readings(r)) == ["temperature_c": -1.5, "battery_pct": 97])
+        #expect(r.first?.warnings.count == 1)
+    }
+
     @Test func v1SignedFormatGivesNegativeTemperature() {
         // header 0x23: format 1 (signed), length 3; 0xfef6 = −266 → −2.66 °C
         GroupA.expectClose(GroupA.values(GroupA.decode(decoder, uuid: 0x181C, "2302f6fe"))["temperature_c"], -2.66)

@@ -86,6 +86,13 @@ import Testing
         #expect(r.first?.measurements.isEmpty == true)
     }
 
+    @Test func capabilityWithIOByteIsSkipped() {
+        // frame control 0x2070 (v2, MAC, capability, object); capability 0x28 has bit 5, so one I/O
+        // byte (0x01) follows before the object 0x1004 = 256 → 25.6 °C
+        let v = GroupA.values(GroupA.decode(decoder, uuid: 0xFE95, "70205b0475ffeeddccbbaa280104100200 01".filter { $0 != " " }))
+        #expect(v == ["temperature_c": 25.6])
+    }
+
     @Test func objectRunningPastTheFrameIsMalformed() {
         #expect(GroupA.isMalformed(GroupA.decode(decoder, uuid: 0xFE95, "5020aa01da219335342d580d1004fe00")))
     }

@@ -8,7 +8,7 @@
 /// | 2      | 2    | product id (table `models`)                                        |
 /// | 4      | 1    | frame counter                                                      |
 /// | 5      | 6    | MAC, reversed — if frame control bit 4                             |
-/// | …      | 1    | capability — if bit 5; when capability bit 5, 2 more I/O bytes     |
+/// | …      | 1    | capability — if bit 5; when capability bit 5, 1 more I/O byte      |
 /// | …      | …    | objects — if bit 6: id(2), length(1), value(length), repeated      |
 /// | end−7  | 3    | extended counter — if encrypted (bit 3) and version ≥ 4            |
 /// | end−4  | 4    | MIC — likewise                                                     |
@@ -77,7 +77,7 @@ public struct XiaomiMiBeaconDecoder: SensorDecoder {
             guard let capability = r.readUInt8() else {
                 return .malformed("MiBeacon frame of \(frame.count) bytes, too short for its capability byte")
             }
-            if capability & 0x20 != 0, !r.skip(2) {
+            if capability & 0x20 != 0, !r.skip(1) {
                 return .malformed("MiBeacon frame of \(frame.count) bytes, too short for its I/O capability")
             }
         }
