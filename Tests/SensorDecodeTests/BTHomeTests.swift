@@ -35,7 +35,8 @@ import Testing
         var key = Self.specKey
         key[5] ^= 0x40
         let keyed = BTHomeDecoder(keys: DeviceKeys([Self.specMAC: key]))
-        let outcome = GroupA.decode(keyed, GroupA.bytes("0201061216d2fc41a47266c95f730011223378237214"), from: Self.specMAC)
+        let outcome = GroupA.decode(
+            keyed, GroupA.bytes("0201061216d2fc41a47266c95f730011223378237214"), from: Self.specMAC)
         guard case .malformed(let why) = outcome else {
             Issue.record("expected malformed, got \(outcome)")
             return
@@ -46,12 +47,14 @@ import Testing
     @Test func corruptedCiphertextWithTheRightKeyIsMalformed() {
         let keyed = BTHomeDecoder(keys: DeviceKeys([Self.specMAC: Self.specKey]))
         // one ciphertext bit flipped: a4 → a5
-        let outcome = GroupA.decode(keyed, GroupA.bytes("0201061216d2fc41a57266c95f730011223378237214"), from: Self.specMAC)
+        let outcome = GroupA.decode(
+            keyed, GroupA.bytes("0201061216d2fc41a57266c95f730011223378237214"), from: Self.specMAC)
         #expect(GroupA.isMalformed(outcome))
     }
 
     @Test func encryptedWithoutKeyNamesTheDeviceQuietly() {
-        let outcome = GroupA.decode(decoder, GroupA.bytes("0201061216d2fc41a47266c95f730011223378237214"), from: Self.specMAC)
+        let outcome = GroupA.decode(
+            decoder, GroupA.bytes("0201061216d2fc41a47266c95f730011223378237214"), from: Self.specMAC)
         let r = GroupA.readings(outcome)
         #expect(r.count == 1)
         #expect(r.first?.measurements.isEmpty == true)
@@ -64,7 +67,8 @@ import Testing
     @Test func encryptedWithMACInPayloadAndNegativeTemperatures() {
         let mac = BDAddress("A4:C1:38:8D:18:B2")!
         let keyed = BTHomeDecoder(keys: DeviceKeys([mac: Self.specKey]))
-        let v = GroupA.values(GroupA.decode(keyed, uuid: 0xFCD2, "43b2188d38c1a4bd12597c4e7e010000006f1dcbfd", from: mac))
+        let v = GroupA.values(
+            GroupA.decode(keyed, uuid: 0xFCD2, "43b2188d38c1a4bd12597c4e7e010000006f1dcbfd", from: mac))
         #expect(v == ["temperature_c": -12.34, "temperature2_c": -5.5])
     }
 
@@ -105,24 +109,26 @@ import Testing
     @Test func everyObjectOfTheSpecHasAKnownSize() {
         // The spec's example of each sensor object (bthome.io/format), decoded one by one.
         let cases: [(String, String, Double)] = [
-            ("0161", "battery_pct", 97), ("04138a01", "pressure_hpa", 1008.83), ("05138a14", "illuminance_lux", 13460.67),
+            ("0161", "battery_pct", 97), ("04138a01", "pressure_hpa", 1008.83),
+            ("05138a14", "illuminance_lux", 13460.67),
             ("065e1f", "mass_kg", 80.3), ("073e1d", "mass_lb", 74.86), ("08ca06", "dewpoint_c", 17.38),
             ("0960", "count", 96), ("0a138a14", "energy_kwh", 1346.067), ("0b021b00", "power_w", 69.14),
             ("0c020c", "voltage_v", 3.074), ("0d120c", "pm2_5_ug_m3", 3090), ("0e021c", "pm10_ug_m3", 7170),
             ("12e204", "co2_ppm", 1250), ("133301", "tvoc_ug_m3", 307), ("14020c", "moisture_pct", 30.74),
             ("2e23", "humidity_pct", 35), ("2f23", "moisture_pct", 35), ("3d0960", "count", 24585),
-            ("3e2a2c0960", "count", 1611213866), ("3f020c", "rotation_deg", 307.4), ("400c00", "distance_mm", 12),
+            ("3e2a2c0960", "count", 1_611_213_866), ("3f020c", "rotation_deg", 307.4), ("400c00", "distance_mm", 12),
             ("414e00", "distance_m", 7.8), ("424e3400", "duration_s", 13.39), ("434e34", "current_a", 13.39),
             ("444e34", "speed_m_s", 133.9), ("4632", "uv_index", 5), ("478756", "volume_l", 2215.1),
             ("48dc87", "volume_ml", 34780), ("49dc87", "volume_flow_m3_h", 34.78), ("4b138a14", "gas_m3", 1346.067),
             ("4c41018a01", "gas_m3", 25821.505), ("4d12138a14", "energy_kwh", 344593.17),
             ("4e87562a01", "volume_l", 19551.879), ("4f87562a01", "water_l", 19551.879),
-            ("505d396164", "device_time_s", 1684093277), ("518756", "acceleration_m_s2", 22.151),
+            ("505d396164", "device_time_s", 1_684_093_277), ("518756", "acceleration_m_s2", 22.151),
             ("528756", "gyroscope_deg_s", 22.151), ("5587562a01", "volume_storage_l", 19551.879),
             ("56e803", "conductivity_us_cm", 1000), ("5dea02", "current_a", 0.746), ("5e13c0", "direction_deg", 491.71),
             ("5f4e04", "precipitation_mm", 110.2), ("6001", "channel", 1), ("61dc87", "rotational_speed_rpm", 34780),
-            ("59ea", "count", -22), ("5aeaea", "count", -5398), ("5bea0234ea", "count", -365690134),
-            ("5c02ea3400", "power_w", 34677.78), ("1a01", "door", 1), ("2100", "motion", 0), ("3a01", "button_event", 1),
+            ("59ea", "count", -22), ("5aeaea", "count", -5398), ("5bea0234ea", "count", -365_690_134),
+            ("5c02ea3400", "power_w", 34677.78), ("1a01", "door", 1), ("2100", "motion", 0),
+            ("3a01", "button_event", 1),
             ("3c0103", "dimmer_steps", -3),
         ]
         for (hex, key, want) in cases {
@@ -153,7 +159,9 @@ import Testing
         for outcome in GroupA.everyTruncation(decoder, uuid: 0xFCD2, payload) {
             if case .readings(let r) = outcome {
                 for m in r.flatMap(\.measurements) {
-                    #expect([("temperature_c", 25.06), ("humidity_pct", 50.55)].contains { $0 == (m.quantity.key, m.value) })
+                    #expect(
+                        [("temperature_c", 25.06), ("humidity_pct", 50.55)].contains { $0 == (m.quantity.key, m.value) }
+                    )
                 }
             }
         }

@@ -7,14 +7,17 @@ import Testing
     @Test func headerSampleDecodes() {
         let outcome = GroupA.decode(decoder, GroupA.bytes("1116aafe20000bb8ff80000001000000 2710".filter { $0 != " " }))
         #expect(GroupA.readings(outcome).first?.frameKind == "tlm")
-        #expect(GroupA.values(outcome) == ["voltage_v": 3.0, "temperature_c": -0.5, "packet_count": 256, "uptime_s": 1000])
+        #expect(
+            GroupA.values(outcome) == ["voltage_v": 3.0, "temperature_c": -0.5, "packet_count": 256, "uptime_s": 1000])
     }
 
     @Test func negativeAndUnsupportedFields() {
         // −10.75 °C = 0xf540 (s8.8); battery 0 and temperature 0x8000 mean "not supported"
-        let v = GroupA.values(GroupA.decode(decoder, uuid: 0xFEAA, "20000c0df54000000001000000 0a".filter { $0 != " " }))
+        let v = GroupA.values(
+            GroupA.decode(decoder, uuid: 0xFEAA, "20000c0df54000000001000000 0a".filter { $0 != " " }))
         #expect(v["temperature_c"] == -10.75 && v["voltage_v"] == 3.085)
-        let none = GroupA.values(GroupA.decode(decoder, uuid: 0xFEAA, "20000000800000000001000000 0a".filter { $0 != " " }))
+        let none = GroupA.values(
+            GroupA.decode(decoder, uuid: 0xFEAA, "20000000800000000001000000 0a".filter { $0 != " " }))
         #expect(none == ["packet_count": 1, "uptime_s": 1])
     }
 
@@ -30,7 +33,8 @@ import Testing
     }
 
     @Test func truncationNeverCrashes() {
-        let outcomes = GroupA.everyTruncation(decoder, uuid: 0xFEAA, GroupA.bytes("20000bb8ff8000000100000027 10".filter { $0 != " " }))
+        let outcomes = GroupA.everyTruncation(
+            decoder, uuid: 0xFEAA, GroupA.bytes("20000bb8ff8000000100000027 10".filter { $0 != " " }))
         for (n, outcome) in outcomes.enumerated() {
             #expect(n < 2 ? outcome == .notMine : GroupA.isMalformed(outcome), "\(n) bytes: \(outcome)")
         }

@@ -3,7 +3,9 @@ import Testing
 
 /// Group A decoders inside the standard registry, over every peer record (not only their own).
 @Suite struct GroupARegistryTests {
-    static let groupA: Set<String> = ["bthome", "xiaomi_181a", "xiaomi_mibeacon", "qingping", "eddystone_tlm", "ibeacon"]
+    static let groupA: Set<String> = [
+        "bthome", "xiaomi_181a", "xiaomi_mibeacon", "qingping", "eddystone_tlm", "ibeacon",
+    ]
 
     @Test func standardRegistryListsGroupADecodersOnce() {
         let ids = Registry.standard().decoders.map(\.id)

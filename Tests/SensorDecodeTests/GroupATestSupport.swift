@@ -30,8 +30,10 @@ enum GroupA {
         return decoder.decode(adv, AdvertisingData(parsing: adv.data))
     }
 
-    static func decode(_ decoder: some SensorDecoder, uuid: UInt16, _ payloadHex: String,
-                       from address: BDAddress = defaultAddress) -> DecodeOutcome {
+    static func decode(
+        _ decoder: some SensorDecoder, uuid: UInt16, _ payloadHex: String,
+        from address: BDAddress = defaultAddress
+    ) -> DecodeOutcome {
         decode(decoder, serviceDataAD(uuid, bytes(payloadHex)), from: address)
     }
 
@@ -45,7 +47,8 @@ enum GroupA {
     }
 
     /// Measurements of all readings by key.
-    static func values(_ outcome: DecodeOutcome, sourceLocation: SourceLocation = #_sourceLocation) -> [String: Double] {
+    static func values(_ outcome: DecodeOutcome, sourceLocation: SourceLocation = #_sourceLocation) -> [String: Double]
+    {
         var v: [String: Double] = [:]
         for r in readings(outcome, sourceLocation: sourceLocation) {
             for m in r.measurements { v[m.quantity.key] = m.value }
@@ -58,8 +61,10 @@ enum GroupA {
         return false
     }
 
-    static func expectClose(_ got: Double?, _ want: Double, tolerance: Double = 1e-9, _ what: String = "",
-                            sourceLocation: SourceLocation = #_sourceLocation) {
+    static func expectClose(
+        _ got: Double?, _ want: Double, tolerance: Double = 1e-9, _ what: String = "",
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         guard let got else {
             Issue.record("\(what): missing, expected \(want)", sourceLocation: sourceLocation)
             return

@@ -5,7 +5,8 @@ import Testing
     let decoder = IBeaconDecoder()
 
     @Test func headerSampleNamesTheBeacon() {
-        let r = GroupA.readings(GroupA.decode(decoder, GroupA.bytes("1aff4c000215e2c56db5dffb48d2b060d0f5a71096e000010002c5")))
+        let r = GroupA.readings(
+            GroupA.decode(decoder, GroupA.bytes("1aff4c000215e2c56db5dffb48d2b060d0f5a71096e000010002c5")))
         #expect(r.count == 1)
         #expect(r.first?.model == "iBeacon")
         #expect(r.first?.frameKind == "e2c56db5-dffb-48d2-b060-d0f5a71096e0/1/2")
@@ -14,7 +15,8 @@ import Testing
 
     @Test func otherAppleTypesAndCompaniesAreNotMine() {
         #expect(GroupA.decode(decoder, GroupA.bytes("07ff4c0010020b00")) == .notMine)  // "Nearby"
-        #expect(GroupA.decode(decoder, GroupA.bytes("1aff59000215e2c56db5dffb48d2b060d0f5a71096e000010002c5")) == .notMine)
+        #expect(
+            GroupA.decode(decoder, GroupA.bytes("1aff59000215e2c56db5dffb48d2b060d0f5a71096e000010002c5")) == .notMine)
     }
 
     @Test func truncationNeverCrashes() {
@@ -36,7 +38,8 @@ import Testing
         }
         #expect(beacons.count >= 10)
         for v in beacons {
-            #expect(GroupA.readings(GroupA.decode(decoder, v.adBytes, from: v.address)).first?.model == "iBeacon", "\(v)")
+            #expect(
+                GroupA.readings(GroupA.decode(decoder, v.adBytes, from: v.address)).first?.model == "iBeacon", "\(v)")
         }
     }
 }

@@ -5,7 +5,8 @@ import Testing
     let decoder = QingpingDecoder()
 
     @Test func headerSampleDecodes() {
-        let outcome = GroupA.decode(decoder, uuid: 0xFDCD, "080cbf6552342d580104f100ad01020125", from: BDAddress("58:2D:34:52:65:BF")!)
+        let outcome = GroupA.decode(
+            decoder, uuid: 0xFDCD, "080cbf6552342d580104f100ad01020125", from: BDAddress("58:2D:34:52:65:BF")!)
         let r = GroupA.readings(outcome)
         #expect(r.first?.model == "CGD1")
         #expect(r.first?.warnings.isEmpty == true)
@@ -14,8 +15,12 @@ import Testing
 
     @Test func airMonitorAndBarometer() {
         // CGDN1: temperature/humidity, PM2.5/PM10, CO2 (theengs test_uuid[55] frame)
-        let air = GroupA.values(GroupA.decode(decoder, uuid: 0xFDCD, "080eaabbccddeeff010422014c011204710072001302ed03"))
-        #expect(air == ["temperature_c": 29.0, "humidity_pct": 33.2, "pm2_5_ug_m3": 113, "pm10_ug_m3": 114, "co2_ppm": 1005])
+        let air = GroupA.values(
+            GroupA.decode(decoder, uuid: 0xFDCD, "080eaabbccddeeff010422014c011204710072001302ed03"))
+        #expect(
+            air == [
+                "temperature_c": 29.0, "humidity_pct": 33.2, "pm2_5_ug_m3": 113, "pm10_ug_m3": 114, "co2_ppm": 1005,
+            ])
         // CGP1W: pressure u16 / 10
         let baro = GroupA.values(GroupA.decode(decoder, uuid: 0xFDCD, "08094c0140342d580104fc004a0207026627020120"))
         #expect(baro["pressure_hpa"] == 1008.6)

@@ -5,17 +5,24 @@ import Testing
     let decoder = XiaomiCustom181ADecoder()
 
     @Test func headerSamplesDecode() {
-        let atc = GroupA.decode(decoder, uuid: 0x181A, "a4c138d5d498ffd33e510b7b62", from: BDAddress("A4:C1:38:D5:D4:98")!)
+        let atc = GroupA.decode(
+            decoder, uuid: 0x181A, "a4c138d5d498ffd33e510b7b62", from: BDAddress("A4:C1:38:D5:D4:98")!)
         #expect(GroupA.readings(atc).first?.frameKind == "atc1441")
-        #expect(GroupA.values(atc) == ["temperature_c": -4.5, "humidity_pct": 62, "battery_pct": 81, "voltage_v": 2.939])
-        let pvvx = GroupA.decode(decoder, uuid: 0x181A, "5601cf38c1a462fdbd13470c64cc0f", from: BDAddress("A4:C1:38:CF:01:56")!)
+        #expect(
+            GroupA.values(atc) == ["temperature_c": -4.5, "humidity_pct": 62, "battery_pct": 81, "voltage_v": 2.939])
+        let pvvx = GroupA.decode(
+            decoder, uuid: 0x181A, "5601cf38c1a462fdbd13470c64cc0f", from: BDAddress("A4:C1:38:CF:01:56")!)
         #expect(GroupA.readings(pvvx).first?.frameKind == "pvvx")
-        #expect(GroupA.values(pvvx) == ["temperature_c": -6.7, "humidity_pct": 50.53, "battery_pct": 100, "voltage_v": 3.143])
+        #expect(
+            GroupA.values(pvvx) == [
+                "temperature_c": -6.7, "humidity_pct": 50.53, "battery_pct": 100, "voltage_v": 3.143,
+            ])
         #expect(GroupA.readings(pvvx).first?.warnings.isEmpty == true)
     }
 
     @Test func negativeTemperaturesBuiltFromTheLayouts() {
-        // ATC1441: 0xff38 = −200 → −20.0 °C (big-endian); pvvx: 0xf830 = −2000 → −20.00 °C (little-endian)
+        // ATC1441: 0xff38 = −200 → −20.0 °C (big-endian);
+        // pvvx: 0xf830 = −2000 → −20.00 °C (little-endian)
         let atc = GroupA.values(GroupA.decode(decoder, uuid: 0x181A, "112233445566ff38325a0b8601"))
         #expect(atc["temperature_c"] == -20.0)
         let pvvx = GroupA.values(GroupA.decode(decoder, uuid: 0x181A, "66554433221130f8881364fd5a0100"))

@@ -51,7 +51,8 @@ import Testing
 
     @Test func encryptedWithoutKeyNamesTheDeviceQuietly() {
         let outcome = GroupA.decode(
-            decoder, uuid: 0xFE95, "58585b0550f4830238c1a495ef58763c26000097e2abb5", from: BDAddress("A4:C1:38:02:83:F4")!)
+            decoder, uuid: 0xFE95, "58585b0550f4830238c1a495ef58763c26000097e2abb5",
+            from: BDAddress("A4:C1:38:02:83:F4")!)
         let r = GroupA.readings(outcome)
         #expect(r.first?.model == "LYWSD03MMC")
         #expect(r.first?.measurements.isEmpty == true)
@@ -81,7 +82,8 @@ import Testing
 
     @Test func frameWithoutObjectNamesTheDevice() {
         // bthome-ble test_bthome_multiple_uuids carries this capability-only LYWSD03MMC frame.
-        let r = GroupA.readings(GroupA.decode(decoder, uuid: 0xFE95, "30585b0501c4248138c1a4280100", from: BDAddress("A4:C1:38:81:24:C4")!))
+        let r = GroupA.readings(
+            GroupA.decode(decoder, uuid: 0xFE95, "30585b0501c4248138c1a4280100", from: BDAddress("A4:C1:38:81:24:C4")!))
         #expect(r.first?.model == "LYWSD03MMC")
         #expect(r.first?.measurements.isEmpty == true)
     }
@@ -89,7 +91,8 @@ import Testing
     @Test func capabilityWithIOByteIsSkipped() {
         // frame control 0x2070 (v2, MAC, capability, object); capability 0x28 has bit 5, so one I/O
         // byte (0x01) follows before the object 0x1004 = 256 → 25.6 °C
-        let v = GroupA.values(GroupA.decode(decoder, uuid: 0xFE95, "70205b0475ffeeddccbbaa280104100200 01".filter { $0 != " " }))
+        let v = GroupA.values(
+            GroupA.decode(decoder, uuid: 0xFE95, "70205b0475ffeeddccbbaa280104100200 01".filter { $0 != " " }))
         #expect(v == ["temperature_c": 25.6])
     }
 
@@ -98,7 +101,9 @@ import Testing
     }
 
     @Test func truncationNeverCrashes() {
-        for payload in ["5020aa01a3bf2e3b342d580d1004b40095020a10013b", "58585b0550f4830238c1a495ef58763c26000097e2abb5"] {
+        for payload in [
+            "5020aa01a3bf2e3b342d580d1004b40095020a10013b", "58585b0550f4830238c1a495ef58763c26000097e2abb5",
+        ] {
             for outcome in GroupA.everyTruncation(decoder, uuid: 0xFE95, GroupA.bytes(payload)) {
                 if case .readings(let r) = outcome {
                     // a cut frame may keep whole objects only

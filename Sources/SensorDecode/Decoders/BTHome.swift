@@ -95,7 +95,9 @@ public struct BTHomeDecoder: SensorDecoder {
                     key: key, nonce: nonce, ciphertext: body.dropLast(8), tag: body.suffix(4))
                 body = plain[...]
             } catch .authenticationFailed {
-                return .malformed("BTHome MIC check failed with the key configured for \(advertisement.address): wrong key or corrupt frame")
+                return .malformed(
+                    "BTHome MIC check failed with the key configured for \(advertisement.address): "
+                        + "wrong key or corrupt frame")
             } catch {
                 return .malformed("BTHome decryption: \(error)")
             }
@@ -121,7 +123,9 @@ public struct BTHomeDecoder: SensorDecoder {
                 size = Int(n)
             }
             guard let value = r.readBytes(size) else {
-                stopped = "object 0x\(Hex.encode([objectID])) at offset \(at) needs \(size) bytes, \(r.remaining) left; rest ignored"
+                stopped =
+                    "object 0x\(Hex.encode([objectID])) at offset \(at) needs \(size) bytes, "
+                    + "\(r.remaining) left; rest ignored"
                 break walk
             }
             append(object, value, signedOverride: nil, to: &measurements, &seen)
@@ -203,7 +207,9 @@ public struct BTHomeDecoder: SensorDecoder {
         }
     }
 
-    private func add(_ q: Quantity, _ unit: String, _ v: Double, to out: inout [Measurement], _ seen: inout [String: Int]) {
+    private func add(
+        _ q: Quantity, _ unit: String, _ v: Double, to out: inout [Measurement], _ seen: inout [String: Int]
+    ) {
         let n = (seen[q.key] ?? 0) + 1
         seen[q.key] = n
         out.append(Measurement(q.instance(n, unitSuffix: unit), v))
@@ -232,8 +238,10 @@ public struct BTHomeDecoder: SensorDecoder {
         let kind: Kind
     }
 
-    private static func q(_ size: Int, _ quantity: Quantity, _ unit: String, signed: Bool = false, divide: Double = 1,
-                          multiply: Double = 1) -> Object {
+    private static func q(
+        _ size: Int, _ quantity: Quantity, _ unit: String, signed: Bool = false, divide: Double = 1,
+        multiply: Double = 1
+    ) -> Object {
         Object(size: size, signed: signed, multiplier: multiply, divisor: divide, kind: .quantity(quantity, unit))
     }
     private static func binary(_ quantity: Quantity) -> Object { q(1, quantity, "") }

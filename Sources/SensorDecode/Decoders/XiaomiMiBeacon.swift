@@ -70,7 +70,9 @@ public struct XiaomiMiBeaconDecoder: SensorDecoder {
         var r = ByteReader(frame.dropFirst(5))
         var mac: BDAddress? = nil
         if control & 0x10 != 0 {
-            guard let bytes = r.readBytes(6) else { return .malformed("MiBeacon frame of \(frame.count) bytes, too short for its MAC") }
+            guard let bytes = r.readBytes(6) else {
+                return .malformed("MiBeacon frame of \(frame.count) bytes, too short for its MAC")
+            }
             mac = BDAddress(littleEndian: bytes)
         }
         if control & 0x20 != 0 {
@@ -115,7 +117,9 @@ public struct XiaomiMiBeaconDecoder: SensorDecoder {
                     associatedData: [0x11])
                 objects = plain[...]
             } catch .authenticationFailed {
-                return .malformed("MiBeacon MIC check failed with the bindkey configured for \(advertisement.address): wrong key or corrupt frame")
+                return .malformed(
+                    "MiBeacon MIC check failed with the bindkey configured for \(advertisement.address): "
+                        + "wrong key or corrupt frame")
             } catch {
                 return .malformed("MiBeacon decryption: \(error)")
             }
