@@ -137,6 +137,8 @@ public struct BTHomeDecoder: SensorDecoder {
     // MARK: v1
 
     private func decodeV1(_ advertisement: Advertisement, _ frame: ArraySlice<UInt8>) -> DecodeOutcome {
+        // 0x181C is the SIG "User Data" UUID: with nothing in it, it is no BTHome frame.
+        guard !frame.isEmpty else { return .notMine }
         var measurements: [Measurement] = []
         var seen: [String: Int] = [:]
         var warnings: [String] = []
