@@ -80,5 +80,8 @@ import Testing
     @Test(.enabled(if: PeerVector.isAvailable, Comment(rawValue: PeerVector.skipMessage)), arguments: vectors)
     func peerVector(_ v: PeerVector) {
         expectMatches(v, GroupA.vectorValues(v, decoder))
+        // The model we name is the one the peer names (its label may hold several, e.g. "CGC1/CGD1").
+        let model = GroupA.readings(GroupA.decode(decoder, v.adBytes, from: v.address)).first?.model ?? "-"
+        #expect(v.device.contains(model), "\(v): model \(model)")
     }
 }

@@ -139,5 +139,8 @@ import Testing
     func peerVector(_ v: PeerVector) {
         let excluded = Self.notInFrame.first { v.locator.hasPrefix($0.key) }?.value.keys ?? []
         expectMatches(v, GroupA.vectorValues(v, decoder), ignoring: excluded.union(["rssi_dbm"]))
+        // The model we name is the one the peer names (its label may hold several, e.g. "CGC1/CGD1").
+        let model = GroupA.readings(GroupA.decode(decoder, v.adBytes, from: v.address)).first?.model ?? "-"
+        #expect(v.device.contains(model), "\(v): model \(model)")
     }
 }
