@@ -38,6 +38,12 @@ public struct Registry: Sendable {
         Registry([
             MinewFFE1Decoder(),
             // Group A: BTHome, Xiaomi (ATC/pvvx 0x181A, MiBeacon 0xFE95), Qingping, Eddystone TLM, iBeacon.
+            BTHomeDecoder(keys: keys),
+            XiaomiCustom181ADecoder(),
+            XiaomiMiBeaconDecoder(keys: keys),
+            QingpingDecoder(),
+            EddystoneTLMDecoder(),
+            IBeaconDecoder(),
 
             // Group B: Govee, Ruuvi, Inkbird, ThermoBeacon, SensorPush, SwitchBot.
 
