@@ -181,12 +181,12 @@ import Testing
 
     static let vectors = PeerVector.forFormats(["bthome_v1", "bthome_v2_fcd2"])
 
-    @Test(.enabled(if: PeerVector.isAvailable, Comment(rawValue: PeerVector.skipMessage)))
+    @Test(.enabled(if: PeerVector.isAvailable, PeerVector.skipMessage))
     func peerVectorsArePresent() {
         #expect(Self.vectors.count >= 34, "expected the 7 + 27 BTHome vectors, found \(Self.vectors.count)")
     }
 
-    @Test(.enabled(if: PeerVector.isAvailable, Comment(rawValue: PeerVector.skipMessage)), arguments: vectors)
+    @Test(.enabled(if: PeerVector.isAvailable, PeerVector.skipMessage), arguments: vectors)
     func peerVector(_ v: PeerVector) {
         expectMatches(v, GroupA.vectorValues(v, decoder))
     }

@@ -41,7 +41,7 @@ import Testing
     }
 
     /// The `other` records with 0xFEAA data are KKM/KSensor vendor frames (type 0x21), not TLM.
-    @Test(.enabled(if: PeerVector.isAvailable, Comment(rawValue: PeerVector.skipMessage)))
+    @Test(.enabled(if: PeerVector.isAvailable, PeerVector.skipMessage))
     func vendorFramesOnFEAAAreNotMine() {
         let feaa = PeerVector.all.filter { AdvertisingData(parsing: $0.adBytes).serviceData(uuid16: 0xFEAA) != nil }
         #expect(feaa.count >= 20)

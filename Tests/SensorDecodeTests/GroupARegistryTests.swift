@@ -14,7 +14,7 @@ import Testing
 
     /// No record of the 362 — most of them other vendors' devices — makes a group A decoder report
     /// `malformed`: a stranger's frame is "not mine", never an error.
-    @Test(.enabled(if: PeerVector.isAvailable, Comment(rawValue: PeerVector.skipMessage)))
+    @Test(.enabled(if: PeerVector.isAvailable, PeerVector.skipMessage))
     func noPeerRecordIsMalformedForGroupA() {
         let registry = Registry.standard()
         for v in PeerVector.all {
@@ -27,7 +27,7 @@ import Testing
 
     /// The family vectors give the same values through the whole registry as through the decoder
     /// alone (no other decoder claims their data with different numbers).
-    @Test(.enabled(if: PeerVector.isAvailable, Comment(rawValue: PeerVector.skipMessage)))
+    @Test(.enabled(if: PeerVector.isAvailable, PeerVector.skipMessage))
     func familyVectorsThroughTheRegistry() {
         let formats: Set<String> = [
             "bthome_v1", "bthome_v2_fcd2", "xiaomi_181a_atc1441", "xiaomi_181a_pvvx", "xiaomi_mibeacon_fe95",

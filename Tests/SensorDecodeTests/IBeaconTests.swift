@@ -30,7 +30,7 @@ import Testing
     }
 
     /// Every peer record with an iBeacon (Tilt, Jaalee, HolyIOT, Teltonika, …) is named as one.
-    @Test(.enabled(if: PeerVector.isAvailable, Comment(rawValue: PeerVector.skipMessage)))
+    @Test(.enabled(if: PeerVector.isAvailable, PeerVector.skipMessage))
     func peerRecordsWithIBeaconsAreNamed() {
         let beacons = PeerVector.all.filter {
             guard let md = AdvertisingData(parsing: $0.adBytes).manufacturerData(company: 0x004C) else { return false }

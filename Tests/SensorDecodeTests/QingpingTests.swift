@@ -72,12 +72,12 @@ import Testing
 
     static let vectors = PeerVector.forFormats(["qingping_fdcd"])
 
-    @Test(.enabled(if: PeerVector.isAvailable, Comment(rawValue: PeerVector.skipMessage)))
+    @Test(.enabled(if: PeerVector.isAvailable, PeerVector.skipMessage))
     func peerVectorsArePresent() {
         #expect(Self.vectors.count >= 26, "expected 26 vectors, found \(Self.vectors.count)")
     }
 
-    @Test(.enabled(if: PeerVector.isAvailable, Comment(rawValue: PeerVector.skipMessage)), arguments: vectors)
+    @Test(.enabled(if: PeerVector.isAvailable, PeerVector.skipMessage), arguments: vectors)
     func peerVector(_ v: PeerVector) {
         expectMatches(v, GroupA.vectorValues(v, decoder))
         // The model we name is the one the peer names (its label may hold several, e.g. "CGC1/CGD1").

@@ -61,19 +61,19 @@ import Testing
 
     static let vectors = PeerVector.forFormats(["xiaomi_181a_atc1441", "xiaomi_181a_pvvx"])
 
-    @Test(.enabled(if: PeerVector.isAvailable, Comment(rawValue: PeerVector.skipMessage)))
+    @Test(.enabled(if: PeerVector.isAvailable, PeerVector.skipMessage))
     func peerVectorsArePresent() {
         #expect(Self.vectors.count >= 15, "expected 7 + 8 vectors, found \(Self.vectors.count)")
     }
 
-    @Test(.enabled(if: PeerVector.isAvailable, Comment(rawValue: PeerVector.skipMessage)), arguments: vectors)
+    @Test(.enabled(if: PeerVector.isAvailable, PeerVector.skipMessage), arguments: vectors)
     func peerVector(_ v: PeerVector) {
         expectMatches(v, GroupA.vectorValues(v, decoder))
     }
 
     /// Records under format `other` that carry 0x181A service data belong to other devices
     /// (b-parasite, Relsib WH52, Theengs "BPv1.0-1.2"): this decoder must leave them alone.
-    @Test(.enabled(if: PeerVector.isAvailable, Comment(rawValue: PeerVector.skipMessage)))
+    @Test(.enabled(if: PeerVector.isAvailable, PeerVector.skipMessage))
     func otherDevicesOn181AAreNotMine() {
         let others = PeerVector.forFormats(["other"]).filter {
             AdvertisingData(parsing: $0.adBytes).serviceData(uuid16: 0x181A) != nil

@@ -130,12 +130,12 @@ import Testing
         )
     ]
 
-    @Test(.enabled(if: PeerVector.isAvailable, Comment(rawValue: PeerVector.skipMessage)))
+    @Test(.enabled(if: PeerVector.isAvailable, PeerVector.skipMessage))
     func peerVectorsArePresent() {
         #expect(Self.vectors.count >= 24, "expected 24 vectors, found \(Self.vectors.count)")
     }
 
-    @Test(.enabled(if: PeerVector.isAvailable, Comment(rawValue: PeerVector.skipMessage)), arguments: vectors)
+    @Test(.enabled(if: PeerVector.isAvailable, PeerVector.skipMessage), arguments: vectors)
     func peerVector(_ v: PeerVector) {
         let excluded = Self.notInFrame.first { v.locator.hasPrefix($0.key) }?.value.keys ?? []
         expectMatches(v, GroupA.vectorValues(v, decoder), ignoring: excluded.union(["rssi_dbm"]))
