@@ -40,6 +40,16 @@ public struct Registry: Sendable {
             // Group A: BTHome, Xiaomi (ATC/pvvx 0x181A, MiBeacon 0xFE95), Qingping, Eddystone TLM, iBeacon.
 
             // Group B: Govee, Ruuvi, Inkbird, ThermoBeacon, SensorPush, SwitchBot.
+            GoveeDecoder(),
+            GoveeMeatDecoder(),
+            RuuviDecoder(),
+            InkbirdIBSTHDecoder(),
+            InkbirdITHDecoder(),
+            InkbirdBBQDecoder(),
+            InkbirdIAMT2Decoder(),
+            ThermoBeaconDecoder(),
+            SensorPushDecoder(),
+            SwitchBotMeterDecoder(),
 
             // Add new decoders here.
         ])
