@@ -26,7 +26,7 @@
 /// `malformed`; an impossible packed temperature (beyond ±100 °C) or the sensor-error bit drops the
 /// temperature and humidity with a warning and keeps the battery, as the peers do.
 ///
-/// Sample: `0c ff 88 ec 00 81 c2 89 64 00` (name GVH5075_CB9B) → H5075, temperature −11.5 °C,
+/// Sample: `09 ff 88 ec 00 81 c2 89 64 00` (name GVH5075_CB9B) → H5075, temperature −11.5 °C,
 /// humidity 33.7 %, battery 100 %.
 ///
 /// Source: layouts as documented by Bluetooth-Devices govee-ble and custom-components/ble_monitor

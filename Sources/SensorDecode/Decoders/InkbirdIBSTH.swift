@@ -31,7 +31,7 @@ public struct InkbirdIBSTHDecoder: SensorDecoder {
     public init() {}
 
     /// CRC-16/MODBUS: reflected polynomial 0xA001, initial value 0xFFFF, no final XOR.
-    static func crc16Modbus(_ bytes: ArraySlice<UInt8>) -> UInt16 {
+    public static func crc16Modbus(_ bytes: ArraySlice<UInt8>) -> UInt16 {
         var crc: UInt16 = 0xFFFF
         for b in bytes {
             crc ^= UInt16(b)

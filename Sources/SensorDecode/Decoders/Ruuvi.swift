@@ -31,7 +31,7 @@
 /// above 100 % or fraction digits above 99 (format 3) is `malformed`; a format-5 MAC that differs
 /// from the advertiser address is a warning.
 ///
-/// Sample: `19 ff 99 04 05 12 fc 53 94 c3 7c 00 04 ff fc 04 0c ac 36 42 00 cd cb b8 33 4c 88 4f`
+/// Sample: `1b ff 99 04 05 12 fc 53 94 c3 7c 00 04 ff fc 04 0c ac 36 42 00 cd cb b8 33 4c 88 4f`
 /// → temperature 24.3 °C, humidity 53.49 %, pressure 1000.44 hPa, acceleration 0.004 / −0.004 /
 /// 1.036 g, battery 2.977 V, tx power 4 dBm, movement 66, sequence 205.
 ///
@@ -89,6 +89,7 @@ public struct RuuviDecoder: SensorDecoder {
             if power & 0x1F != 0x1F { measurements.append(Measurement(.txPowerDBm, Double(Int(power & 0x1F) * 2 - 40))) }
             if data.u8(15) != 0xFF { measurements.append(Measurement(.movementCount, Double(data.u8(15)))) }
             if data.be16(16) != 0xFFFF { measurements.append(Measurement(.packetCount, Double(data.be16(16)))) }
+            guard !measurements.isEmpty else { return .malformed("every field is \"not available\"") }
             let macBytes = data.dropFirst(18)
             if !macBytes.allSatisfy({ $0 == 0xFF }), let mac = BDAddress(bigEndian: macBytes), mac != advertisement.address {
                 warnings.append("payload MAC \(mac) differs from advertiser address \(advertisement.address)")

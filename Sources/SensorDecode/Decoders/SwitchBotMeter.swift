@@ -19,7 +19,9 @@
 /// as service-data bytes 3–5 above.
 ///
 /// Which copy: the service data when it has the six bytes, else (Outdoor Meter) the manufacturer
-/// data. pySwitchbot prefers the manufacturer copy; on ble_monitor's test advertisement the two
+/// data. Without service data (a lone scan response), the local name (`WoSensorTH`,
+/// `WoSensorTHP`, `WoIOSensorTH`) identifies the meter and the manufacturer copy is decoded, with
+/// no battery. pySwitchbot prefers the manufacturer copy; on ble_monitor's test advertisement the two
 /// copies disagree, and we follow the service data as ble_monitor and SwitchBot's BLE API document
 /// (`devicetypes/meter.md`) do.
 ///
@@ -34,21 +36,30 @@ public struct SwitchBotMeterDecoder: SensorDecoder {
     public let id = "switchbot_meter"
     public let selectors: [DecoderSelector] = [.serviceData16(0xFD3D), .serviceData16(0x0D00), .manufacturer(0x0969)]
 
+    /// Local names of the meters, for advertisements that carry only the 0x0969 copy.
+    static let namedModels = ["WoSensorTH": "Meter", "WoSensorTHP": "Meter Plus", "WoIOSensorTH": "Outdoor Meter"]
+
     public init() {}
 
     public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
-        guard let service = ad.serviceData(uuid16: 0xFD3D) ?? ad.serviceData(uuid16: 0x0D00), service.count >= 3
-        else { return .notMine }
-        let type = service.u8(0) & 0x7F
+        let service = ad.serviceData(uuid16: 0xFD3D) ?? ad.serviceData(uuid16: 0x0D00)
         let model: String
-        switch type {
-        case 0x54: model = "Meter"
-        case 0x69: model = "Meter Plus"
-        case 0x77: model = "Outdoor Meter"
-        default: return .notMine  // other SwitchBot devices (bots, curtains, locks …)
+        if let service, service.count >= 3 {
+            switch service.u8(0) & 0x7F {
+            case 0x54: model = "Meter"
+            case 0x69: model = "Meter Plus"
+            case 0x77: model = "Outdoor Meter"
+            default: return .notMine  // other SwitchBot devices (bots, curtains, locks …)
+            }
+        } else if let name = ad.localName.map({ String(decoding: $0, as: UTF8.self) }),
+            let named = Self.namedModels[name]
+        {
+            model = named  // a scan response without service data: the name says which device
+        } else {
+            return .notMine
         }
         let th: ArraySlice<UInt8>
-        if service.count >= 6 {
+        if let service, service.count >= 6 {
             th = service.dropFirst(3).prefix(3)
         } else if let md = ad.manufacturerData(company: 0x0969), md.data.count >= 11 {
             th = md.data.dropFirst(8).prefix(3)
@@ -60,16 +71,19 @@ public struct SwitchBotMeterDecoder: SensorDecoder {
         let magnitude = Double(th.u8(1) & 0x7F) + Double(tenths) / 10
         let humidity = th.u8(2) & 0x7F
         guard humidity <= 100 else { return .malformed("humidity \(humidity) % out of range") }
-        let battery = service.u8(2) & 0x7F
-        guard battery <= 100 else { return .malformed("battery \(battery) % out of range") }
+        var measurements = [
+            Measurement(.temperatureC, th.u8(1) & 0x80 != 0 ? magnitude : -magnitude),
+            Measurement(.humidityPercent, Double(humidity)),
+        ]
+        if let service, service.count >= 3 {
+            let battery = service.u8(2) & 0x7F
+            guard battery <= 100 else { return .malformed("battery \(battery) % out of range") }
+            measurements.append(Measurement(.batteryPercent, Double(battery)))
+        }
         return .readings([
             Reading(
                 address: advertisement.address, addressType: advertisement.addressType, decoderID: id, model: model,
-                measurements: [
-                    Measurement(.temperatureC, th.u8(1) & 0x80 != 0 ? magnitude : -magnitude),
-                    Measurement(.humidityPercent, Double(humidity)),
-                    Measurement(.batteryPercent, Double(battery)),
-                ])
+                measurements: measurements)
         ])
     }
 }
