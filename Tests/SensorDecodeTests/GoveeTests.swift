@@ -107,6 +107,17 @@ import Testing
         #expect(try #require(GroupB.reading(GroupB.decode(meat, uuid))).model == "H5183")
     }
 
+    @Test func h5198SecondPairIsProbesThreeAndFour() throws {
+        // UUID 0x9851 on air ("51 98"), pair byte 0x42 (low 6 bits: 2); probes 30.00 and −1.50 °C.
+        let frame = Hex.decode("aa01000101e442c6" + "0bb8" + "ffff" + "ffff" + "ff6a" + "ffff" + "ffff")!
+        let data = GroupB.ad(0x03, [0x51, 0x98]) + GroupB.manufacturer(0x4932, frame)
+        let r = try #require(GroupB.reading(GroupB.decode(meat, data)))
+        #expect(r.model == "H5198")
+        #expect(r.value(.temperatureProbeC(3)) == 30.0)
+        #expect(r.value(.temperatureProbeC(4)) == -1.5)
+        #expect(r.value(.temperatureProbeC(1)) == nil)
+    }
+
     @Test func truncationNeverCrashes() {
         GroupB.truncations(govee, value: Hex.decode("00811f096400")!) { GroupB.manufacturer(0xEC88, $0) }
         GroupB.truncations(govee, value: Hex.decode("01010100002af7640003")!) { GroupB.manufacturer(0x0001, $0) }

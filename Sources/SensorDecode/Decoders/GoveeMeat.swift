@@ -1,6 +1,6 @@
 /// Govee meat (BBQ) thermometers: H5181, H5183 (one probe), H5182, H5184 (two probes per frame,
-/// H5184 up to four), H5185 (two probes), H5191 (one probe and the ambient temperature), and the
-/// H5055 (six probes, two per frame).
+/// H5184 up to four), H5185 and H5198 (two probes per frame, H5198 up to four), H5191 (one probe
+/// and the ambient temperature), and the H5055 (six probes, two per frame).
 ///
 /// Where: manufacturer-specific data whose company id is *not* fixed (it changes with the device
 /// and firmware), so this decoder looks at any manufacturer data except Apple's iBeacon, and
@@ -15,7 +15,7 @@
 /// |--------|-------------------------------------------------------------------------------------|--------------|
 /// | 14     | ?, 01 00 01 01, flags(3), probe 1, alarm 1, 00 00                                    | H5181, H5183 |
 /// | 17     | ?, 01 00 01 01, ?, pair (1: probes 1–2, 2: 3–4), ?, probe a, alarm a, ?, probe b, alarm b | H5182, H5184 |
-/// | 20     | ?, 01 00 01 01, ?, pair (low 6 bits), ?, probe a, alarm a, ?, probe b, alarm b, ?     | H5185        |
+/// | 20     | ?, 01 00 01 01, ?, pair (low 6 bits), ?, probe a, alarm a, ?, probe b, alarm b, ?     | H5185, H5198 |
 /// | 20     | ?, 01 00 01 01, flags(3), probe 1, alarm 1, ?, ambient temperature, ?, ?               | H5191        |
 ///
 /// H5055 frame (20 bytes): ?, 00, battery %, probe byte (bits 7–6: pair index, bits 5–0: probe

@@ -41,6 +41,7 @@ public struct InkbirdIBSTHDecoder: SensorDecoder {
     }
 
     public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
+        guard let md = ad.manufacturerData.first(where: { $0.value.count == 9 }) else { return .notMine }
         let name = ad.localName.map { String(decoding: $0, as: UTF8.self).lowercased() }
         let hasHumidity: Bool?  // nil: no name, decide from the value
         switch name {
@@ -48,7 +49,6 @@ public struct InkbirdIBSTHDecoder: SensorDecoder {
         case "tps": hasHumidity = false
         default: hasHumidity = nil
         }
-        guard let md = ad.manufacturerData.first(where: { $0.value.count == 9 }) else { return .notMine }
         let v = md.value
         let crcOK = Self.crc16Modbus(v.prefix(5)) == v.le16(5)
         guard crcOK else {

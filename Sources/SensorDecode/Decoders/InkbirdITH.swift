@@ -31,7 +31,7 @@ public struct InkbirdITHDecoder: SensorDecoder {
     public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
         guard let data = ad.manufacturerData(company: 0x2449)?.data else { return .notMine }
         guard data.count == 16 else { return .malformed("0x2449 frame of \(data.count) bytes, expected 16") }
-        guard !GoveeFrame.allFF(data) else { return .malformed("all-0xFF frame") }
+        guard !data.allSatisfy({ $0 == 0xFF }) else { return .malformed("all-0xFF frame") }
         let name = ad.localName.map { String(decoding: $0, as: UTF8.self) }
         let kind = data.u8(0)
         let model: String

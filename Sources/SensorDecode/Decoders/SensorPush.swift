@@ -44,6 +44,9 @@ public struct SensorPushDecoder: SensorDecoder {
         0xEF, 0x09, 0x00, 0x00, 0x11, 0xD6, 0x42, 0xBA, 0x93, 0xB8, 0x9D, 0xD7, 0xEC, 0x09, 0x0A, 0xA9,
     ]
 
+    static let serviceV2 = ServiceUUID.uuid128(uuidV2)
+    static let serviceHT1 = ServiceUUID.uuid128(uuidHT1)
+
     /// (quantity, min, max, step) per packed field, by device type.
     static let packing: [Int: (model: String, fields: [(Quantity, Double, Double, Double)])] = [
         64: ("HTP.xw", [(.temperatureC, -40, 140, 0.0025), (.humidityPercent, 0, 100, 0.0025), (.pressureHPa, 30000, 125000, 1)]),
@@ -54,11 +57,12 @@ public struct SensorPushDecoder: SensorDecoder {
     public init() {}
 
     public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
+        guard !ad.manufacturerData.isEmpty else { return .notMine }
         let name = ad.localName.map { String(decoding: $0, as: UTF8.self) } ?? ""
-        let isHT1 = name == "s" || name == "HT1" || ad.serviceUUIDs.contains(.uuid128(Self.uuidHT1))
+        let isHT1 = name == "s" || name == "HT1" || ad.serviceUUIDs.contains(Self.serviceHT1)
         let isV2 =
             name.hasPrefix("SensorPush") || ["HT.w", "HTP.xw", "TC.x"].contains(where: { name.contains($0) })
-            || ad.serviceUUIDs.contains(.uuid128(Self.uuidV2))
+            || ad.serviceUUIDs.contains(Self.serviceV2)
         guard isHT1 || isV2 else { return .notMine }
         if isHT1 {
             guard let v = ad.manufacturerData.first(where: { $0.value.count == 4 })?.value else { return .notMine }

@@ -39,7 +39,7 @@ public struct ThermoBeaconDecoder: SensorDecoder {
             md.data.u8(0) & 0xFE == 0, md.data.u8(1) == 0
         else { return .notMine }
         let data = md.data
-        guard !GoveeFrame.allFF(data.dropFirst(8)) else { return .malformed("all-0xFF frame") }
+        guard !data.dropFirst(8).allSatisfy({ $0 == 0xFF }) else { return .malformed("all-0xFF frame") }
         let humidity = Double(data.le16(12)) / 16
         guard humidity <= 100 else { return .malformed("humidity \(humidity) % out of range") }
         var warnings: [String] = []
