@@ -28,11 +28,13 @@ import Testing
 
     @Test func packedSignBitGivesNegativeTemperatureAndTruncatedTenths() throws {
         // −0.5 °C and 50.0 %: magnitude 5·1000 + 500 = 5500 = 0x00157C, sign bit 23.
-        let r = try #require(GroupB.reading(GroupB.decode(govee, GroupB.manufacturer(0xEC88, [0x00, 0x80, 0x15, 0x7C, 0x50, 0x00]))))
+        let r = try #require(
+            GroupB.reading(GroupB.decode(govee, GroupB.manufacturer(0xEC88, [0x00, 0x80, 0x15, 0x7C, 0x50, 0x00]))))
         #expect(r.value(.temperatureC) == -0.5)
         #expect(r.value(.humidityPercent) == 50.0)
         // theengs' vector 0x811F09: 73481 → −7.3 °C and 48.1 %, not −7.3481 °C.
-        let t = try #require(GroupB.reading(GroupB.decode(govee, GroupB.manufacturer(0xEC88, [0x00, 0x81, 0x1F, 0x09, 0x64, 0x00]))))
+        let t = try #require(
+            GroupB.reading(GroupB.decode(govee, GroupB.manufacturer(0xEC88, [0x00, 0x81, 0x1F, 0x09, 0x64, 0x00]))))
         #expect(t.value(.temperatureC) == -7.3)
         #expect(t.value(.humidityPercent) == 48.1)
     }
@@ -74,17 +76,25 @@ import Testing
         #expect(GroupB.decode(govee, GroupB.manufacturer(0xEC88, [0x00, 0x03, 0x21, 0x5d, 0x64])) == .notMine)
         #expect(GroupB.decode(govee, GroupB.serviceData(0xEC88, [0x00, 0x03, 0x21, 0x5d, 0x64, 0x00])) == .notMine)
         #expect(GroupB.decode(meat, GroupB.manufacturer(0x004C, Array(repeating: 0x01, count: 14))) == .notMine)
-        #expect(GroupB.decode(meat, GroupB.manufacturer(0x1234, [0x00, 0x02, 0x00, 0x01, 0x01] + Array(repeating: 0, count: 9))) == .notMine)
+        #expect(
+            GroupB.decode(
+                meat, GroupB.manufacturer(0x1234, [0x00, 0x02, 0x00, 0x01, 0x01] + Array(repeating: 0, count: 9)))
+                == .notMine)
     }
 
     @Test func impossibleValuesAreMalformedOrDropped() throws {
-        #expect(GroupB.isMalformed(GroupB.decode(govee, GroupB.manufacturer(0xEC88, [0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]))))
+        #expect(
+            GroupB.isMalformed(GroupB.decode(govee, GroupB.manufacturer(0xEC88, [0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]))))
         // Battery 101 %.
-        #expect(GroupB.isMalformed(GroupB.decode(govee, GroupB.manufacturer(0xEC88, [0x00, 0x03, 0x21, 0x5d, 0x65, 0x00]))))
+        #expect(
+            GroupB.isMalformed(GroupB.decode(govee, GroupB.manufacturer(0xEC88, [0x00, 0x03, 0x21, 0x5d, 0x65, 0x00]))))
         // Humidity 100.01 % in the hundredths format.
-        #expect(GroupB.isMalformed(GroupB.decode(govee, GroupB.manufacturer(0xEC88, [0x00, 0x00, 0x08, 0x11, 0x27, 0x64, 0x02]))))
+        #expect(
+            GroupB.isMalformed(
+                GroupB.decode(govee, GroupB.manufacturer(0xEC88, [0x00, 0x00, 0x08, 0x11, 0x27, 0x64, 0x02]))))
         // An impossible packed temperature keeps the battery and warns (govee-ble's vector 00bc00043e27).
-        let r = try #require(GroupB.reading(GroupB.decode(govee, GroupB.manufacturer(0xEC88, [0x00, 0xbc, 0x00, 0x04, 0x3e, 0x27]))))
+        let r = try #require(
+            GroupB.reading(GroupB.decode(govee, GroupB.manufacturer(0xEC88, [0x00, 0xbc, 0x00, 0x04, 0x3e, 0x27]))))
         #expect(r.value(.temperatureC) == nil)
         #expect(r.value(.batteryPercent) == 62)
         #expect(r.warnings.count == 1)
@@ -95,7 +105,8 @@ import Testing
 
     @Test func gluedIBeaconIsStripped() throws {
         let beacon = Hex.decode("4c000215494e54454c4c495f524f434b535f48575075f2ff0c")!
-        let data = GroupB.name("GVH5075_2762") + GroupB.manufacturer(0xEC88, [0x00, 0x03, 0x41, 0xc2, 0x64, 0x00] + beacon)
+        let data =
+            GroupB.name("GVH5075_2762") + GroupB.manufacturer(0xEC88, [0x00, 0x03, 0x41, 0xc2, 0x64, 0x00] + beacon)
         let r = try #require(GroupB.reading(GroupB.decode(govee, data)))
         #expect(r.value(.temperatureC) == 21.3)
     }
@@ -122,7 +133,9 @@ import Testing
         GroupB.truncations(govee, value: Hex.decode("00811f096400")!) { GroupB.manufacturer(0xEC88, $0) }
         GroupB.truncations(govee, value: Hex.decode("01010100002af7640003")!) { GroupB.manufacturer(0x0001, $0) }
         GroupB.truncations(govee, value: Hex.decode("ec000101ee07581641")!) { GroupB.manufacturer(0x8801, $0) }
-        GroupB.truncations(meat, value: Hex.decode("0a01000101e4c19609c41bbcffff0a282474ffff")!) { GroupB.manufacturer(0x4932, $0) }
+        GroupB.truncations(meat, value: Hex.decode("0a01000101e4c19609c41bbcffff0a282474ffff")!) {
+            GroupB.manufacturer(0x4932, $0)
+        }
         GroupB.truncations(meat, value: Hex.decode("55006401201a00ffffffff201900ffffffff0000")!) {
             GroupB.name("GVH5055") + GroupB.manufacturer(0xAF2F, $0)
         }
@@ -133,7 +146,8 @@ import Testing
     /// Where we differ from a peer, per vector.
     static let excluded: [String: String] = [
         "test_mfgdata[9] / expected_mfg[9]":
-            "theengs reads the packed 0x811F09 as −7.3481 °C (magnitude/10000); the number is T·1000+H, so −7.3 °C (ble_monitor, govee-ble agree)",
+            "theengs reads the packed 0x811F09 as −7.3481 °C (magnitude/10000); the number is T·1000+H, "
+            + "so −7.3 °C (ble_monitor, govee-ble agree)",
         "test_mfgdata[69] / expected_mfg[69]":
             "H5055 probe byte 0x60 marks only probe 6 plugged in; theengs reports slot value 30 as probe 4 regardless",
         "test_gvh5181_variant (line 4959)":

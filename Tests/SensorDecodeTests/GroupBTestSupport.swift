@@ -101,14 +101,18 @@ enum GroupB {
             }
             if let (key, reason) = excluded.first(where: { vector.locator.hasPrefix($0.key) }) {
                 usedExclusions.insert(key)
-                #expect(!mismatches.isEmpty, "\(vector): excluded (\(reason)) but now matches; drop the exclusion",
-                        sourceLocation: sourceLocation)
+                #expect(
+                    !mismatches.isEmpty, "\(vector): excluded (\(reason)) but now matches; drop the exclusion",
+                    sourceLocation: sourceLocation)
             } else if !mismatches.isEmpty {
-                Issue.record("\(vector): \(mismatches.joined(separator: "; ")); decoded \(decoded)",
-                             sourceLocation: sourceLocation)
+                Issue.record(
+                    "\(vector): \(mismatches.joined(separator: "; ")); decoded \(decoded)",
+                    sourceLocation: sourceLocation)
             }
         }
-        #expect(usedExclusions == Set(excluded.keys), "exclusions naming no vector: \(Set(excluded.keys).subtracting(usedExclusions))",
-                sourceLocation: sourceLocation)
+        #expect(
+            usedExclusions == Set(excluded.keys),
+            "exclusions naming no vector: \(Set(excluded.keys).subtracting(usedExclusions))",
+            sourceLocation: sourceLocation)
     }
 }

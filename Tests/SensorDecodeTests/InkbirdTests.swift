@@ -56,8 +56,10 @@ import Testing
     @Test func ibsTHWrongSelectorIsNotMine() {
         // Right name, but an 8- or 10-byte value; or the frame as service data.
         #expect(GroupB.decode(ibsTH, GroupB.name("sps") + Self.ibsTHFrame(Hex.decode("3b09d01300ce9064")!)) == .notMine)
-        #expect(GroupB.decode(ibsTH, GroupB.name("sps") + Self.ibsTHFrame(Hex.decode("3b09d01300ce90640600")!)) == .notMine)
-        #expect(GroupB.decode(ibsTH, GroupB.name("sps") + GroupB.ad(0x16, Hex.decode("3b09d01300ce906406")!)) == .notMine)
+        #expect(
+            GroupB.decode(ibsTH, GroupB.name("sps") + Self.ibsTHFrame(Hex.decode("3b09d01300ce90640600")!)) == .notMine)
+        #expect(
+            GroupB.decode(ibsTH, GroupB.name("sps") + GroupB.ad(0x16, Hex.decode("3b09d01300ce906406")!)) == .notMine)
     }
 
     // MARK: ITH-11-B / ITH-13-B / IBS-P02B
@@ -70,7 +72,9 @@ import Testing
         #expect(r.value(.humidityPercent) == 52.8)
         #expect(r.value(.batteryPercent) == 100)
         // −12.3 °C = −123 = 0xFF85 LE "85 ff".
-        let cold = GroupB.name("ITH-11-B") + GroupB.manufacturer(0x2449, Hex.decode("08120000" + "85ff" + "5d03" + "64" + "00640800000000")!)
+        let cold =
+            GroupB.name("ITH-11-B")
+            + GroupB.manufacturer(0x2449, Hex.decode("08120000" + "85ff" + "5d03" + "64" + "00640800000000")!)
         #expect(try #require(GroupB.reading(GroupB.decode(ith, cold))).value(.temperatureC) == -12.3)
     }
 
@@ -79,7 +83,8 @@ import Testing
         #expect(GroupB.decode(ith, GroupB.manufacturer(0x2448, value)) == .notMine)
         #expect(GroupB.isMalformed(GroupB.decode(ith, GroupB.manufacturer(0x2449, Array(value.dropLast())))))
         var wet = value
-        wet[6] = 0xE9; wet[7] = 0x03  // 100.1 %
+        wet[6] = 0xE9
+        wet[7] = 0x03  // 100.1 %
         #expect(GroupB.isMalformed(GroupB.decode(ith, GroupB.manufacturer(0x2449, wet))))
         #expect(GroupB.isMalformed(GroupB.decode(ith, GroupB.manufacturer(0x2449, Array(repeating: 0xFF, count: 16)))))
     }
@@ -105,7 +110,10 @@ import Testing
         #expect(GroupB.decode(bbq, sample, address: BDAddress("11:22:33:44:55:66")!) == .notMine)
         #expect(GroupB.decode(bbq, GroupB.name("iBBQ") + sample, address: BDAddress("11:22:33:44:55:66")!) != .notMine)
         // Company 0x0003 is not an iBBQ tag.
-        #expect(GroupB.decode(bbq, Hex.decode("0fff030000003414b5abf47bc800d200")!, address: BDAddress("34:14:B5:AB:F4:7B")!) == .notMine)
+        #expect(
+            GroupB.decode(
+                bbq, Hex.decode("0fff030000003414b5abf47bc800d200")!, address: BDAddress("34:14:B5:AB:F4:7B")!)
+                == .notMine)
     }
 
     // MARK: IAM-T2
@@ -142,7 +150,8 @@ import Testing
         "test_mfgdata[12]": "theengs' hand-edited tps frame: its CRC (0x8010) does not match → malformed",
         "test_mfgdata[13]": "theengs' hand-edited tps frame: its CRC (0x8010) does not match → malformed",
         "test_mfgdata[1] ":
-            "probe byte 1 (external probe): theengs calls it temperature_c, ble_monitor temperature_probe_1_c; we follow ble_monitor",
+            "probe byte 1 (external probe): theengs calls it temperature_c, ble_monitor "
+            + "temperature_probe_1_c; we follow ble_monitor",
         "test_iam_t2_fahrenheit_mode":
             "82.8 °F is 28.22 °C; inkbird-ble rounds the conversion to 28.2 °C, we keep the exact value",
         "TestInkbird.test_inkbird_iBBQ_6_probes":
@@ -152,7 +161,8 @@ import Testing
     @Test(.enabled(if: PeerVector.isAvailable, Comment(rawValue: PeerVector.skipMessage)))
     func peerVectorsMatch() {
         // theengs names grill-thermometer probes temperature_c, temperature2_c …: our probe keys.
-        GroupB.checkVectors(PeerVector.all.filter { $0.format.hasPrefix("inkbird_") },
-                            probes: { $0.device.hasPrefix("IBT-") }, excluded: Self.excluded)
+        GroupB.checkVectors(
+            PeerVector.all.filter { $0.format.hasPrefix("inkbird_") },
+            probes: { $0.device.hasPrefix("IBT-") }, excluded: Self.excluded)
     }
 }

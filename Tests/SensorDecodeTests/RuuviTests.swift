@@ -9,8 +9,10 @@ import Testing
         temperature: UInt16 = 0x12FC, humidity: UInt16 = 0x5394, pressure: UInt16 = 0xC37C,
         tail: [UInt8] = Hex.decode("0004fffc040cac364200cdcbb8334c884f")!
     ) -> [UInt8] {
-        [0x05, UInt8(temperature >> 8), UInt8(temperature & 0xFF), UInt8(humidity >> 8), UInt8(humidity & 0xFF),
-         UInt8(pressure >> 8), UInt8(pressure & 0xFF)] + tail
+        [
+            0x05, UInt8(temperature >> 8), UInt8(temperature & 0xFF), UInt8(humidity >> 8), UInt8(humidity & 0xFF),
+            UInt8(pressure >> 8), UInt8(pressure & 0xFF),
+        ] + tail
     }
 
     @Test func decodesHeaderSample() throws {
@@ -37,7 +39,8 @@ import Testing
 
     @Test func negativeTemperatures() throws {
         // Format 5: −10.005 °C = −2001 = 0xF82F.
-        let r5 = try #require(GroupB.reading(GroupB.decode(ruuvi, GroupB.manufacturer(0x0499, Self.rawv2(temperature: 0xF82F)))))
+        let r5 = try #require(
+            GroupB.reading(GroupB.decode(ruuvi, GroupB.manufacturer(0x0499, Self.rawv2(temperature: 0xF82F)))))
         #expect(abs(r5.value(.temperatureC)! - -10.005) < 1e-9)
         // Format 3: sign-magnitude, 0x8A = −10, fraction 0x05 = .05 → −10.05 °C.
         let df3: [UInt8] = [0x03, 0x64, 0x8A, 0x05, 0xC3, 0x50, 0, 0, 0, 0, 0x03, 0xE8, 0x0B, 0xB8]
@@ -50,15 +53,26 @@ import Testing
     }
 
     @Test func notAvailableFieldsAreOmitted() throws {
-        let r = try #require(GroupB.reading(GroupB.decode(
-            ruuvi, GroupB.manufacturer(0x0499, Self.rawv2(temperature: 0x8000, humidity: 0xFFFF, pressure: 0xFFFF,
-                                                          tail: Hex.decode("000100020003ffffffffffffffffffffff")!)))))
-        #expect(r.measurements == [Measurement(.accelerationXG, 0.001), Measurement(.accelerationYG, 0.002), Measurement(.accelerationZG, 0.003)])
+        let r = try #require(
+            GroupB.reading(
+                GroupB.decode(
+                    ruuvi,
+                    GroupB.manufacturer(
+                        0x0499,
+                        Self.rawv2(
+                            temperature: 0x8000, humidity: 0xFFFF, pressure: 0xFFFF,
+                            tail: Hex.decode("000100020003ffffffffffffffffffffff")!)))))
+        #expect(
+            r.measurements == [
+                Measurement(.accelerationXG, 0.001), Measurement(.accelerationYG, 0.002),
+                Measurement(.accelerationZG, 0.003),
+            ])
         #expect(r.warnings.isEmpty)  // an all-0xFF MAC is "not available", not a mismatch
     }
 
     @Test func allNotAvailableIsMalformed() {
-        let frame: [UInt8] = [0x05, 0x80, 0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0x80, 0x00, 0x80, 0x00, 0x80, 0x00]
+        let frame: [UInt8] =
+            [0x05, 0x80, 0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0x80, 0x00, 0x80, 0x00, 0x80, 0x00]
             + Array(repeating: 0xFF, count: 11)
         #expect(GroupB.isMalformed(GroupB.decode(ruuvi, GroupB.manufacturer(0x0499, frame))))
     }
@@ -74,13 +88,20 @@ import Testing
     @Test func wrongLengthOrRangeIsMalformed() {
         #expect(GroupB.isMalformed(GroupB.decode(ruuvi, GroupB.manufacturer(0x0499, Array(Self.rawv2().dropLast())))))
         #expect(GroupB.isMalformed(GroupB.decode(ruuvi, GroupB.manufacturer(0x0499, Self.rawv2(humidity: 40001)))))
-        #expect(GroupB.isMalformed(GroupB.decode(ruuvi, GroupB.manufacturer(0x0499, [0x03, 201] + Array(repeating: 0, count: 12)))))
-        #expect(GroupB.isMalformed(GroupB.decode(ruuvi, GroupB.manufacturer(0x0499, [0x03, 100, 1, 100] + Array(repeating: 0, count: 10)))))
+        #expect(
+            GroupB.isMalformed(
+                GroupB.decode(ruuvi, GroupB.manufacturer(0x0499, [0x03, 201] + Array(repeating: 0, count: 12)))))
+        #expect(
+            GroupB.isMalformed(
+                GroupB.decode(ruuvi, GroupB.manufacturer(0x0499, [0x03, 100, 1, 100] + Array(repeating: 0, count: 10))))
+        )
     }
 
     @Test func truncationNeverCrashes() {
         GroupB.truncations(ruuvi, value: Self.rawv2()) { GroupB.manufacturer(0x0499, $0) }
-        GroupB.truncations(ruuvi, value: Hex.decode("03b28145ca20007a002603d0088f")!) { GroupB.manufacturer(0x0499, $0) }
+        GroupB.truncations(ruuvi, value: Hex.decode("03b28145ca20007a002603d0088f")!) {
+            GroupB.manufacturer(0x0499, $0)
+        }
     }
 
     /// Where we differ from a peer, per vector. Also ignored for every vector: `battery_pct`, which
@@ -95,7 +116,8 @@ import Testing
 
     @Test(.enabled(if: PeerVector.isAvailable, Comment(rawValue: PeerVector.skipMessage)))
     func peerVectorsMatch() {
-        GroupB.checkVectors(PeerVector.all.filter { $0.format.hasPrefix("ruuvi_") },
-                            ignoring: ["rssi_dbm", "battery_pct"], excluded: Self.excluded)
+        GroupB.checkVectors(
+            PeerVector.all.filter { $0.format.hasPrefix("ruuvi_") },
+            ignoring: ["rssi_dbm", "battery_pct"], excluded: Self.excluded)
     }
 }

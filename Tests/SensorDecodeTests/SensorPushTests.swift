@@ -29,17 +29,28 @@ import Testing
     @Test func negativeTemperatures() throws {
         // HT.w: −12.5 °C is (−12.5 + 40)/0.0025 = 11000; 50 % is 20000; counts 66001 and 40001.
         let htw = Self.pack([(11000, 66001), (20000, 40001)])
-        let r = try #require(GroupB.reading(GroupB.decode(decoder, GroupB.name("SensorPush HT.w 0CA1") + GroupB.ad(0xFF, Self.value(type: 1, htw, bytes: 4)))))
+        let r = try #require(
+            GroupB.reading(
+                GroupB.decode(
+                    decoder, GroupB.name("SensorPush HT.w 0CA1") + GroupB.ad(0xFF, Self.value(type: 1, htw, bytes: 4))))
+        )
         #expect(r.model == "HT.w")
         #expect(abs(r.value(.temperatureC)! - -12.5) < 1e-9)
         #expect(abs(r.value(.humidityPercent)! - 50) < 1e-9)
         // TC.x: −100 °C is 100/0.0625 = 1600.
-        let tcx = try #require(GroupB.reading(GroupB.decode(decoder, GroupB.name("SensorPush TC.x EEFF") + GroupB.ad(0xFF, Self.value(type: 2, 1600, bytes: 4)))))
+        let tcx = try #require(
+            GroupB.reading(
+                GroupB.decode(
+                    decoder, GroupB.name("SensorPush TC.x EEFF") + GroupB.ad(0xFF, Self.value(type: 2, 1600, bytes: 4)))
+            ))
         #expect(tcx.value(.temperatureC) == -100)
         // HT1: raw temperature 4000 → −46.85 + 175.72·4000/16384 = −3.95 °C; humidity raw 2048 → 56.5 %.
         // byte0 = hum & 0xFF, byte1 = hum >> 8 | (t & 0x0F) << 4, byte2 = t >> 4 & 0xFF, byte3 = t >> 12 | type 1 << 2.
-        let t = 4000, h = 2048
-        let ht1: [UInt8] = [UInt8(h & 0xFF), UInt8(h >> 8 | (t & 0x0F) << 4), UInt8((t >> 4) & 0xFF), UInt8(t >> 12 | 1 << 2)]
+        let t = 4000
+        let h = 2048
+        let ht1: [UInt8] = [
+            UInt8(h & 0xFF), UInt8(h >> 8 | (t & 0x0F) << 4), UInt8((t >> 4) & 0xFF), UInt8(t >> 12 | 1 << 2),
+        ]
         let r1 = try #require(GroupB.reading(GroupB.decode(decoder, GroupB.name("s") + GroupB.ad(0xFF, ht1))))
         #expect(r1.model == "HT1")
         #expect(abs(r1.value(.temperatureC)! - (-46.85 + 175.72 * 4000 / 16384)) < 1e-9)

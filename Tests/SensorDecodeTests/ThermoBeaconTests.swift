@@ -9,8 +9,10 @@ import Testing
     static func frame(temperature: Int16, humidity: UInt16 = 0x02D7, millivolts: UInt16 = 2922) -> [UInt8] {
         let t = UInt16(bitPattern: temperature)
         return [0x00, 0x00] + address.littleEndianBytes
-            + [UInt8(millivolts & 0xFF), UInt8(millivolts >> 8), UInt8(t & 0xFF), UInt8(t >> 8),
-               UInt8(humidity & 0xFF), UInt8(humidity >> 8), 0x83, 0x27, 0x05, 0x00]
+            + [
+                UInt8(millivolts & 0xFF), UInt8(millivolts >> 8), UInt8(t & 0xFF), UInt8(t >> 8),
+                UInt8(humidity & 0xFF), UInt8(humidity >> 8), 0x83, 0x27, 0x05, 0x00,
+            ]
     }
 
     @Test func decodesHeaderSample() throws {
@@ -26,25 +28,33 @@ import Testing
 
     @Test func negativeTemperature() throws {
         // −7.5 °C = −120/16.
-        let r = try #require(GroupB.reading(GroupB.decode(decoder, GroupB.manufacturer(0x0011, Self.frame(temperature: -120)), address: Self.address)))
+        let r = try #require(
+            GroupB.reading(
+                GroupB.decode(
+                    decoder, GroupB.manufacturer(0x0011, Self.frame(temperature: -120)), address: Self.address)))
         #expect(r.value(.temperatureC) == -7.5)
     }
 
     @Test func payloadMACMismatchIsAWarning() throws {
-        let r = try #require(GroupB.reading(GroupB.decode(decoder, GroupB.manufacturer(0x0010, Self.frame(temperature: 100)))))
+        let r = try #require(
+            GroupB.reading(GroupB.decode(decoder, GroupB.manufacturer(0x0010, Self.frame(temperature: 100)))))
         #expect(r.warnings.count == 1)
     }
 
     @Test func wrongSelectorIsNotMine() {
         #expect(GroupB.decode(decoder, GroupB.manufacturer(0x0012, Self.frame(temperature: 100))) == .notMine)
-        #expect(GroupB.decode(decoder, GroupB.manufacturer(0x0010, Array(Self.frame(temperature: 100).dropLast()))) == .notMine)
+        #expect(
+            GroupB.decode(decoder, GroupB.manufacturer(0x0010, Array(Self.frame(temperature: 100).dropLast())))
+                == .notMine)
         var tagged = Self.frame(temperature: 100)
         tagged[1] = 0x01
         #expect(GroupB.decode(decoder, GroupB.manufacturer(0x0010, tagged)) == .notMine)
     }
 
     @Test func outOfRangeIsMalformed() {
-        #expect(GroupB.isMalformed(GroupB.decode(decoder, GroupB.manufacturer(0x0010, Self.frame(temperature: 100, humidity: 1601)))))
+        #expect(
+            GroupB.isMalformed(
+                GroupB.decode(decoder, GroupB.manufacturer(0x0010, Self.frame(temperature: 100, humidity: 1601)))))
         let blank = [0x00, 0x00] + Array(repeating: UInt8(0xFF), count: 16)
         #expect(GroupB.isMalformed(GroupB.decode(decoder, GroupB.manufacturer(0x0010, blank))))
     }
@@ -57,6 +67,7 @@ import Testing
     func peerVectorsMatch() {
         // battery_pct is ignored: the peers derive it from the voltage ((mV − 2000)/10, capped);
         // the device sends only the voltage, which we report and which is checked.
-        GroupB.checkVectors(PeerVector.all.filter { $0.format == "thermobeacon" }, ignoring: ["rssi_dbm", "battery_pct"])
+        GroupB.checkVectors(
+            PeerVector.all.filter { $0.format == "thermobeacon" }, ignoring: ["rssi_dbm", "battery_pct"])
     }
 }

@@ -6,6 +6,9 @@
 /// Where: manufacturer-specific data; the "company id" is a Govee frame tag, not a real company
 /// (0xEC88, 0x0001, 0x8801). The model comes from the local name (`GVH5075_1234`,
 /// `Govee_H5074_1234`, `GV5140303A`, `B5178C545`) where there is one, else from the frame shape.
+/// H5106 (6 bytes), H5140 and H5112 (8 bytes) share a length with thermo-hygrometers and are told
+/// apart only by that name: a nameless frame is read with the thermo-hygrometer layout (passive
+/// scans see the name only when the device puts it in the advertisement, as these do).
 /// "packed" is the 24-bit big-endian number ±(T·1000 + H), T and H in tenths, bit 23 the sign of T
 /// (see `GoveeFrame.packed`). Offsets are after the company id.
 ///
@@ -57,12 +60,13 @@ public struct GoveeDecoder: SensorDecoder {
         let model: String
 
         /// Adds temperature and humidity from a packed number, or a warning when it is impossible.
-        func addPacked(_ raw: UInt32, humidity: Bool = true) {
+        func addPacked(_ raw: UInt32) {
             if let v = GoveeFrame.packed(raw) {
                 measurements.append(Measurement(.temperatureC, v.temperature))
-                if humidity { measurements.append(Measurement(.humidityPercent, v.humidity)) }
+                measurements.append(Measurement(.humidityPercent, v.humidity))
             } else {
-                warnings.append("packed value 0x\(Hex.encode([UInt8(raw >> 16), UInt8((raw >> 8) & 0xFF), UInt8(raw & 0xFF)])) is impossible; temperature and humidity omitted")
+                let hex = String(raw, radix: 16)
+                warnings.append("packed value 0x\(hex) is impossible; temperature and humidity omitted")
             }
         }
         /// Battery byte whose bit 7 flags a sensor error (0x0001 frames). Returns false on error.

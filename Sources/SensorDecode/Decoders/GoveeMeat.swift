@@ -14,7 +14,7 @@
 /// | length | layout                                                                              | models       |
 /// |--------|-------------------------------------------------------------------------------------|--------------|
 /// | 14     | ?, 01 00 01 01, flags(3), probe 1, alarm 1, 00 00                                    | H5181, H5183 |
-/// | 17     | ?, 01 00 01 01, ?, pair (1: probes 1–2, 2: 3–4), ?, probe a, alarm a, ?, probe b, alarm b | H5182, H5184 |
+/// | 17     | ?, 01 00 01 01, ?, pair (1: probes 1–2, 2: 3–4), ?, probe a, alarm a, ?, probe b, alarm b | H5182/4 |
 /// | 20     | ?, 01 00 01 01, ?, pair (low 6 bits), ?, probe a, alarm a, ?, probe b, alarm b, ?     | H5185, H5198 |
 /// | 20     | ?, 01 00 01 01, flags(3), probe 1, alarm 1, ?, ambient temperature, ?, ?               | H5191        |
 ///

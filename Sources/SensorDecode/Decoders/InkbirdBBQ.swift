@@ -37,7 +37,8 @@ public struct InkbirdBBQDecoder: SensorDecoder {
             guard [12, 14, 18, 22].contains(v.count), v.u8(2) == 0, v.u8(3) == 0 else { continue }
             let mac = v.dropFirst(4).prefix(6)
             let macMatches =
-                BDAddress(bigEndian: mac) == advertisement.address || BDAddress(littleEndian: mac) == advertisement.address
+                BDAddress(bigEndian: mac) == advertisement.address
+                || BDAddress(littleEndian: mac) == advertisement.address
             guard named || macMatches else { continue }
             var measurements: [Measurement] = []
             for n in 1...((v.count - 10) / 2) {

@@ -52,7 +52,8 @@ public struct InkbirdIBSTHDecoder: SensorDecoder {
         let v = md.value
         let crcOK = Self.crc16Modbus(v.prefix(5)) == v.le16(5)
         guard crcOK else {
-            return hasHumidity == nil ? .notMine : .malformed("CRC 0x\(String(v.le16(5), radix: 16)) does not match its frame")
+            return hasHumidity == nil
+                ? .notMine : .malformed("CRC 0x\(String(v.le16(5), radix: 16)) does not match its frame")
         }
         let temperature = Double(v.le16s(0)) / 100
         let rawHumidity = v.le16(2)

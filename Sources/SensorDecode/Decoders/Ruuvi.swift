@@ -85,13 +85,19 @@ public struct RuuviDecoder: SensorDecoder {
                 measurements.append(Measurement(q, Double(data.be16s(offset)) / 1000))
             }
             let power = data.be16(13)
-            if power >> 5 != 0x7FF { measurements.append(Measurement(.voltageV, Double(Int(power >> 5) + 1600) / 1000)) }
-            if power & 0x1F != 0x1F { measurements.append(Measurement(.txPowerDBm, Double(Int(power & 0x1F) * 2 - 40))) }
+            if power >> 5 != 0x7FF {
+                measurements.append(Measurement(.voltageV, Double(Int(power >> 5) + 1600) / 1000))
+            }
+            if power & 0x1F != 0x1F {
+                measurements.append(Measurement(.txPowerDBm, Double(Int(power & 0x1F) * 2 - 40)))
+            }
             if data.u8(15) != 0xFF { measurements.append(Measurement(.movementCount, Double(data.u8(15)))) }
             if data.be16(16) != 0xFFFF { measurements.append(Measurement(.packetCount, Double(data.be16(16)))) }
             guard !measurements.isEmpty else { return .malformed("every field is \"not available\"") }
             let macBytes = data.dropFirst(18)
-            if !macBytes.allSatisfy({ $0 == 0xFF }), let mac = BDAddress(bigEndian: macBytes), mac != advertisement.address {
+            if !macBytes.allSatisfy({ $0 == 0xFF }), let mac = BDAddress(bigEndian: macBytes),
+                mac != advertisement.address
+            {
                 warnings.append("payload MAC \(mac) differs from advertiser address \(advertisement.address)")
             }
         default:

@@ -49,7 +49,10 @@ public struct SensorPushDecoder: SensorDecoder {
 
     /// (quantity, min, max, step) per packed field, by device type.
     static let packing: [Int: (model: String, fields: [(Quantity, Double, Double, Double)])] = [
-        64: ("HTP.xw", [(.temperatureC, -40, 140, 0.0025), (.humidityPercent, 0, 100, 0.0025), (.pressureHPa, 30000, 125000, 1)]),
+        64: (
+            "HTP.xw",
+            [(.temperatureC, -40, 140, 0.0025), (.humidityPercent, 0, 100, 0.0025), (.pressureHPa, 30000, 125000, 1)]
+        ),
         65: ("HT.w", [(.temperatureC, -40, 125, 0.0025), (.humidityPercent, 0, 100, 0.0025)]),
         66: ("TC.x", [(.temperatureC, -200, 1800, 0.0625)]),
     ]
@@ -70,10 +73,12 @@ public struct SensorPushDecoder: SensorDecoder {
             let rawHumidity = Int(v.u8(0)) | Int(v.u8(1) & 0x0F) << 8
             let rawTemperature = Int(v.u8(1) >> 4) | Int(v.u8(2)) << 4 | Int(v.u8(3) & 0x03) << 12
             let humidity = min(100, max(0, -6 + 125 * Double(rawHumidity) / 4096))
-            return reading(advertisement, "HT1", [
-                Measurement(.temperatureC, -46.85 + 175.72 * Double(rawTemperature) / 16384),
-                Measurement(.humidityPercent, humidity),
-            ])
+            return reading(
+                advertisement, "HT1",
+                [
+                    Measurement(.temperatureC, -46.85 + 175.72 * Double(rawTemperature) / 16384),
+                    Measurement(.humidityPercent, humidity),
+                ])
         }
         // Several manufacturer structures: the last page-0 one is the current measurement.
         for md in ad.manufacturerData.reversed() {
@@ -95,7 +100,9 @@ public struct SensorPushDecoder: SensorDecoder {
         return .notMine
     }
 
-    private func reading(_ advertisement: Advertisement, _ model: String, _ measurements: [Measurement]) -> DecodeOutcome {
+    private func reading(_ advertisement: Advertisement, _ model: String, _ measurements: [Measurement])
+        -> DecodeOutcome
+    {
         .readings([
             Reading(
                 address: advertisement.address, addressType: advertisement.addressType, decoderID: id, model: model,

@@ -35,7 +35,8 @@ public struct ThermoBeaconDecoder: SensorDecoder {
     public init() {}
 
     public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
-        guard let md = ad.manufacturerData.first(where: { Self.companies.contains($0.companyID) && $0.data.count == 18 }),
+        guard
+            let md = ad.manufacturerData.first(where: { Self.companies.contains($0.companyID) && $0.data.count == 18 }),
             md.data.u8(0) & 0xFE == 0, md.data.u8(1) == 0
         else { return .notMine }
         let data = md.data
