@@ -47,8 +47,16 @@ import Testing
             GroupB.decode(decoder, GroupB.manufacturer(0x0010, Array(Self.frame(temperature: 100).dropLast())))
                 == .notMine)
         var tagged = Self.frame(temperature: 100)
-        tagged[1] = 0x01
+        tagged[1] = 0x01  // only bit 7 (the button) may be set here
         #expect(GroupB.decode(decoder, GroupB.manufacturer(0x0010, tagged)) == .notMine)
+    }
+
+    @Test func buttonBitIsAccepted() throws {
+        var pressed = Self.frame(temperature: 100)
+        pressed[1] = 0x80
+        let r = try #require(
+            GroupB.reading(GroupB.decode(decoder, GroupB.manufacturer(0x0010, pressed), address: Self.address)))
+        #expect(r.value(.temperatureC) == 6.25)
     }
 
     @Test func outOfRangeIsMalformed() {

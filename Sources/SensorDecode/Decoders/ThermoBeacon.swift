@@ -7,7 +7,7 @@
 ///
 /// | offset | size | field                                                       |
 /// |--------|------|-------------------------------------------------------------|
-/// | 0      | 2    | 00 00 (bit 0 of byte 0 is the button on some models)         |
+/// | 0      | 2    | 00, then 0x80 while the button is pressed, else 00           |
 /// | 2      | 6    | MAC address, little-endian                                  |
 /// | 8      | 2    | battery, u16 LE mV                                          |
 /// | 10     | 2    | temperature, s16 LE / 16 °C                                 |
@@ -18,7 +18,7 @@
 /// Battery is reported as the measured voltage only: peers' "battery %" is their own linear
 /// guess from it ((mV − 2000) / 10, capped), not something the device sends.
 ///
-/// Integrity check: none. Sanity: bytes 0–1 other than 00 00/01 00 are not ours; humidity
+/// Integrity check: none. Sanity: bytes 0–1 other than 00 00/00 80 are not ours; humidity
 /// > 100 % is `malformed`; an all-0xFF payload is `malformed`; a payload MAC that differs from
 /// the advertiser address is a warning.
 ///
@@ -26,7 +26,7 @@
 /// 70:F1:00:00:0E:DC → temperature 24.0625 °C, humidity 45.4375 %, battery 2.922 V.
 ///
 /// Source: custom-components/ble_monitor `thermobeacon.py`/`thermoplus.py` and Bluetooth-Devices
-/// thermobeacon-ble (company ids, offsets, /16 scaling).
+/// thermobeacon-ble (company ids, offsets, /16 scaling); iskalchev ThermoBeacon-pyhap (button bit).
 public struct ThermoBeaconDecoder: SensorDecoder {
     public static let companies: [UInt16] = [0x0010, 0x0011, 0x0014, 0x0015, 0x001B, 0x0030]
     public let id = "thermobeacon"
@@ -37,7 +37,7 @@ public struct ThermoBeaconDecoder: SensorDecoder {
     public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
         guard
             let md = ad.manufacturerData.first(where: { Self.companies.contains($0.companyID) && $0.data.count == 18 }),
-            md.data.u8(0) & 0xFE == 0, md.data.u8(1) == 0
+            md.data.u8(0) == 0, md.data.u8(1) & 0x7F == 0
         else { return .notMine }
         let data = md.data
         guard !data.dropFirst(8).allSatisfy({ $0 == 0xFF }) else { return .malformed("all-0xFF frame") }
