@@ -21,6 +21,12 @@ import Testing
         "thermobeacon", "sensorpush", "switchbot_meter",
     ]
 
+    @Test func standardRegistryListsEachGroupBDecoderOnce() {
+        let ids = Registry.standard().decoders.map(\.id)
+        #expect(Set(ids).count == ids.count, "duplicate decoder ids: \(ids)")
+        #expect(Self.groupB.isSubset(of: Set(ids)))
+    }
+
     @Test func randomManufacturerDataIsRarelyClaimed() {
         var rng = SplitMix64(state: 0x5EED)
         let registry = Registry.standard()
