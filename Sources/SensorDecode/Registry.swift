@@ -46,6 +46,16 @@ public struct Registry: Sendable {
             IBeaconDecoder(),
 
             // Group B: Govee, Ruuvi, Inkbird, ThermoBeacon, SensorPush, SwitchBot.
+            GoveeDecoder(),
+            GoveeMeatDecoder(),
+            RuuviDecoder(),
+            InkbirdIBSTHDecoder(),
+            InkbirdITHDecoder(),
+            InkbirdBBQDecoder(),
+            InkbirdIAMT2Decoder(),
+            ThermoBeaconDecoder(),
+            SensorPushDecoder(),
+            SwitchBotMeterDecoder(),
 
             // Add new decoders here.
         ])
