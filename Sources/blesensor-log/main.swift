@@ -18,6 +18,9 @@ let subcommands: [Subcommand] = [
     RunCommand.subcommand,
     ReplayCommand.subcommand,
     ScanCommand.subcommand,
+    ExportCommand.subcommand,
+    SummaryCommand.subcommand,
+    SensorsCommand.subcommand,
     DecodeCommand.subcommand,
 ]
 
