@@ -623,3 +623,33 @@ struct CaptureErrorTests {
         _ = BTSnoopTime.unixMicros(0)
     }
 }
+
+/// The fixture files in `fixtures/captures/` are these builders' output, committed so that other
+/// tests (CLI replay) have small capture files. Regenerate with
+/// `REGENERATE_FIXTURES=1 swift test --filter committedFixturesAreCurrent`.
+@Suite("Committed capture fixtures")
+struct CaptureCommittedFixtureTests {
+    static let files: [(name: String, bytes: [UInt8])] = [
+        ("sample-h4.btsnoop", SpecCapture.btsnoopH4(SamplePackets.packets)),
+        ("sample-monitor.btsnoop", SpecCapture.btsnoopMonitor(SamplePackets.packets)),
+        ("sample-h4-phdr.pcap", SpecCapture.pcap(link: 201, bigEndian: false, nanoseconds: false, SamplePackets.packets)),
+        ("sample-monitor-be-ns.pcapng",
+         SpecCapture.pcapng(bigEndian: true, interface: .init(link: 254, tsresol: 9), SamplePackets.packets)),
+    ]
+    static let dir = TestEnv.repoRoot.appendingPathComponent("fixtures/captures")
+
+    @Test("fixtures/captures holds exactly what the specification builders make, and reads back")
+    func committedFixturesAreCurrent() throws {
+        let regenerate = ProcessInfo.processInfo.environment["REGENERATE_FIXTURES"] == "1"
+        for f in Self.files {
+            let url = Self.dir.appendingPathComponent(f.name)
+            if regenerate {
+                try FileManager.default.createDirectory(at: Self.dir, withIntermediateDirectories: true)
+                try Data(f.bytes).write(to: url)
+            }
+            let committed = try [UInt8](Data(contentsOf: url))
+            #expect(committed == f.bytes, "\(f.name) is stale: regenerate it (see this suite's doc comment)")
+            #expect(try TestEnv.packets(url.path) == SamplePackets.packets, "\(f.name)")
+        }
+    }
+}
