@@ -61,7 +61,13 @@ public final class CaptureReader {
         self.path = path
         input = try CaptureInput(path: path)
         format = .pcapng  // replaced below; the sniffer needs `self`
-        format = try sniff()
+        do { format = try sniff() } catch { throw Self.named(error, path) }
+    }
+
+    /// Format errors name the file: a replay of several captures must say which one is bad.
+    private static func named(_ error: SourceError, _ path: String) -> SourceError {
+        guard case .format(let what, let offset) = error else { return error }
+        return .format("\(path): \(what)", offset: offset)
     }
 
     /// The next record, or `nil` at a clean end of the file.
@@ -80,8 +86,9 @@ public final class CaptureReader {
             }
             return record
         } catch {
-            failure = error
-            throw error
+            let named = Self.named(error, path)
+            failure = named
+            throw named
         }
     }
 
@@ -89,35 +96,35 @@ public final class CaptureReader {
 
     private func sniff() throws(SourceError) -> CaptureFormat {
         let have = try input.require(24)
-        guard have >= 4 else { throw SourceError.format("\(path): file truncated in its header (\(have) bytes)", offset: 0) }
+        guard have >= 4 else { throw SourceError.format("file truncated in its header (\(have) bytes)", offset: 0) }
         let magicBE = input.be32(0)
         switch magicBE {
         case 0x6274_736E:  // "btsn"
             guard have >= 16 else {
-                throw SourceError.format("\(path): btsnoop header truncated (\(have) of 16 bytes)", offset: 0)
+                throw SourceError.format("btsnoop header truncated (\(have) of 16 bytes)", offset: 0)
             }
             guard input.be32(4) == 0x6F6F_7000 else {
-                throw SourceError.format("\(path): not a btsnoop file (bad identification pattern)", offset: 0)
+                throw SourceError.format("not a btsnoop file (bad identification pattern)", offset: 0)
             }
             let version = input.be32(8)
             guard version == 1 else {
-                throw SourceError.format("\(path): btsnoop version \(version) (only 1 exists)", offset: 8)
+                throw SourceError.format("btsnoop version \(version) (only 1 exists)", offset: 8)
             }
             let link = input.be32(12)
             guard [CaptureLinkType.btsnoopHCI, CaptureLinkType.btsnoopH4, CaptureLinkType.btsnoopMonitor].contains(link)
-            else { throw SourceError.format("\(path): btsnoop link type \(link) is not HCI, H4 or Linux monitor", offset: 12) }
+            else { throw SourceError.format("btsnoop link type \(link) is not HCI, H4 or Linux monitor", offset: 12) }
             input.consume(16)
             return .btsnoop(linkType: link)
         case 0xA1B2_C3D4, 0xD4C3_B2A1, 0xA1B2_3C4D, 0x4D3C_B2A1:
             guard have >= 24 else {
-                throw SourceError.format("\(path): pcap header truncated (\(have) of 24 bytes)", offset: 0)
+                throw SourceError.format("pcap header truncated (\(have) of 24 bytes)", offset: 0)
             }
             let bigEndian = magicBE == 0xA1B2_C3D4 || magicBE == 0xA1B2_3C4D
             let nanoseconds = magicBE == 0xA1B2_3C4D || magicBE == 0x4D3C_B2A1
             // Link type: low 16 bits; the upper bits carry FCS information (pcap spec §LinkType).
             let link = input.u32(20, bigEndian: bigEndian) & 0xFFFF
             guard CaptureLinkType.isPcapBluetooth(link) else {
-                throw SourceError.format("\(path): pcap link type \(link) is not 187, 201 or 254 (Bluetooth HCI)", offset: 20)
+                throw SourceError.format("pcap link type \(link) is not 187, 201 or 254 (Bluetooth HCI)", offset: 20)
             }
             input.consume(24)
             return .pcap(linkType: link, nanoseconds: nanoseconds, bigEndian: bigEndian)
@@ -125,7 +132,7 @@ public final class CaptureReader {
             return .pcapng  // the Section Header Block is read as the first block
         default:
             let hex = Hex.encode([input.u8(0), input.u8(1), input.u8(2), input.u8(3)])
-            throw SourceError.format("\(path): not a btsnoop, pcap or pcapng file (magic \(hex))", offset: 0)
+            throw SourceError.format("not a btsnoop, pcap or pcapng file (magic \(hex))", offset: 0)
         }
     }
 

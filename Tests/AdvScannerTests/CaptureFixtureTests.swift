@@ -653,3 +653,36 @@ struct CaptureCommittedFixtureTests {
         }
     }
 }
+
+@Suite("Capture source seam")
+struct CaptureSourceTests {
+    @Test("a monitor capture with two adapters: each packet keeps its index, and the source can pick one")
+    func adapters() throws {
+        let p = SamplePackets.packets
+        var records: [(flags: UInt32, body: [UInt8], time: Int64)] = []
+        for (i, packet) in p.enumerated() {
+            records.append((flags: UInt32(i % 2) << 16 | UInt32(SpecCapture.monitorOpcode(packet)), body: packet.bytes, time: packet.timeMicros))
+        }
+        let dir = try TestEnv.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = try SpecCapture.write(SpecCapture.btsnoop(link: 2001, records), "two.btsnoop", in: dir)
+        let all = TestEnv.readAll(path)
+        #expect(all.records == p.enumerated().map { .packet($0.element, adapter: UInt16($0.offset % 2)) })
+        let hci1 = try CaptureSource(path: path, adapter: 1)
+        var got: [HCIPacket] = []
+        while case .packet(let packet) = try hci1.next(timeout: 0) { got.append(packet) }
+        #expect(got == p.enumerated().filter { $0.offset % 2 == 1 }.map(\.element))
+        #expect(hci1.name == path && hci1.fileDescriptor == nil)
+    }
+
+    @Test("format errors name the file")
+    func errorsNameTheFile() throws {
+        let dir = try TestEnv.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = try SpecCapture.write(Array(SpecCapture.btsnoopH4(SamplePackets.packets).dropLast()), "named.btsnoop", in: dir)
+        let r = TestEnv.readAll(path)
+        guard case .format(let what, _)? = r.error else { Issue.record("\(String(describing: r.error))"); return }
+        #expect(what.hasPrefix("\(path): "))
+        #expect(r.error!.description.hasSuffix("at offset \(SpecCapture.btsnoopH4(Array(SamplePackets.packets.dropLast())).count)"))
+    }
+}

@@ -101,8 +101,8 @@ struct CaptureWriterTests {
             } else {
                 #expect(packets == Array(Self.packets.dropLast()), "cut \(cut)")
                 #expect(r.error == .format(
-                    cut - lastStart < 24 ? "btsnoop record header truncated (\(cut - lastStart) of 24 bytes)"
-                        : "btsnoop record truncated (\(cut - lastStart - 24) of \(1 + last.bytes.count) bytes)",
+                    cut - lastStart < 24 ? "\(cutPath): btsnoop record header truncated (\(cut - lastStart) of 24 bytes)"
+                        : "\(cutPath): btsnoop record truncated (\(cut - lastStart - 24) of \(1 + last.bytes.count) bytes)",
                     offset: Int64(lastStart)), "cut \(cut)")
             }
         }
