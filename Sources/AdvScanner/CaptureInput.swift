@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Buffered, forward-only reading of a capture file with plain `read(2)` calls.

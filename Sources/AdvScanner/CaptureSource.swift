@@ -21,7 +21,9 @@ public final class CaptureSource: HCIPacketSource {
 
     public func next(timeout: Double) throws(SourceError) -> SourceEvent {
         while let record = try reader.nextRecord() {
-            if case .packet(let packet, let index) = record, adapter == nil || adapter == index { return .packet(packet) }
+            if case .packet(let packet, let index) = record, adapter == nil || adapter == index {
+                return .packet(packet)
+            }
         }
         return .end
     }

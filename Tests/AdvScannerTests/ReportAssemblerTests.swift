@@ -1,7 +1,8 @@
-@testable import AdvScanner
 import Foundation
 import SensorDecode
 import Testing
+
+@testable import AdvScanner
 
 /// Extended report fragments, built as a controller would send them (Vol 4 Part E §7.7.65.13:
 /// data status in event-type bits 5–6: 0 complete, 1 more to come, 2 truncated).
@@ -15,11 +16,14 @@ enum Fragments {
 
     static func more(_ a: String, sid: UInt8?, _ d: [UInt8]) -> AdvertisingReport { report(a, sid: sid, status: 1, d) }
     static func last(_ a: String, sid: UInt8?, _ d: [UInt8]) -> AdvertisingReport { report(a, sid: sid, status: 0, d) }
-    static func truncated(_ a: String, sid: UInt8?, _ d: [UInt8]) -> AdvertisingReport { report(a, sid: sid, status: 2, d) }
+    static func truncated(_ a: String, sid: UInt8?, _ d: [UInt8]) -> AdvertisingReport {
+        report(a, sid: sid, status: 2, d)
+    }
 
     static func legacy(_ a: String, _ d: [UInt8]) -> AdvertisingReport {
         AdvertisingReport(
-            eventType: 0, addressType: 1, address: BDAddress(a)!, rssi: -50, data: d, primaryPHY: nil, secondaryPHY: nil,
+            eventType: 0, addressType: 1, address: BDAddress(a)!, rssi: -50, data: d, primaryPHY: nil,
+            secondaryPHY: nil,
             sid: nil, txPower: nil, dataStatus: .complete)
     }
 
@@ -27,7 +31,8 @@ enum Fragments {
     static func spec(_ r: AdvertisingReport) -> SpecEvents.Extended {
         SpecEvents.Extended(
             eventType: r.eventType, addressType: r.addressType, address: r.address, primaryPHY: r.primaryPHY ?? 1,
-            secondaryPHY: r.secondaryPHY ?? 0, sid: r.sid ?? 0xFF, txPower: r.txPower ?? 127, rssi: r.rssi ?? 127, data: r.data)
+            secondaryPHY: r.secondaryPHY ?? 0, sid: r.sid ?? 0xFF, txPower: r.txPower ?? 127, rssi: r.rssi ?? 127,
+            data: r.data)
     }
 }
 
@@ -42,15 +47,16 @@ struct ReportAssemblerTests {
     @Test("fragments are joined per advertiser and advertising set, even interleaved")
     func reassemblesInterleavedChains() {
         var a = ReportAssembler()
-        let out = feed([
-            F.more("AA:00:00:00:00:01", sid: 1, [1, 2]),
-            F.more("BB:00:00:00:00:02", sid: 1, [9]),
-            F.more("AA:00:00:00:00:01", sid: 2, [5]),
-            F.more("AA:00:00:00:00:01", sid: 1, [3]),
-            F.last("BB:00:00:00:00:02", sid: 1, [8]),
-            F.last("AA:00:00:00:00:01", sid: 1, [4]),
-            F.last("AA:00:00:00:00:01", sid: 2, [6]),
-        ], into: &a)
+        let out = feed(
+            [
+                F.more("AA:00:00:00:00:01", sid: 1, [1, 2]),
+                F.more("BB:00:00:00:00:02", sid: 1, [9]),
+                F.more("AA:00:00:00:00:01", sid: 2, [5]),
+                F.more("AA:00:00:00:00:01", sid: 1, [3]),
+                F.last("BB:00:00:00:00:02", sid: 1, [8]),
+                F.last("AA:00:00:00:00:01", sid: 1, [4]),
+                F.last("AA:00:00:00:00:01", sid: 2, [6]),
+            ], into: &a)
         #expect(out.map(\.address.description) == ["BB:00:00:00:00:02", "AA:00:00:00:00:01", "AA:00:00:00:00:01"])
         #expect(out.map(\.data) == [[9, 8], [1, 2, 3, 4], [5, 6]])
         #expect(out.map(\.sid) == [1, 1, 2])
@@ -70,11 +76,12 @@ struct ReportAssemblerTests {
     @Test("a truncated final fragment drops its chain: nothing partial comes out")
     func truncatedDropsChain() {
         var a = ReportAssembler()
-        let out = feed([
-            F.more("AA:00:00:00:00:01", sid: 1, [1]),
-            F.truncated("AA:00:00:00:00:01", sid: 1, [2]),
-            F.last("AA:00:00:00:00:01", sid: 1, [3]),  // a new, one-fragment advertisement
-        ], into: &a)
+        let out = feed(
+            [
+                F.more("AA:00:00:00:00:01", sid: 1, [1]),
+                F.truncated("AA:00:00:00:00:01", sid: 1, [2]),
+                F.last("AA:00:00:00:00:01", sid: 1, [3]),  // a new, one-fragment advertisement
+            ], into: &a)
         #expect(out.map(\.data) == [[3]])
         #expect(a.dropped == 1 && a.pendingCount == 0)
     }
@@ -92,21 +99,25 @@ struct ReportAssemblerTests {
         #expect(a.pendingCount == 0)
         // Exactly at the bound is fine.
         var b = ReportAssembler()
-        let exact = feed((0..<6).map { _ in F.more("AA:00:00:00:00:01", sid: 1, big) } + [F.last("AA:00:00:00:00:01", sid: 1, [UInt8](repeating: 1, count: 150))], into: &b)
+        let exact = feed(
+            (0..<6).map { _ in F.more("AA:00:00:00:00:01", sid: 1, big) } + [
+                F.last("AA:00:00:00:00:01", sid: 1, [UInt8](repeating: 1, count: 150))
+            ], into: &b)
         #expect(exact.map(\.data.count) == [ReportAssembler.maxLength])
     }
 
     @Test("at most maxPending chains are held; an evicted chain never comes out partial")
     func pendingBound() {
         var a = ReportAssembler(maxPending: 2)
-        let out = feed([
-            F.more("AA:00:00:00:00:01", sid: 1, [1]),
-            F.more("AA:00:00:00:00:02", sid: 1, [2]),
-            F.more("AA:00:00:00:00:03", sid: 1, [3]),  // evicts :01
-            F.last("AA:00:00:00:00:01", sid: 1, [11]),  // tail of the evicted chain: dropped
-            F.last("AA:00:00:00:00:02", sid: 1, [22]),
-            F.last("AA:00:00:00:00:03", sid: 1, [33]),
-        ], into: &a)
+        let out = feed(
+            [
+                F.more("AA:00:00:00:00:01", sid: 1, [1]),
+                F.more("AA:00:00:00:00:02", sid: 1, [2]),
+                F.more("AA:00:00:00:00:03", sid: 1, [3]),  // evicts :01
+                F.last("AA:00:00:00:00:01", sid: 1, [11]),  // tail of the evicted chain: dropped
+                F.last("AA:00:00:00:00:02", sid: 1, [22]),
+                F.last("AA:00:00:00:00:03", sid: 1, [33]),
+            ], into: &a)
         #expect(a.pendingCount == 0)
         #expect(out.map(\.data) == [[2, 22], [3, 33]])
         #expect(a.dropped >= 1)
@@ -171,7 +182,9 @@ struct ReportAssemblerTests {
             2 + rs.reduce(0) { $0 + ($1.isExtended ? 24 : 10) + $1.data.count }
         }
         for r in reports {
-            if let first = run.first, first.isExtended != r.isExtended || run.count == maxPerEvent || size(run + [r]) > 255 {
+            if let first = run.first,
+                first.isExtended != r.isExtended || run.count == maxPerEvent || size(run + [r]) > 255
+            {
                 out.append(encode(run))
                 run = []
             }
