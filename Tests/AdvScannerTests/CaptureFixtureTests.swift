@@ -781,3 +781,48 @@ struct CaptureSourceTests {
                 "at offset \(SpecCapture.btsnoopH4(Array(SamplePackets.packets.dropLast())).count)"))
     }
 }
+
+extension CaptureErrorTests {
+    @Test("pcapng: a block far larger than the read buffer is streamed past, not held")
+    func hugeSkippedBlock() throws {
+        let be = false
+        var bytes = SpecCapture.sectionHeader(be) + SpecCapture.interfaceBlock(.init(link: 201), be)
+        bytes += SpecCapture.block(0x0BAD, [UInt8](repeating: 0x5A, count: 3 * 1024 * 1024), be)
+        let p = SamplePackets.packets[6]
+        bytes += SpecCapture.enhancedPacket(
+            interface: 0, ticks: UInt64(p.timeMicros), data: SpecCapture.linkBytes(201, p), flags: nil, be)
+        let dir = try TestEnv.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = try SpecCapture.write(bytes, "huge.pcapng", in: dir)
+        #expect(try TestEnv.packets(path) == [p])
+    }
+
+    @Test("captures with no records are empty, not errors")
+    func emptyCaptures() throws {
+        let dir = try TestEnv.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for (name, bytes) in [
+            ("e.btsnoop", SpecCapture.btsnoopH4([])),
+            ("e.pcap", SpecCapture.pcap(link: 254, bigEndian: true, nanoseconds: false, [])),
+            ("e.pcapng", SpecCapture.sectionHeader(true)),
+        ] {
+            let path = try SpecCapture.write(bytes, name, in: dir)
+            let r = TestEnv.readAll(path)
+            #expect(r.records.isEmpty && r.error == nil, "\(name)")
+        }
+    }
+
+    @Test("unsupported link types and versions are named")
+    func unsupportedHeaders() throws {
+        let ethernetPcap = SpecCapture.pcap(link: 1, bigEndian: false, nanoseconds: false, [])
+        let r1 = try Self.formatError(ethernetPcap)
+        #expect(r1.error.map { "\($0)".contains("pcap link type 1 is not") } == true, "\(String(describing: r1.error))")
+        let btsnoop1003 = SpecCapture.btsnoop(link: 1003, [])
+        let r2 = try Self.formatError(btsnoop1003)
+        #expect(r2.error.map { "\($0)".contains("btsnoop link type 1003") } == true, "\(String(describing: r2.error))")
+        var version2 = SpecCapture.btsnoopH4([])
+        version2[11] = 2
+        let r3 = try Self.formatError(version2)
+        #expect(r3.error.map { "\($0)".contains("btsnoop version 2") } == true, "\(String(describing: r3.error))")
+    }
+}
