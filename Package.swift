@@ -24,6 +24,6 @@ let package = Package(
         .testTarget(name: "SensorDecodeTests", dependencies: ["SensorDecode"]),
         .testTarget(name: "SensorStoreTests", dependencies: ["SensorStore", "SensorDecode", "store-torture"]),
         .testTarget(name: "AdvScannerTests", dependencies: ["AdvScanner", "SensorDecode"]),
-        .testTarget(name: "CLITests", dependencies: ["SensorDecode"]),
+        .testTarget(name: "CLITests", dependencies: ["SensorDecode", "AdvScanner"]),
     ]
 )
