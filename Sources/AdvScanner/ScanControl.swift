@@ -47,7 +47,7 @@ import SensorDecode
 ///
 /// Logging: each transition is logged once at `.info`; repeats of the same condition (another
 /// failed reconnect, another silent minute) go to `.debug`, so a months-long outage is a few lines.
-/// Not thread-safe: one loop owns a `Scanner`.
+/// Not thread-safe: one loop owns a `LiveScanner`.
 
 /// What the scanner logs, and where. Lines are complete sentences without trailing newline.
 public struct ScanLog: Sendable {
@@ -155,7 +155,7 @@ public struct ScanStats: Sendable, Equatable {
 }
 
 /// The scanner: scan control state machine plus (in ScanLoop.swift) the poll loop.
-public final class Scanner {
+public final class LiveScanner {
     public enum State: Sendable, Equatable {
         case closed
         case scanning
@@ -249,12 +249,14 @@ public final class Scanner {
 
     /// Runs the arming sequence on an open transport; `true` when we scan (or listen to someone
     /// else's scan). On `false` the caller moves to reopening.
+    /// - Parameter reset: send HCI Reset first (owned controllers, after opening or a Hardware
+    ///   Error); the silence watchdog re-arms without it.
     @discardableResult
-    func arm(now: Double) -> Bool {
+    func arm(now: Double, reset: Bool = true) -> Bool {
         assembler = ReportAssembler()
         sharedScan = false
         do {
-            if transport.ownsController {
+            if transport.ownsController, reset {
                 let r = try run(.reset)
                 guard r.ok else { log.warning("\(transport.name): Reset failed: \(HCIStatus.name(r.status))"); return false }
                 weEnabled = false  // a reset stops scanning
@@ -267,7 +269,7 @@ public final class Scanner {
                     log.debug("\(transport.name): Read Local Supported Commands: \(HCIStatus.name(r.status)); assuming legacy scan commands")
                 }
             }
-            if transport.ownsController {
+            if transport.ownsController, reset {
                 for cmd in [HCICommand.setEventMask(HCIEventMasks.page1), .leSetEventMask(HCIEventMasks.le)] {
                     let r = try run(cmd)
                     if !r.ok { log.debug("\(transport.name): \(HCIOpcode.name(cmd.opcode)): \(HCIStatus.name(r.status))") }
@@ -354,10 +356,10 @@ public final class Scanner {
     }
 
     /// scanning → scanning: switch scanning on again (silence watchdog, after a Hardware Error).
-    func rearm(reason: String, now: Double) {
+    func rearm(reason: String, reset: Bool, now: Double) {
         stats.rearms += 1
         log.debug("\(transport.name): switching scanning on again (\(reason))")
-        if !arm(now: now) { transportFailed("switching scanning on again failed", now: now) }
+        if !arm(now: now, reset: reset) { transportFailed("switching scanning on again failed", now: now) }
     }
 
     /// any open state → reopening (or adapterDown when the OS says the adapter is down or gone).
@@ -484,7 +486,7 @@ public final class Scanner {
             stats.hardwareErrors += 1
             log.warning("\(transport.name): controller Hardware Error 0x\(Hex.encode([code])); resetting and re-arming")
             if transport.ownsController {
-                rearm(reason: "hardware error", now: now)
+                rearm(reason: "hardware error", reset: true, now: now)
             }
             // Raw socket: the kernel resets the controller itself (hci_error_reset: DOWN then UP);
             // the device events that follow take us through adapterDown.
@@ -543,7 +545,7 @@ public final class Scanner {
                     log.debug("\(transport.name): still silent; switching scanning on again")
                 }
                 lastAdvertisement = now
-                rearm(reason: "silence", now: now)
+                rearm(reason: "silence", reset: false, now: now)
             }
             return lastAdvertisement + config.silenceTimeout
         case .reopening:

@@ -67,7 +67,7 @@ public final class StopSignal {
 /// The write end of the installed `StopSignal`'s pipe, for the signal handler (see `StopSignal`).
 nonisolated(unsafe) private var signalWakeFD: Int32 = -1
 
-extension Scanner {
+extension LiveScanner {
     /// Runs until a stop is requested: opens and arms (`start()`), waits with `poll` on the
     /// transport's descriptors and the stop pipe, hands every advertisement to `onAdvertisement`,
     /// and calls `onTick` about once a second with the monotonic time (batch flushes, `--duration`).
