@@ -61,6 +61,13 @@ public final class StopSignal {
         }
         signal(SIGINT, handler)
         signal(SIGTERM, handler)
+        // A parent can start us with these signals blocked (the mask is inherited across exec;
+        // Foundation's Process under a test runner does it): a blocked SIGTERM would never stop us.
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGINT)
+        sigaddset(&set, SIGTERM)
+        _ = pthread_sigmask(SIG_UNBLOCK, &set, nil)  // fails only for an invalid `how`
     }
 }
 

@@ -195,7 +195,8 @@ async def main_async(args) -> int:
             transport.source.parser.reset()
             transport.sink.transport = None
             client.close()
-            print(f'DROPPED {drops} at {time.monotonic() - t0:.3f}', flush=True)
+            # Wall-clock time, so tests can compare it with the scanner's reading time stamps.
+            print(f'DROPPED {drops} at {time.time():.6f}', flush=True)
             log.info('dropped the client connection (%d of %d)', drops, args.drop_count)
 
     tasks = [asyncio.create_task(update_readings())]
@@ -222,6 +223,9 @@ def main() -> int:
     p.add_argument('--lifetime', type=float, default=300, help='exit after this many seconds')
     p.add_argument('-v', '--verbose', action='store_true', help='log commands (and Bumble debug with -vv)')
     args = p.parse_args()
+    # A parent may start us with SIGTERM/SIGINT blocked (Foundation's Process under a test runner
+    # does): unblock them, or the stop request would never arrive.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
     level = logging.INFO if args.verbose else logging.WARNING
     logging.basicConfig(level=level, stream=sys.stderr,
                         format='%(relativeCreated)9.1f %(name)s %(levelname)s: %(message)s')
