@@ -190,6 +190,9 @@ public final class LiveScanner {
     /// Set on a kernel DOWN: someone powered the adapter off on purpose; wait for their UP.
     private var adminDown = false
     private var upPermissionLogged = false
+    private var sendPermissionLogged = false
+    /// The start-up line (adapter, command set) has been logged.
+    private var announced = false
     /// Polled during command waits so a stop request is honoured within ≤ 1 s.
     var interrupted: () -> Bool = { false }
 
@@ -240,6 +243,7 @@ public final class LiveScanner {
         case .up:
             state = .scanning
             if arm(now: now) {
+                announced = true
                 log.info("\(transport.name): \(scanDescription)")
             } else {
                 transportFailed("could not start scanning", now: now)
@@ -306,8 +310,21 @@ public final class LiveScanner {
             log.warning("\(transport.name): cannot start scanning (\(refusals.joined(separator: "; ")))")
             return false
         } catch {
-            log.debug("\(transport.name): arming failed: \(error)")
             if case .interrupted = error { return true }  // stopping anyway
+            if case .transport(.system(_, let e, _)) = error, e == EPERM || e == EACCES {
+                // A raw socket without CAP_NET_RAW still receives events: listen to whatever scan
+                // another program runs instead of failing in a reconnect loop.
+                if !sendPermissionLogged {
+                    sendPermissionLogged = true
+                    log.warning("\(transport.name): no permission to send HCI commands (needs CAP_NET_RAW); listening only")
+                }
+                commandSet = nil
+                weEnabled = false
+                sharedScan = true
+                lastAdvertisement = now
+                return true
+            }
+            log.debug("\(transport.name): arming failed: \(error)")
             return false
         }
     }
@@ -400,13 +417,18 @@ public final class LiveScanner {
             return false
         }
         channel.clearBacklog()
-        stats.reconnects += 1
+        if announced { stats.reconnects += 1 }
         state = .scanning
         guard arm(now: now) else {
             transportFailed("could not start scanning after reopening", now: now)
             return false
         }
-        if let since = outageSince {
+        if !announced {
+            // First arm of a scanner that started with its adapter down: the start-up line.
+            announced = true
+            outageSince = nil
+            log.info("\(transport.name): \(scanDescription)")
+        } else if let since = outageSince {
             log.info("\(transport.name): scanning again after \(Self.seconds(now - since)) s (\(scanDescription))")
             outageSince = nil
         }
@@ -435,7 +457,7 @@ public final class LiveScanner {
 
     /// A short description for start-up and recovery lines.
     public var scanDescription: String {
-        if sharedScan { return "listening to another program's scan" }
+        if sharedScan { return "listening only (another program controls scanning)" }
         guard let set = commandSet else { return "not scanning" }
         let ms = config.windowMs == config.intervalMs
             ? "continuous, \(Self.seconds(config.intervalMs)) ms interval"

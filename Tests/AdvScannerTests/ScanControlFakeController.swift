@@ -19,6 +19,8 @@ final class FakeController: ScanTransport {
     var status: AdapterStatus = .up
     var reopenFailures = 0
     var bringUpError: SourceError?
+    /// Thrown by every `send` (e.g. EPERM without CAP_NET_RAW).
+    var sendError: SourceError?
 
     private(set) var sent: [HCICommand] = []
     private(set) var reopenCount = 0
@@ -62,6 +64,7 @@ final class FakeController: ScanTransport {
 
     func send(command bytes: [UInt8]) throws(SourceError) {
         guard open else { throw .system(call: "write", errno: EBADF, detail: name) }
+        if let e = sendError { throw e }
         guard let cmd = HCICommand(packet: bytes) else { fatalError("scanner sent a malformed command \(bytes)") }
         sent.append(cmd)
         queue += beforeNextAnswer

@@ -125,6 +125,21 @@ import Testing
         #expect(!s.weEnabled)
     }
 
+    @Test func withoutPermissionToSendCommandsItListensOnly() throws {
+        let fake = FakeController(ownsController: false)
+        fake.sendError = .system(call: "write", errno: EPERM, detail: "fake0: sending HCI commands needs CAP_NET_RAW")
+        let lines = LogLines()
+        let s = try scanner(fake, log: lines.log)
+        try s.start(now: 0)
+        #expect(s.state == .scanning)
+        #expect(s.sharedScan)
+        #expect(!s.weEnabled)
+        s.tick(now: 60)
+        s.tick(now: 120)
+        #expect(lines.lines(atLeast: .warning).filter { $0.contains("CAP_NET_RAW") }.count == 1)
+        #expect(s.state == .scanning)
+    }
+
     @Test func windowLongerThanIntervalIsRejected() {
         var config = ScanConfig()
         config.intervalMs = 50
@@ -278,6 +293,7 @@ import Testing
         let s = try LiveScanner(transport: fake, config: config, log: lines.log)
         try s.start(now: 0)
         #expect(s.state == .adapterDown)
+        #expect(!lines.lines(atLeast: .info).contains { $0.contains("passive scanning") }, "not scanning yet")
         for t in stride(from: 0.0, through: 60, by: 1) { s.tick(now: t) }
         #expect(fake.bringUpCount > 1)
         #expect(lines.lines(atLeast: .warning).filter { $0.contains("CAP_NET_ADMIN") }.count == 1)
@@ -286,6 +302,8 @@ import Testing
         fake.status = .up
         s.tick(now: 100)
         #expect(s.state == .scanning)
+        #expect(lines.lines(atLeast: .info).filter { $0.contains("passive scanning") }.count == 1, "the start-up line, once")
+        #expect(s.stats.reconnects == 0)
     }
 }
 
