@@ -29,7 +29,9 @@ struct BumbleScannerTests {
 
     /// Scans `world` through the library API until `done` says so, or `limit` seconds pass.
     func scan(_ world: BumbleWorld, limit: Double = 40, done: (Seen, LiveScanner) -> Bool = { s, _ in s.allSeen }) throws -> Seen {
-        let scanner = try LiveScanner(transport: H4StreamTransport(.tcp(host: "127.0.0.1", port: world.port)))
+        let endpoint: H4StreamTransport.Endpoint =
+            world.ptyPath.map { .serial(path: $0, baud: 115_200, rtscts: false) } ?? .tcp(host: "127.0.0.1", port: world.port)
+        let scanner = try LiveScanner(transport: H4StreamTransport(endpoint))
         let stop = try StopSignal()
         let registry = Registry.standard()
         var seen = Seen()
@@ -104,6 +106,15 @@ struct BumbleScannerTests {
         let legacy = try #require(cmds.firstIndex(of: "HCI_LE_SET_SCAN_PARAMETERS_COMMAND"))
         let ext = try #require(cmds.firstIndex(of: "HCI_LE_SET_EXTENDED_SCAN_PARAMETERS_COMMAND"))
         #expect(legacy < ext, "legacy tried first (only it is listed), extended after Command Disallowed")
+    }
+
+    @Test func aSerialControllerOnAPseudoTerminalIsScanned() throws {
+        let link = FileManager.default.temporaryDirectory.appendingPathComponent("bumble-pty-\(UUID().uuidString)").path
+        let world = try BumbleWorld(["--pty", link])
+        defer { world.stop() }
+        let seen = try scan(world)
+        expectSensorData(seen)
+        #expect(seen.commandSets == ["extended"])
     }
 
     @Test func aDroppedConnectionIsReconnectedAndReadingsContinue() throws {

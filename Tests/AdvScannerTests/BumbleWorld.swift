@@ -35,6 +35,8 @@ final class BumbleWorld {
     let stdoutURL: URL
     let stderrURL: URL
     private(set) var port: UInt16 = 0
+    /// With `--pty PATH`: the link to the pseudo-terminal the controller is served on.
+    private(set) var ptyPath: String?
 
     struct StartError: Error, CustomStringConvertible {
         let description: String
@@ -61,11 +63,15 @@ final class BumbleWorld {
                 port = p
                 return
             }
+            if let line = stdoutLines.first(where: { $0.hasPrefix("PTY ") }) {
+                ptyPath = String(line.dropFirst(4))
+                return
+            }
             guard process.isRunning else { break }
             Thread.sleep(forTimeInterval: 0.05)
         }
         stop()
-        throw StartError(description: "virtual_controller.py did not report its port; stderr: \(stderrText.suffix(2000))")
+        throw StartError(description: "virtual_controller.py did not report its port or pty; stderr: \(stderrText.suffix(2000))")
     }
 
     deinit { stop() }

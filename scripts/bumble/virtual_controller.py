@@ -20,6 +20,8 @@ Modes (combinable):
   --legacy-disallowed  legacy LE Set Scan Parameters / Enable answer Command Disallowed (0x0C), and
                        the supported-commands field lists only the legacy set, so a scanner must fall
                        back to the extended commands by itself.
+  --pty PATH           serve the scanner controller on a pseudo-terminal instead of TCP, with a
+                       symbolic link to it at PATH (printed as "PTY PATH"): the serial:PATH transport.
   --drop-after S       S seconds after a client connects, drop its TCP connection and forget the
                        scan state (as a re-plugged controller would); the server keeps accepting.
                        --drop-count N repeats it N times (default 1).
@@ -48,6 +50,7 @@ from bumble.device import Device
 from bumble.host import Host
 from bumble.link import LocalLink
 from bumble.transport.common import AsyncPipeSink
+from bumble.transport.pty import open_pty_transport
 from bumble.transport.tcp_server import open_tcp_server_transport_with_socket
 
 EXT_FEATURES = hci.LeFeatureMask.LE_EXTENDED_ADVERTISING | hci.LeFeatureMask.LE_PERIODIC_ADVERTISING
@@ -139,13 +142,16 @@ async def start_advertiser(link: LocalLink, name: str, address: str, data: bytes
 
 
 async def main_async(args) -> int:
-    sock = socket.socket()
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(('127.0.0.1', args.port))
-    sock.listen(4)
-    port = sock.getsockname()[1]
-
-    transport = await open_tcp_server_transport_with_socket(sock)
+    if args.pty:
+        transport = await open_pty_transport(args.pty)
+        port = None
+    else:
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(('127.0.0.1', args.port))
+        sock.listen(4)
+        port = sock.getsockname()[1]
+        transport = await open_tcp_server_transport_with_socket(sock)
     link = LocalLink()
     scanner = ScannerController('scanner', host_source=transport.source, host_sink=transport.sink,
                                 link=link, public_address=SCANNER_ADDR)
@@ -162,9 +168,9 @@ async def main_async(args) -> int:
     pvvx_ctrl, _ = await start_advertiser(link, 'ATC_112233', PVVX_ADDR, pvvx_adv(0), args.adv_interval)
     await start_advertiser(link, 'BTHome-test', BTHOME_ADDR, bthome_adv(), args.adv_interval)
 
-    print(f'PORT {port}', flush=True)
-    log.info('listening on 127.0.0.1:%d (H4); modes: legacy_only=%s legacy_disallowed=%s drop_after=%s',
-             port, args.legacy_only, args.legacy_disallowed, args.drop_after)
+    print(f'PTY {args.pty}' if args.pty else f'PORT {port}', flush=True)
+    log.info('listening on %s (H4); modes: legacy_only=%s legacy_disallowed=%s drop_after=%s',
+             args.pty or f'127.0.0.1:{port}', args.legacy_only, args.legacy_disallowed, args.drop_after)
 
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -200,7 +206,7 @@ async def main_async(args) -> int:
             log.info('dropped the client connection (%d of %d)', drops, args.drop_count)
 
     tasks = [asyncio.create_task(update_readings())]
-    if args.drop_after is not None:
+    if args.drop_after is not None and not args.pty:
         tasks.append(asyncio.create_task(dropper()))
     try:
         await asyncio.wait_for(stop.wait(), timeout=args.lifetime)
@@ -208,13 +214,17 @@ async def main_async(args) -> int:
         log.warning('lifetime of %s s reached; exiting', args.lifetime)
     for t in tasks:
         t.cancel()
-    transport.server.close()
+    if args.pty:
+        await transport.close()
+    else:
+        transport.server.close()
     return 0
 
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument('--port', type=int, default=0, help='TCP port (default: ephemeral)')
+    p.add_argument('--pty', default=None, metavar='PATH', help='serve on a pseudo-terminal linked at PATH')
     p.add_argument('--legacy-only', action='store_true')
     p.add_argument('--legacy-disallowed', action='store_true')
     p.add_argument('--drop-after', type=float, default=None, metavar='S')
