@@ -24,14 +24,19 @@ struct BumbleScannerTests {
         /// Monotonic arrival times of advertisements.
         var arrivals: [Double] = []
         var reconnectsAtEnd = 0
+        var rearmsAtEnd = 0
+        var hardwareErrorsAtEnd = 0
         var allSeen: Bool { minewTemperatures.contains { $0 < 0 } && !pvvxFrames.isEmpty && !bthomeFrames.isEmpty }
     }
 
     /// Scans `world` through the library API until `done` says so, or `limit` seconds pass.
-    func scan(_ world: BumbleWorld, limit: Double = 40, done: (Seen, LiveScanner) -> Bool = { s, _ in s.allSeen }) throws -> Seen {
+    func scan(
+        _ world: BumbleWorld, config: ScanConfig = ScanConfig(), limit: Double = 40,
+        done: (Seen, LiveScanner) -> Bool = { s, _ in s.allSeen }
+    ) throws -> Seen {
         let endpoint: H4StreamTransport.Endpoint =
             world.ptyPath.map { .serial(path: $0, baud: 115_200, rtscts: false) } ?? .tcp(host: "127.0.0.1", port: world.port)
-        let scanner = try LiveScanner(transport: H4StreamTransport(endpoint))
+        let scanner = try LiveScanner(transport: H4StreamTransport(endpoint), config: config)
         let stop = try StopSignal()
         let registry = Registry.standard()
         var seen = Seen()
@@ -57,6 +62,8 @@ struct BumbleScannerTests {
                 if now - started > limit { stop.request() }
             })
         seen.reconnectsAtEnd = scanner.stats.reconnects
+        seen.rearmsAtEnd = scanner.stats.rearms
+        seen.hardwareErrorsAtEnd = scanner.stats.hardwareErrors
         #expect(scanner.state == .closed)
         return seen
     }
@@ -106,6 +113,36 @@ struct BumbleScannerTests {
         let legacy = try #require(cmds.firstIndex(of: "HCI_LE_SET_SCAN_PARAMETERS_COMMAND"))
         let ext = try #require(cmds.firstIndex(of: "HCI_LE_SET_EXTENDED_SCAN_PARAMETERS_COMMAND"))
         #expect(legacy < ext, "legacy tried first (only it is listed), extended after Command Disallowed")
+    }
+
+    @Test func scanningSwitchedOffBehindOurBackIsSwitchedOnAgain() throws {
+        let world = try BumbleWorld(["--scan-off-after", "1"])
+        defer { world.stop() }
+        var config = ScanConfig()
+        config.silenceTimeout = 2
+        var afterRearm = 0
+        let seen = try scan(world, config: config) { s, scanner in
+            if scanner.stats.rearms >= 1 { afterRearm += 1 }
+            return afterRearm >= 20 && s.allSeen
+        }
+        #expect(world.stdoutLines.contains { $0.hasPrefix("SCAN_OFF") })
+        #expect(seen.rearmsAtEnd >= 1)
+        #expect(afterRearm >= 20, "advertisements after the silence watchdog re-armed")
+        expectSensorData(seen)
+    }
+
+    @Test func aHardwareErrorIsFollowedByResetAndReadingsContinue() throws {
+        let world = try BumbleWorld(["--hardware-error-after", "1"])
+        defer { world.stop() }
+        var afterError = 0
+        let seen = try scan(world) { s, scanner in
+            if scanner.stats.hardwareErrors >= 1 { afterError += 1 }
+            return afterError >= 20 && s.allSeen
+        }
+        #expect(seen.hardwareErrorsAtEnd == 1)
+        #expect(afterError >= 20)
+        #expect(world.commandsReceived.filter { $0 == "HCI_RESET_COMMAND" }.count == 2, "at open, and after the error")
+        expectSensorData(seen)
     }
 
     @Test func aSerialControllerOnAPseudoTerminalIsScanned() throws {

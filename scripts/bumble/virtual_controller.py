@@ -25,6 +25,12 @@ Modes (combinable):
   --drop-after S       S seconds after a client connects, drop its TCP connection and forget the
                        scan state (as a re-plugged controller would); the server keeps accepting.
                        --drop-count N repeats it N times (default 1).
+  --scan-off-after S   S seconds after the client connects, stop scanning without telling the host
+                       (as another program switching it off would): the scanner's silence watchdog
+                       must switch it on again.
+  --hardware-error-after S
+                       S seconds after the client connects, stop scanning and send a Hardware Error
+                       event (code 0x42): the scanner must reset and re-arm.
 
 Bumble quirks that matter (see ../shared/vm-e2e/README.md): with the extended-advertising feature
 bit set, the scanner controller answers a *legacy* scan with extended reports (0x0D); every
@@ -205,7 +211,27 @@ async def main_async(args) -> int:
             print(f'DROPPED {drops} at {time.time():.6f}', flush=True)
             log.info('dropped the client connection (%d of %d)', drops, args.drop_count)
 
+    async def after_connect(delay, action, what):
+        while transport.sink.transport is None:
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(delay)
+        action()
+        print(f'{what} at {time.time():.6f}', flush=True)
+        log.info('%s', what)
+
+    def scan_off():
+        scanner.le_scan_enable = False
+
+    def hardware_error():
+        scanner.le_scan_enable = False
+        # Bumble has no Hardware Error event class: H4 bytes 04 | 10 01 | code.
+        transport.sink.on_packet(bytes([0x04, 0x10, 0x01, 0x42]))
+
     tasks = [asyncio.create_task(update_readings())]
+    if args.scan_off_after is not None:
+        tasks.append(asyncio.create_task(after_connect(args.scan_off_after, scan_off, 'SCAN_OFF')))
+    if args.hardware_error_after is not None:
+        tasks.append(asyncio.create_task(after_connect(args.hardware_error_after, hardware_error, 'HARDWARE_ERROR')))
     if args.drop_after is not None and not args.pty:
         tasks.append(asyncio.create_task(dropper()))
     try:
@@ -229,6 +255,8 @@ def main() -> int:
     p.add_argument('--legacy-disallowed', action='store_true')
     p.add_argument('--drop-after', type=float, default=None, metavar='S')
     p.add_argument('--drop-count', type=int, default=1, metavar='N')
+    p.add_argument('--scan-off-after', type=float, default=None, metavar='S')
+    p.add_argument('--hardware-error-after', type=float, default=None, metavar='S')
     p.add_argument('--adv-interval', type=int, default=100, help='advertising interval, ms')
     p.add_argument('--lifetime', type=float, default=300, help='exit after this many seconds')
     p.add_argument('-v', '--verbose', action='store_true', help='log commands (and Bumble debug with -vv)')
