@@ -229,7 +229,7 @@ public final class LiveScanner {
             case .unavailable(let why): throw .unavailable(why)
             case .system(let call, let e, _) where e == EAFNOSUPPORT && call.hasPrefix("socket"):
                 throw .unavailable("this kernel has no Bluetooth support (socket(AF_BLUETOOTH): EAFNOSUPPORT)")
-            default: throw .unavailable("\(transport.name): \(error)")
+            default: throw .unavailable(error.description)  // .system names the device itself
             }
         }
         lastAdvertisement = now
