@@ -179,7 +179,7 @@ struct BumbleScanCommandTests {
     @Test func scanPrintsJSONReadingsIncludingANegativeTemperature() throws {
         let world = try BumbleWorld([])
         defer { world.stop() }
-        let run = try CLIRun.run(BumbleWorld.binary!, ["scan", "--hci", "tcp:127.0.0.1:\(world.port)", "--json", "--all", "--duration", "9"])
+        let run = try BumbleCLIRun.run(BumbleWorld.binary!, ["scan", "--hci", "tcp:127.0.0.1:\(world.port)", "--json", "--all", "--duration", "9"])
         #expect(run.status == 0, "stderr: \(run.stderr)")
         let objs = run.objects
         let minew = objs.filter { $0["address"] as? String == BumbleWorld.minew }
@@ -199,11 +199,11 @@ struct BumbleScanCommandTests {
     @Test func scanSurvivesADroppedConnection() throws {
         let world = try BumbleWorld(["--drop-after", "3"])
         defer { world.stop() }
-        let run = try CLIRun.run(BumbleWorld.binary!, ["scan", "--hci", "tcp:127.0.0.1:\(world.port)", "--json", "--duration", "9"])
+        let run = try BumbleCLIRun.run(BumbleWorld.binary!, ["scan", "--hci", "tcp:127.0.0.1:\(world.port)", "--json", "--duration", "9"])
         #expect(run.status == 0, "stderr: \(run.stderr)")
         let drop = try #require(world.dropTimes.first)
         let times = run.objects.filter { $0["address"] as? String == BumbleWorld.minew }.compactMap {
-            ($0["time"] as? String).flatMap(unixSeconds(iso:))
+            ($0["time"] as? String).flatMap(bumbleUnixSeconds(iso:))
         }
         let after = times.filter { $0 > drop }
         #expect(after.count >= 5, "readings after the drop: \(after.count)")
@@ -218,12 +218,12 @@ struct BumbleScanCommandTests {
         defer { world.stop() }
         var stoppedWithin: Double = -1
         // stdout is a file, not a terminal: JSON lines without --json.
-        let run = try CLIRun.run(BumbleWorld.binary!, ["scan", "--hci", "tcp:127.0.0.1:\(world.port)"], timeout: 30) { p, out in
+        let run = try BumbleCLIRun.run(BumbleWorld.binary!, ["scan", "--hci", "tcp:127.0.0.1:\(world.port)"], timeout: 30) { p, out in
             let deadline = Date().addingTimeInterval(20)
             while Date() < deadline, ((try? Data(contentsOf: out))?.count ?? 0) == 0 { Thread.sleep(forTimeInterval: 0.05) }
             let t0 = Date()
             kill(p.processIdentifier, SIGTERM)
-            if waitForExit(p, seconds: 10) { stoppedWithin = Date().timeIntervalSince(t0) }
+            if bumbleWaitForExit(p, seconds: 10) { stoppedWithin = Date().timeIntervalSince(t0) }
         }
         #expect(stoppedWithin >= 0, "still running 10 s after SIGTERM")
         #expect(run.status == 0, "stderr: \(run.stderr)")
@@ -238,7 +238,7 @@ struct BumbleScanCommandTests {
 struct ScanCommandExitCodeTests {
     @Test func anUnreachableEndpointExits69() throws {
         // Port 1 on loopback: nothing listens there.
-        let run = try CLIRun.run(BumbleWorld.binary!, ["scan", "--hci", "tcp:127.0.0.1:1", "--duration", "2"])
+        let run = try BumbleCLIRun.run(BumbleWorld.binary!, ["scan", "--hci", "tcp:127.0.0.1:1", "--duration", "2"])
         #expect(run.status == 69)
         #expect(run.stderr.hasPrefix("Error: tcp:127.0.0.1:1: connection refused"))
         #expect(run.stderr.split(separator: "\n").count == 1)
@@ -246,7 +246,7 @@ struct ScanCommandExitCodeTests {
 
     @Test(arguments: [["--hci", "bt0"], ["--interval-ms", "10", "--window-ms", "20"], ["--duration", "soon"], ["--bogus"]])
     func badFlagsExit64(args: [String]) throws {
-        let run = try CLIRun.run(BumbleWorld.binary!, ["scan"] + args)
+        let run = try BumbleCLIRun.run(BumbleWorld.binary!, ["scan"] + args)
         #expect(run.status == 64)
         #expect(run.stderr.hasPrefix("Error: "))
     }
@@ -257,7 +257,7 @@ struct ScanCommandExitCodeTests {
         let s = socket(31, Int32(SOCK_RAW.rawValue), 1)
         let noBluetooth = s < 0 && errno == EAFNOSUPPORT
         if s >= 0 { close(s) }
-        let run = try CLIRun.run(BumbleWorld.binary!, ["scan", "--hci", "hci0", "--duration", "1"])
+        let run = try BumbleCLIRun.run(BumbleWorld.binary!, ["scan", "--hci", "hci0", "--duration", "1"])
         if noBluetooth {
             #expect(run.status == 69)
             #expect(run.stderr == "Error: this kernel has no Bluetooth support (socket(AF_BLUETOOTH): EAFNOSUPPORT)\n")

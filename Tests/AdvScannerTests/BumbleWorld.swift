@@ -101,7 +101,7 @@ final class BumbleWorld {
     func stop() {
         guard process.isRunning else { return }
         process.terminate()
-        if !waitForExit(process, seconds: 5) {
+        if !bumbleWaitForExit(process, seconds: 5) {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
@@ -109,14 +109,14 @@ final class BumbleWorld {
 }
 
 /// Runs the built CLI with its output in files; returns exit status, stdout lines, stderr text.
-struct CLIRun {
+struct BumbleCLIRun {
     let status: Int32
     let stdout: [String]
     let stderr: String
 
     /// - Parameter whileRunning: called once with the running process (e.g. to send SIGTERM).
     static func run(_ binary: String, _ arguments: [String], timeout: Double = 60, whileRunning: ((Process, URL) -> Void)? = nil)
-        throws -> CLIRun
+        throws -> BumbleCLIRun
     {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -133,13 +133,13 @@ struct CLIRun {
         p.standardInput = FileHandle.nullDevice
         try p.run()
         whileRunning?(p, out)
-        if !waitForExit(p, seconds: timeout) {
+        if !bumbleWaitForExit(p, seconds: timeout) {
             kill(p.processIdentifier, SIGKILL)
             p.waitUntilExit()
         }
         let stdout = ((try? String(contentsOf: out, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
         let stderr = (try? String(contentsOf: err, encoding: .utf8)) ?? ""
-        return CLIRun(status: p.terminationStatus, stdout: stdout, stderr: stderr)
+        return BumbleCLIRun(status: p.terminationStatus, stdout: stdout, stderr: stderr)
     }
 
     /// stdout lines parsed as JSON objects (lines that are not JSON are left out).
@@ -149,14 +149,14 @@ struct CLIRun {
 }
 
 /// Waits up to `seconds` for `p` to exit; false when it is still running.
-func waitForExit(_ p: Process, seconds: Double) -> Bool {
+func bumbleWaitForExit(_ p: Process, seconds: Double) -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while p.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
     return !p.isRunning
 }
 
 /// `2026-11-30T03:28:53.933948Z` → Unix seconds.
-func unixSeconds(iso: String) -> Double? {
+func bumbleUnixSeconds(iso: String) -> Double? {
     let f = ISO8601DateFormatter()
     f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
     if let d = f.date(from: iso) { return d.timeIntervalSince1970 }

@@ -5,7 +5,7 @@ import SensorDecode
 /// A scripted controller for unit tests of scan-control sequencing: it answers each command at
 /// once from a small rule table (status per opcode, supported-commands bits), records what was
 /// sent, and hands back queued packets. No timing, no I/O: `next(timeout:)` never sleeps.
-final class FakeController: ScanTransport {
+final class ScanFakeController: ScanTransport {
     let name = "fake0"
     var ownsController: Bool
     var listsExtended: Bool
@@ -107,7 +107,7 @@ final class FakeController: ScanTransport {
 }
 
 /// Collects log lines from a `ScanLog` (whose closure must be `@Sendable`).
-final class LogLines: @unchecked Sendable {
+final class ScanLogLines: @unchecked Sendable {
     private let lock = NSLock()
     private var items: [(ScanLog.Level, String)] = []
 

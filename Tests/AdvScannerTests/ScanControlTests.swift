@@ -8,12 +8,12 @@ import Testing
 @Suite struct ScanControlTests {
     let minew = BDAddress("A4:C1:38:BC:07:01")!
 
-    func scanner(_ fake: FakeController, _ config: ScanConfig = ScanConfig(), log: ScanLog = .silent) throws -> LiveScanner {
+    func scanner(_ fake: ScanFakeController, _ config: ScanConfig = ScanConfig(), log: ScanLog = .silent) throws -> LiveScanner {
         try LiveScanner(transport: fake, config: config, log: log)
     }
 
     @Test func extendedScanningIsUsedWhenTheControllerListsIt() throws {
-        let fake = FakeController(listsExtended: true)
+        let fake = ScanFakeController(listsExtended: true)
         let s = try scanner(fake)
         try s.start(now: 0)
         #expect(s.state == .scanning)
@@ -30,7 +30,7 @@ import Testing
     }
 
     @Test func eventMasksIncludeBothAdvertisingReportEvents() throws {
-        let fake = FakeController()
+        let fake = ScanFakeController()
         try scanner(fake).start(now: 0)
         let page1 = fake.sent.first { $0.opcode == HCIOpcode.setEventMask }!.parameters
         let le = fake.sent.first { $0.opcode == HCIOpcode.leSetEventMask }!.parameters
@@ -40,7 +40,7 @@ import Testing
     }
 
     @Test func legacyScanningIsUsedWhenExtendedIsNotListed() throws {
-        let fake = FakeController(listsExtended: false)
+        let fake = ScanFakeController(listsExtended: false)
         var config = ScanConfig()
         config.intervalMs = 60
         config.windowMs = 30
@@ -55,7 +55,7 @@ import Testing
     }
 
     @Test func preferExtendedOffStartsWithLegacy() throws {
-        let fake = FakeController(listsExtended: true)
+        let fake = ScanFakeController(listsExtended: true)
         var config = ScanConfig()
         config.preferExtended = false
         let s = try scanner(fake, config)
@@ -65,7 +65,7 @@ import Testing
     }
 
     @Test func commandDisallowedOnLegacyFallsBackToExtended() throws {
-        let fake = FakeController(listsExtended: false)
+        let fake = ScanFakeController(listsExtended: false)
         fake.statusFor[HCIOpcode.leSetScanParameters] = HCIStatus.commandDisallowed
         let s = try scanner(fake)
         try s.start(now: 0)
@@ -75,7 +75,7 @@ import Testing
     }
 
     @Test func commandDisallowedOnExtendedFallsBackToLegacy() throws {
-        let fake = FakeController(listsExtended: true)
+        let fake = ScanFakeController(listsExtended: true)
         fake.statusFor[HCIOpcode.leSetExtendedScanEnable] = HCIStatus.commandDisallowed
         let s = try scanner(fake)
         try s.start(now: 0)
@@ -84,10 +84,10 @@ import Testing
     }
 
     @Test func anotherProgramsScanIsListenedToAndNeverSwitchedOff() throws {
-        let fake = FakeController(listsExtended: false)
+        let fake = ScanFakeController(listsExtended: false)
         fake.statusFor[HCIOpcode.leSetScanParameters] = HCIStatus.commandDisallowed
         fake.statusFor[HCIOpcode.leSetExtendedScanParameters] = HCIStatus.commandDisallowed
-        let lines = LogLines()
+        let lines = ScanLogLines()
         let s = try scanner(fake, log: lines.log)
         try s.start(now: 0)
         #expect(s.state == .scanning)
@@ -95,7 +95,7 @@ import Testing
         #expect(!s.weEnabled)
         #expect(lines.lines(atLeast: .info).contains { $0.contains("another program") })
         // Its reports still come through.
-        let ads = s.handle(FakeController.legacyReport(address: minew, data: [0x02, 0x01, 0x06]), now: 1)
+        let ads = s.handle(ScanFakeController.legacyReport(address: minew, data: [0x02, 0x01, 0x06]), now: 1)
         #expect(ads.map(\.address) == [minew])
         fake.clearSent()
         s.shutdown()
@@ -104,7 +104,7 @@ import Testing
     }
 
     @Test func cleanShutdownSwitchesOffOnlyWhatWeSwitchedOn() throws {
-        let fake = FakeController(listsExtended: true)
+        let fake = ScanFakeController(listsExtended: true)
         let s = try scanner(fake)
         try s.start(now: 0)
         fake.clearSent()
@@ -116,7 +116,7 @@ import Testing
     }
 
     @Test func unknownCommandOnBothSetsIsAFailureNotAScan() throws {
-        let fake = FakeController(listsExtended: false)
+        let fake = ScanFakeController(listsExtended: false)
         fake.statusFor[HCIOpcode.leSetScanEnable] = HCIStatus.unknownCommand
         fake.statusFor[HCIOpcode.leSetExtendedScanParameters] = HCIStatus.unknownCommand
         let s = try scanner(fake)
@@ -126,9 +126,9 @@ import Testing
     }
 
     @Test func withoutPermissionToSendCommandsItListensOnly() throws {
-        let fake = FakeController(ownsController: false)
+        let fake = ScanFakeController(ownsController: false)
         fake.sendError = .system(call: "write", errno: EPERM, detail: "fake0: sending HCI commands needs CAP_NET_RAW")
-        let lines = LogLines()
+        let lines = ScanLogLines()
         let s = try scanner(fake, log: lines.log)
         try s.start(now: 0)
         #expect(s.state == .scanning)
@@ -144,14 +144,14 @@ import Testing
         var config = ScanConfig()
         config.intervalMs = 50
         config.windowMs = 100
-        #expect(throws: ScanError.self) { try LiveScanner(transport: FakeController(), config: config) }
+        #expect(throws: ScanError.self) { try LiveScanner(transport: ScanFakeController(), config: config) }
         config.windowMs = 50
         config.intervalMs = 20000
-        #expect(throws: ScanError.self) { try LiveScanner(transport: FakeController(), config: config) }
+        #expect(throws: ScanError.self) { try LiveScanner(transport: ScanFakeController(), config: config) }
     }
 
     @Test func unreachableEndpointAtStartIsUnavailable() throws {
-        let fake = FakeController()
+        let fake = ScanFakeController()
         fake.reopenFailures = 1
         let s = try scanner(fake)
         #expect(throws: ScanError.unavailable("fake0: connection refused")) { try s.start(now: 0) }
@@ -162,7 +162,7 @@ import Testing
     let minew = BDAddress("A4:C1:38:BC:07:01")!
 
     @Test func reconnectBackoffDoublesFromOneToThirtySeconds() throws {
-        let fake = FakeController()
+        let fake = ScanFakeController()
         let s = try LiveScanner(transport: fake)
         try s.start(now: 0)
         fake.reopenFailures = 100
@@ -192,8 +192,8 @@ import Testing
     }
 
     @Test func aLostConnectionIsLoggedOnceNotPerAttempt() throws {
-        let fake = FakeController()
-        let lines = LogLines()
+        let fake = ScanFakeController()
+        let lines = ScanLogLines()
         let s = try LiveScanner(transport: fake, log: lines.log)
         try s.start(now: 0)
         let before = lines.lines(atLeast: .info).count
@@ -208,8 +208,8 @@ import Testing
     }
 
     @Test func silenceRearmsTheScanAndLogsOnce() throws {
-        let fake = FakeController()
-        let lines = LogLines()
+        let fake = ScanFakeController()
+        let lines = ScanLogLines()
         var config = ScanConfig()
         config.silenceTimeout = 60
         let s = try LiveScanner(transport: fake, config: config, log: lines.log)
@@ -228,14 +228,14 @@ import Testing
         let silenceLines = lines.lines(atLeast: .info).filter { $0.contains("no advertisement") }
         #expect(silenceLines.count == 1)
         // An advertisement resets the watchdog.
-        _ = s.handle(FakeController.legacyReport(address: minew, data: [0x02, 0x01, 0x06]), now: 200)
+        _ = s.handle(ScanFakeController.legacyReport(address: minew, data: [0x02, 0x01, 0x06]), now: 200)
         s.tick(now: 259)
         #expect(s.stats.rearms == 3)
         #expect(lines.lines(atLeast: .info).contains { $0.contains("arriving again") })
     }
 
     @Test func hardwareErrorResetsAndRearms() throws {
-        let fake = FakeController()
+        let fake = ScanFakeController()
         let s = try LiveScanner(transport: fake)
         try s.start(now: 0)
         fake.clearSent()
@@ -248,14 +248,14 @@ import Testing
     }
 
     @Test func adapterDownAndUpRearmsOnTheRawSocketPath() throws {
-        let fake = FakeController(ownsController: false, listsExtended: false)
+        let fake = ScanFakeController(ownsController: false, listsExtended: false)
         let s = try LiveScanner(transport: fake)
         try s.start(now: 0)
         // The kernel owns the controller: no Reset and no event masks from us.
         #expect(!fake.sentOpcodes.contains(HCIOpcode.reset))
         #expect(!fake.sentOpcodes.contains(HCIOpcode.leSetEventMask))
         fake.status = .down
-        _ = s.handle(FakeController.deviceEvent(4), now: 10)  // DOWN
+        _ = s.handle(ScanFakeController.deviceEvent(4), now: 10)  // DOWN
         #expect(s.state == .adapterDown)
         #expect(!fake.isOpen)
         #expect(!s.weEnabled)
@@ -264,30 +264,30 @@ import Testing
         #expect(fake.bringUpCount == 0)
         fake.status = .up
         fake.clearSent()
-        _ = s.handle(FakeController.deviceEvent(3), now: 20)  // UP
+        _ = s.handle(ScanFakeController.deviceEvent(3), now: 20)  // UP
         #expect(s.state == .scanning)
         #expect(fake.isOpen)
         #expect(fake.sent.last == .leSetScanEnable(true))
     }
 
     @Test func aReRegisteredAdapterIsBroughtUp() throws {
-        let fake = FakeController(ownsController: false)
+        let fake = ScanFakeController(ownsController: false)
         let s = try LiveScanner(transport: fake)
         try s.start(now: 0)
         fake.status = .absent
-        _ = s.handle(FakeController.deviceEvent(2), now: 1)  // UNREG
+        _ = s.handle(ScanFakeController.deviceEvent(2), now: 1)  // UNREG
         #expect(s.state == .adapterDown)
         fake.status = .down
-        _ = s.handle(FakeController.deviceEvent(1), now: 2)  // REG
+        _ = s.handle(ScanFakeController.deviceEvent(1), now: 2)  // REG
         #expect(fake.bringUpCount == 1)
         #expect(s.state == .scanning)
     }
 
     @Test func adapterDownAtStartWithoutPermissionWaitsAndLogsOnce() throws {
-        let fake = FakeController(ownsController: false)
+        let fake = ScanFakeController(ownsController: false)
         fake.status = .down
         fake.bringUpError = .system(call: "ioctl(HCIDEVUP)", errno: EPERM, detail: "fake0")
-        let lines = LogLines()
+        let lines = ScanLogLines()
         var config = ScanConfig()
         config.adapterPollInterval = 5
         let s = try LiveScanner(transport: fake, config: config, log: lines.log)
@@ -311,10 +311,10 @@ import Testing
     let addr = BDAddress("11:22:33:44:55:66")!
 
     @Test func reportsArrivingBeforeTheAnswerAreKeptInOrder() throws {
-        let fake = FakeController()
+        let fake = ScanFakeController()
         try fake.reopen()
-        let r1 = FakeController.legacyReport(address: addr, data: [0x02, 0x01, 0x06], time: 1)
-        let r2 = FakeController.legacyReport(address: addr, data: [0x02, 0x01, 0x04], time: 2)
+        let r1 = ScanFakeController.legacyReport(address: addr, data: [0x02, 0x01, 0x06], time: 1)
+        let r2 = ScanFakeController.legacyReport(address: addr, data: [0x02, 0x01, 0x04], time: 2)
         fake.beforeNextAnswer = [r1, r2]
         let channel = CommandChannel(transport: fake)
         let result = try channel.execute(.leSetScanEnable(true), timeout: 1)
@@ -326,9 +326,9 @@ import Testing
     }
 
     @Test func anAnswerForAnotherOpcodeIsNotTakenAsOurs() throws {
-        let fake = FakeController()
+        let fake = ScanFakeController()
         try fake.reopen()
-        let stale = FakeController.commandComplete(opcode: HCIOpcode.reset, returnParameters: [0])
+        let stale = ScanFakeController.commandComplete(opcode: HCIOpcode.reset, returnParameters: [0])
         fake.beforeNextAnswer = [stale]
         let channel = CommandChannel(transport: fake)
         let result = try channel.execute(.readLocalSupportedCommands, timeout: 1)
@@ -338,7 +338,7 @@ import Testing
     }
 
     @Test func commandStatusWithAnErrorEndsTheWait() throws {
-        let fake = FakeController()
+        let fake = ScanFakeController()
         try fake.reopen()
         fake.silentOpcodes = [HCIOpcode.leSetScanEnable]
         // 0F 04 | status 0x0C | num 1 | opcode 0x200C
@@ -348,7 +348,7 @@ import Testing
     }
 
     @Test func noAnswerTimesOut() throws {
-        let fake = FakeController()
+        let fake = ScanFakeController()
         try fake.reopen()
         fake.silentOpcodes = [HCIOpcode.reset]
         #expect(throws: CommandError.timeout(opcode: HCIOpcode.reset, seconds: 0.05)) {
@@ -357,7 +357,7 @@ import Testing
     }
 
     @Test func aStopRequestInterruptsTheWait() throws {
-        let fake = FakeController()
+        let fake = ScanFakeController()
         try fake.reopen()
         fake.silentOpcodes = [HCIOpcode.reset]
         #expect(throws: CommandError.interrupted) {
@@ -366,9 +366,9 @@ import Testing
     }
 
     @Test func theBacklogIsBounded() throws {
-        let fake = FakeController()
+        let fake = ScanFakeController()
         try fake.reopen()
-        fake.beforeNextAnswer = (0..<10).map { FakeController.legacyReport(address: addr, data: [], time: Int64($0)) }
+        fake.beforeNextAnswer = (0..<10).map { ScanFakeController.legacyReport(address: addr, data: [], time: Int64($0)) }
         let channel = CommandChannel(transport: fake, maxBacklog: 4)
         _ = try channel.execute(.reset, timeout: 1)
         #expect(channel.pendingCount == 4)
