@@ -44,6 +44,11 @@ import SensorDecode
 /// Disallowed once anything used extended ones). Any Command Disallowed moves on to the other set;
 /// when both are disallowed, another program is scanning: we listen anyway and never switch its
 /// scan off. Scanning is passive with duplicate filtering off (a filter would freeze readings).
+/// A raw socket without CAP_NET_RAW cannot send commands (EPERM): we also just listen.
+///
+/// Who owns the controller: over H4 we are its only host, so `arm()` starts with HCI Reset and
+/// installs the event masks (`HCIEventMasks`: LE Meta, LE Advertising Report, LE Extended
+/// Advertising Report); on a raw socket the kernel owns both and we send neither.
 ///
 /// Logging: each transition is logged once at `.info`; repeats of the same condition (another
 /// failed reconnect, another silent minute) go to `.debug`, so a months-long outage is a few lines.
