@@ -44,10 +44,15 @@ import SensorDecode
 /// Disallowed once anything used extended ones). Any Command Disallowed moves on to the other set;
 /// when both are disallowed, another program is scanning: we listen anyway and never switch its
 /// scan off. Scanning is passive with duplicate filtering off (a filter would freeze readings).
+/// A raw socket without CAP_NET_RAW cannot send commands (EPERM): we also just listen.
+///
+/// Who owns the controller: over H4 we are its only host, so `arm()` starts with HCI Reset and
+/// installs the event masks (`HCIEventMasks`: LE Meta, LE Advertising Report, LE Extended
+/// Advertising Report); on a raw socket the kernel owns both and we send neither.
 ///
 /// Logging: each transition is logged once at `.info`; repeats of the same condition (another
 /// failed reconnect, another silent minute) go to `.debug`, so a months-long outage is a few lines.
-/// Not thread-safe: one loop owns a `Scanner`.
+/// Not thread-safe: one loop owns a `LiveScanner`.
 
 /// What the scanner logs, and where. Lines are complete sentences without trailing newline.
 public struct ScanLog: Sendable {
@@ -155,7 +160,7 @@ public struct ScanStats: Sendable, Equatable {
 }
 
 /// The scanner: scan control state machine plus (in ScanLoop.swift) the poll loop.
-public final class Scanner {
+public final class LiveScanner {
     public enum State: Sendable, Equatable {
         case closed
         case scanning
@@ -190,6 +195,9 @@ public final class Scanner {
     /// Set on a kernel DOWN: someone powered the adapter off on purpose; wait for their UP.
     private var adminDown = false
     private var upPermissionLogged = false
+    private var sendPermissionLogged = false
+    /// The start-up line (adapter, command set) has been logged.
+    private var announced = false
     /// Polled during command waits so a stop request is honoured within ≤ 1 s.
     var interrupted: () -> Bool = { false }
 
@@ -226,7 +234,7 @@ public final class Scanner {
             case .unavailable(let why): throw .unavailable(why)
             case .system(let call, let e, _) where e == EAFNOSUPPORT && call.hasPrefix("socket"):
                 throw .unavailable("this kernel has no Bluetooth support (socket(AF_BLUETOOTH): EAFNOSUPPORT)")
-            default: throw .unavailable("\(transport.name): \(error)")
+            default: throw .unavailable(error.description)  // .system names the device itself
             }
         }
         lastAdvertisement = now
@@ -240,6 +248,7 @@ public final class Scanner {
         case .up:
             state = .scanning
             if arm(now: now) {
+                announced = true
                 log.info("\(transport.name): \(scanDescription)")
             } else {
                 transportFailed("could not start scanning", now: now)
@@ -249,12 +258,14 @@ public final class Scanner {
 
     /// Runs the arming sequence on an open transport; `true` when we scan (or listen to someone
     /// else's scan). On `false` the caller moves to reopening.
+    /// - Parameter reset: send HCI Reset first (owned controllers, after opening or a Hardware
+    ///   Error); the silence watchdog re-arms without it.
     @discardableResult
-    func arm(now: Double) -> Bool {
+    func arm(now: Double, reset: Bool = true) -> Bool {
         assembler = ReportAssembler()
         sharedScan = false
         do {
-            if transport.ownsController {
+            if transport.ownsController, reset {
                 let r = try run(.reset)
                 guard r.ok else { log.warning("\(transport.name): Reset failed: \(HCIStatus.name(r.status))"); return false }
                 weEnabled = false  // a reset stops scanning
@@ -267,7 +278,7 @@ public final class Scanner {
                     log.debug("\(transport.name): Read Local Supported Commands: \(HCIStatus.name(r.status)); assuming legacy scan commands")
                 }
             }
-            if transport.ownsController {
+            if transport.ownsController, reset {
                 for cmd in [HCICommand.setEventMask(HCIEventMasks.page1), .leSetEventMask(HCIEventMasks.le)] {
                     let r = try run(cmd)
                     if !r.ok { log.debug("\(transport.name): \(HCIOpcode.name(cmd.opcode)): \(HCIStatus.name(r.status))") }
@@ -304,8 +315,21 @@ public final class Scanner {
             log.warning("\(transport.name): cannot start scanning (\(refusals.joined(separator: "; ")))")
             return false
         } catch {
-            log.debug("\(transport.name): arming failed: \(error)")
             if case .interrupted = error { return true }  // stopping anyway
+            if case .transport(.system(_, let e, _)) = error, e == EPERM || e == EACCES {
+                // A raw socket without CAP_NET_RAW still receives events: listen to whatever scan
+                // another program runs instead of failing in a reconnect loop.
+                if !sendPermissionLogged {
+                    sendPermissionLogged = true
+                    log.warning("\(transport.name): no permission to send HCI commands (needs CAP_NET_RAW); listening only")
+                }
+                commandSet = nil
+                weEnabled = false
+                sharedScan = true
+                lastAdvertisement = now
+                return true
+            }
+            log.debug("\(transport.name): arming failed: \(error)")
             return false
         }
     }
@@ -354,10 +378,10 @@ public final class Scanner {
     }
 
     /// scanning → scanning: switch scanning on again (silence watchdog, after a Hardware Error).
-    func rearm(reason: String, now: Double) {
+    func rearm(reason: String, reset: Bool, now: Double) {
         stats.rearms += 1
         log.debug("\(transport.name): switching scanning on again (\(reason))")
-        if !arm(now: now) { transportFailed("switching scanning on again failed", now: now) }
+        if !arm(now: now, reset: reset) { transportFailed("switching scanning on again failed", now: now) }
     }
 
     /// any open state → reopening (or adapterDown when the OS says the adapter is down or gone).
@@ -398,13 +422,18 @@ public final class Scanner {
             return false
         }
         channel.clearBacklog()
-        stats.reconnects += 1
+        if announced { stats.reconnects += 1 }
         state = .scanning
         guard arm(now: now) else {
             transportFailed("could not start scanning after reopening", now: now)
             return false
         }
-        if let since = outageSince {
+        if !announced {
+            // First arm of a scanner that started with its adapter down: the start-up line.
+            announced = true
+            outageSince = nil
+            log.info("\(transport.name): \(scanDescription)")
+        } else if let since = outageSince {
             log.info("\(transport.name): scanning again after \(Self.seconds(now - since)) s (\(scanDescription))")
             outageSince = nil
         }
@@ -433,7 +462,7 @@ public final class Scanner {
 
     /// A short description for start-up and recovery lines.
     public var scanDescription: String {
-        if sharedScan { return "listening to another program's scan" }
+        if sharedScan { return "listening only (another program controls scanning)" }
         guard let set = commandSet else { return "not scanning" }
         let ms = config.windowMs == config.intervalMs
             ? "continuous, \(Self.seconds(config.intervalMs)) ms interval"
@@ -484,7 +513,7 @@ public final class Scanner {
             stats.hardwareErrors += 1
             log.warning("\(transport.name): controller Hardware Error 0x\(Hex.encode([code])); resetting and re-arming")
             if transport.ownsController {
-                rearm(reason: "hardware error", now: now)
+                rearm(reason: "hardware error", reset: true, now: now)
             }
             // Raw socket: the kernel resets the controller itself (hci_error_reset: DOWN then UP);
             // the device events that follow take us through adapterDown.
@@ -543,7 +572,7 @@ public final class Scanner {
                     log.debug("\(transport.name): still silent; switching scanning on again")
                 }
                 lastAdvertisement = now
-                rearm(reason: "silence", now: now)
+                rearm(reason: "silence", reset: false, now: now)
             }
             return lastAdvertisement + config.silenceTimeout
         case .reopening:

@@ -78,9 +78,9 @@ enum ScanCommand {
         let includeAll = args.has("all")
 
         let stop: StopSignal
-        let scanner: Scanner
+        let scanner: LiveScanner
         do throws(ScanError) {
-            scanner = try Scanner(transport: try spec.makeTransport(), config: config, log: log)
+            scanner = try LiveScanner(transport: try spec.makeTransport(), config: config, log: log)
         } catch {
             throw CLIError(error.description, code: error.exitCode, showUsage: error.exitCode == ExitCode.usage)
         }
