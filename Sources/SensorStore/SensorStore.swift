@@ -29,18 +29,31 @@ import SensorDecode
 /// (4) For every hour at or after the horizon, each `rollup_hourly` row equals the aggregate of
 ///     the raw rows of its (hour, sensor, quantity): n_rows, n_samples, sum, min, max, and the
 ///     value at the latest time. Quantity id 0 aggregates the rows themselves. Both are written
-///     in the same transaction, so every reader snapshot satisfies it.
+///     in the same transaction, so every reader snapshot satisfies it. (Scope: not for a sensor
+///     while `StoreReader.forget` deletes it in steps; its last step removes the rollups.)
 /// (5) Memory is bounded whatever the radio shows: the downsampler tracks ≤ `maxSensors`
 ///     sensors (evicting the least recently heard eighth), `pending` holds ≤ `maxPendingRows`
 ///     rows (dropping the oldest tenth, counted and logged once), the quantity id cache holds
 ///     ≤ `maxCachedQuantities` keys (cleared when full); sensor ids are looked up per batch.
-/// (6) A failure is logged once when it starts (one line, `StoreError.description`) and once
-///     when writing resumes; retries happen at most every `batchSeconds`.
+/// (6) A failure is logged once when it starts or changes kind (one line,
+///     `StoreError.description`) and once when writing resumes; retries happen at most every
+///     `batchSeconds`.
 /// (7) Retention deletes at most `pruneRowsPerStep` rows per transaction, oldest first, and only
 ///     rollup hours whose raw rows are all gone.
 ///
 /// THREADS. A `SensorStore` is used from one thread (the logger loop); it is not Sendable.
 /// Readers (`StoreReader`, a user's `sqlite3`) use their own connections in any process.
+///
+/// USAGE (the logger loop; `now` is CLOCK_MONOTONIC seconds, read by the caller):
+/// ```
+/// let store = try SensorStore(path: path, configuration: config, log: { logLine($0) })
+/// poll loop: for each decoded reading → store.add(reading, now: now)
+///            on every wake-up or timeout (≤ batchSeconds) → store.tick(now: now, wallMicros: wall)
+/// at SIGTERM/SIGINT → try store.close(now: now)      // writes open buckets, commits
+/// ```
+/// A `.failed` result or `currentFailure` is informational: the store already logged it and
+/// keeps the rows; the loop just carries on. `replay` calls `add` with the capture's times and
+/// `close` at the end. Queries: `StoreReader` (Queries.swift).
 public struct StoreConfiguration: Sendable, Equatable {
     public var downsample: DownsampleConfiguration
     /// Commit the pending rows at least this often (monotonic seconds). Default 5.
@@ -202,6 +215,7 @@ public final class SensorStore {
     public func add(_ reading: Reading, now: Double) -> FlushResult {
         downsampler.add(reading) { append($0, now: now) }
         statistics.downsample = downsampler.statistics
+        assert(withinMemoryBounds())
         if pending.count >= configuration.batchRows { return flush(now: now, force: false) }
         return pending.isEmpty ? .nothingPending : .notDue
     }
@@ -292,6 +306,14 @@ public final class SensorStore {
 
     // MARK: - Batching
 
+    /// Invariant 5's in-memory part; cheap, so DEBUG builds assert it after every change.
+    private func withinMemoryBounds() -> Bool {
+        pending.count <= max(1, configuration.maxPendingRows)
+            && downsampler.trackedSensors <= max(1, configuration.downsample.maxSensors)
+            && quantityIDs.count <= configuration.maxCachedQuantities
+    }
+
+    /// Called from inside `downsampler`'s mutating methods: touches `pending` only.
     private func append(_ row: StoredRow, now: Double) {
         if pending.isEmpty { pendingSince = now }
         pending.append(row)
@@ -440,7 +462,8 @@ public final class SensorStore {
             try connection.exec("COMMIT", attempted)
             // Only now are the new ids real (a rolled-back id could be reused by SQLite).
             if quantityIDs.count + newQuantities.count > configuration.maxCachedQuantities { quantityIDs.removeAll() }
-            quantityIDs.merge(newQuantities) { a, _ in a }
+            if newQuantities.count <= configuration.maxCachedQuantities { quantityIDs.merge(newQuantities) { a, _ in a } }
+            assert(withinMemoryBounds())
             return inserted
         } catch {
             if let e = connection.rollbackIfNeeded() { log(e.description) }
@@ -535,6 +558,7 @@ public final class SensorStore {
     /// - Returns: one line per violation; empty when all hold.
     public func checkInvariants() throws(StoreError) -> [String] {
         var problems: [String] = []
+        if !withinMemoryBounds() { problems.append("(5) an in-memory table is over its bound") }
         if pending.count > max(1, configuration.maxPendingRows) { problems.append("(5) pending \(pending.count) rows") }
         if downsampler.trackedSensors > max(1, configuration.downsample.maxSensors) {
             problems.append("(5) downsampler tracks \(downsampler.trackedSensors) sensors")

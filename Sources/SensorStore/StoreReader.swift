@@ -99,7 +99,8 @@ public enum SummaryGrouping: Sendable, Equatable {
 ///
 /// Each query runs in one read transaction, so it sees one committed state: never half a batch,
 /// and rollups always matching raw rows (invariant 4 of SensorStore.swift). In WAL mode it never
-/// blocks the logger. Used from one thread; open one per thread or process.
+/// blocks the logger. Used from one thread; open one per thread or process. A reader runs one
+/// query at a time: finish (or `close()`) an `ExportCursor` before the next call.
 public final class StoreReader {
     public let path: String
     let connection: Connection
