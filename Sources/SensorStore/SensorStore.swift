@@ -150,7 +150,10 @@ public final class SensorStore {
     ///     untouched (invariant 2).
     ///   - log: receives one-line messages about failures and recoveries (invariant 6).
     /// - Throws: `StoreError` if the file cannot be opened, validated or migrated.
-    public init(path: String, configuration: StoreConfiguration = StoreConfiguration(), log: @escaping (String) -> Void = { _ in })
+    public init(
+        path: String, configuration: StoreConfiguration = StoreConfiguration(),
+        log: @escaping (String) -> Void = { _ in }
+    )
         throws(StoreError)
     {
         self.path = path
@@ -186,7 +189,8 @@ public final class SensorStore {
             """)
         selectQuantity = try c.prepare("SELECT id FROM quantities WHERE key = ?1")
         insertQuantity = try c.prepare("INSERT INTO quantities (key, is_integer) VALUES (?1, ?2) RETURNING id")
-        insertReading = try c.prepare("INSERT OR IGNORE INTO readings (time_us, sensor_id, samples, data) VALUES (?1, ?2, ?3, ?4)")
+        insertReading = try c.prepare(
+            "INSERT OR IGNORE INTO readings (time_us, sensor_id, samples, data) VALUES (?1, ?2, ?3, ?4)")
         upsertRollup = try c.prepare(
             """
             INSERT INTO rollup_hourly (hour, sensor_id, quantity_id, n_rows, n_samples, sum_value, min_value, max_value,
@@ -252,7 +256,8 @@ public final class SensorStore {
     public func flush(now: Double, force: Bool = true) -> FlushResult {
         guard !pending.isEmpty else { return .nothingPending }
         if !force {
-            let due = pending.count >= configuration.batchRows
+            let due =
+                pending.count >= configuration.batchRows
                 || now - (pendingSince ?? now) >= configuration.batchSeconds
             guard due, now >= nextAttemptAt else { return .notDue }
         }
@@ -266,7 +271,9 @@ public final class SensorStore {
             pendingSince = nil
             nextAttemptAt = -Double.infinity
             if currentFailure != nil {
-                log("store: writing to \(path) resumed after \(failedAttempts) failed attempts; \(n) pending rows committed")
+                log(
+                    "store: writing to \(path) resumed after \(failedAttempts) failed attempts; \(n) pending rows committed"
+                )
                 currentFailure = nil
                 failedAttempts = 0
                 droppedThisEpisode = 0
@@ -276,7 +283,9 @@ public final class SensorStore {
             statistics.failedCommits += 1
             failedAttempts += 1
             if currentFailure?.sqliteCode != error.sqliteCode || currentFailure == nil {
-                log("\(error.description); keeping \(pending.count) rows in memory, retrying every \(configuration.batchSeconds) s")
+                log(
+                    "\(error.description); keeping \(pending.count) rows in memory, retrying every \(configuration.batchSeconds) s"
+                )
             }
             currentFailure = error
             nextAttemptAt = now + configuration.batchSeconds
@@ -323,7 +332,9 @@ public final class SensorStore {
             pending.removeFirst(n)
             statistics.droppedRows += n
             if droppedThisEpisode == 0 {
-                log("store: \(n) oldest pending rows dropped: \(configuration.maxPendingRows) rows waiting while \(path) refuses writes")
+                log(
+                    "store: \(n) oldest pending rows dropped: \(configuration.maxPendingRows) rows waiting while \(path) refuses writes"
+                )
             }
             droppedThisEpisode += n
         }
@@ -403,7 +414,8 @@ public final class SensorStore {
                 try u.bind(9, s.row.rssi.map { Int64($0) })
                 guard try u.step() else {
                     u.reset()
-                    throw StoreError.sqlite(code: SQLITE_INTERNAL, message: "upsert returned no id", attempted: attempted)
+                    throw StoreError.sqlite(
+                        code: SQLITE_INTERNAL, message: "upsert returned no id", attempted: attempted)
                 }
                 sensorIDs[address] = u.int64(0)
                 u.reset()
@@ -434,12 +446,16 @@ public final class SensorStore {
                 inserted += 1
                 let hour = Self.hour(r.timeMicros)
                 let rowKey = RollupKey(hour: hour, sensorID: sid, quantityID: Schema.rowQuantityID)
-                if rollups[rowKey] == nil { rollups[rowKey] = Rollup(r.samples, 0, r.timeMicros) } else {
+                if rollups[rowKey] == nil {
+                    rollups[rowKey] = Rollup(r.samples, 0, r.timeMicros)
+                } else {
                     rollups[rowKey]!.add(r.samples, 0, r.timeMicros)
                 }
                 for (qid, value) in items {
                     let k = RollupKey(hour: hour, sensorID: sid, quantityID: qid)
-                    if rollups[k] == nil { rollups[k] = Rollup(r.samples, value, r.timeMicros) } else {
+                    if rollups[k] == nil {
+                        rollups[k] = Rollup(r.samples, value, r.timeMicros)
+                    } else {
                         rollups[k]!.add(r.samples, value, r.timeMicros)
                     }
                 }
@@ -462,7 +478,9 @@ public final class SensorStore {
             try connection.exec("COMMIT", attempted)
             // Only now are the new ids real (a rolled-back id could be reused by SQLite).
             if quantityIDs.count + newQuantities.count > configuration.maxCachedQuantities { quantityIDs.removeAll() }
-            if newQuantities.count <= configuration.maxCachedQuantities { quantityIDs.merge(newQuantities) { a, _ in a } }
+            if newQuantities.count <= configuration.maxCachedQuantities {
+                quantityIDs.merge(newQuantities) { a, _ in a }
+            }
             assert(withinMemoryBounds())
             return inserted
         } catch {
@@ -490,7 +508,8 @@ public final class SensorStore {
             i.reset()
         }
         guard let id else {
-            throw StoreError.sqlite(code: SQLITE_INTERNAL, message: "no id for quantity \(q.key)", attempted: "store quantity")
+            throw StoreError.sqlite(
+                code: SQLITE_INTERNAL, message: "no id for quantity \(q.key)", attempted: "store quantity")
         }
         staged[q.key] = id
         return id
@@ -514,7 +533,8 @@ public final class SensorStore {
         try connection.exec("BEGIN IMMEDIATE", attempted)
         do throws(StoreError) {
             let n = max(1, configuration.pruneRowsPerStep)
-            let probe = try connection.prepare("SELECT time_us FROM readings WHERE time_us < ?1 ORDER BY time_us LIMIT 1 OFFSET ?2")
+            let probe = try connection.prepare(
+                "SELECT time_us FROM readings WHERE time_us < ?1 ORDER BY time_us LIMIT 1 OFFSET ?2")
             try probe.bind(1, cutoff)
             try probe.bind(2, n - 1)
             let nth: Int64? = try probe.step() ? probe.int64(0) : nil
@@ -554,20 +574,24 @@ public final class SensorStore {
     // MARK: - Invariants
 
     #if DEBUG
-    /// Checks invariants 2, 4 and 5 (the database part reads every row: tests only).
-    /// - Returns: one line per violation; empty when all hold.
-    public func checkInvariants() throws(StoreError) -> [String] {
-        var problems: [String] = []
-        if !withinMemoryBounds() { problems.append("(5) an in-memory table is over its bound") }
-        if pending.count > max(1, configuration.maxPendingRows) { problems.append("(5) pending \(pending.count) rows") }
-        if downsampler.trackedSensors > max(1, configuration.downsample.maxSensors) {
-            problems.append("(5) downsampler tracks \(downsampler.trackedSensors) sensors")
+        /// Checks invariants 2, 4 and 5 (the database part reads every row: tests only).
+        /// - Returns: one line per violation; empty when all hold.
+        public func checkInvariants() throws(StoreError) -> [String] {
+            var problems: [String] = []
+            if !withinMemoryBounds() { problems.append("(5) an in-memory table is over its bound") }
+            if pending.count > max(1, configuration.maxPendingRows) {
+                problems.append("(5) pending \(pending.count) rows")
+            }
+            if downsampler.trackedSensors > max(1, configuration.downsample.maxSensors) {
+                problems.append("(5) downsampler tracks \(downsampler.trackedSensors) sensors")
+            }
+            if quantityIDs.count > configuration.maxCachedQuantities {
+                problems.append("(5) quantity cache \(quantityIDs.count)")
+            }
+            let v = try connection.scalarInt("PRAGMA user_version") ?? -1
+            if v != Int64(Schema.version) { problems.append("(2) user_version \(v) != \(Schema.version)") }
+            problems += try RollupCheck.run(connection)
+            return problems
         }
-        if quantityIDs.count > configuration.maxCachedQuantities { problems.append("(5) quantity cache \(quantityIDs.count)") }
-        let v = try connection.scalarInt("PRAGMA user_version") ?? -1
-        if v != Int64(Schema.version) { problems.append("(2) user_version \(v) != \(Schema.version)") }
-        problems += try RollupCheck.run(connection)
-        return problems
-    }
     #endif
 }

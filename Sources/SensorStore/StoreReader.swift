@@ -162,7 +162,9 @@ public final class StoreReader {
         if let alias {
             do throws(StoreError) {
                 let other = try sensor(.alias(alias))
-                if other.id != target.id { throw StoreError.invalidArgument("alias '\(alias)' is already used by \(other.address)") }
+                if other.id != target.id {
+                    throw StoreError.invalidArgument("alias '\(alias)' is already used by \(other.address)")
+                }
             } catch .unknownSensor {
                 // Free: the expected case.
             }
@@ -369,7 +371,9 @@ enum RollupCheck {
                 }
             }
         }
-        for (k, _) in expected.prefix(Swift.max(0, 20 - problems.count)) { problems.append("(4) raw rows of \(k) have no rollup") }
+        for (k, _) in expected.prefix(Swift.max(0, 20 - problems.count)) {
+            problems.append("(4) raw rows of \(k) have no rollup")
+        }
         return problems
     }
 }

@@ -17,7 +17,7 @@ import SensorDecode
 import SensorStore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Unbuffered writes, so a test reading the pipe sees each line as soon as it is true.
@@ -65,7 +65,9 @@ guard let db = options["--db"] else { fail("--db PATH is required") }
 
 if options["--drop-privileges"] != nil, geteuid() == 0 {
     // Root ignores directory permissions; become "nobody" so an unwritable directory is one.
-    guard setgid(65534) == 0, setuid(65534) == 0 else { fail("cannot drop privileges: \(String(cString: strerror(errno)))") }
+    guard setgid(65534) == 0, setuid(65534) == 0 else {
+        fail("cannot drop privileges: \(String(cString: strerror(errno)))")
+    }
 }
 
 func cpuSeconds() -> Double {
@@ -94,7 +96,6 @@ func reading(_ k: Int, sensors: Int, start: Int64, step: Int64) -> Reading {
             Measurement(.batteryPercent, Double(k % 101)),
         ], timeMicros: start + Int64(j) * step, rssi: Int8(-40 - s % 50))
 }
-
 
 switch command {
 case "write":
@@ -202,7 +203,9 @@ case "bench":
         _ = stat(db, &st)
         var wal = stat()
         _ = stat(db + "-wal", &wal)
-        out("size: \(rows) rows, main \(st.st_size) B + wal \(wal.st_size) B = \(Double(st.st_size + wal.st_size) / Double(max(1, rows))) B/row")
+        out(
+            "size: \(rows) rows, main \(st.st_size) B + wal \(wal.st_size) B = \(Double(st.st_size + wal.st_size) / Double(max(1, rows))) B/row"
+        )
         let end = try reader.sensors().map(\.lastSeenMicros).max() ?? start
         func timed<T>(_ label: String, _ body: () throws(StoreError) -> T) throws(StoreError) -> T {
             let t = monotonic()
@@ -232,7 +235,9 @@ case "bench":
         }
         out("  exported \(n) rows")
         let one = try timed("export one sensor, all time") { () throws(StoreError) -> Int in
-            let cursor = try reader.export(sensors: [.address(BDAddress(rawValue: 0xC0FF_EE00_0000 + 7 % UInt64(sensors)))])
+            let cursor = try reader.export(sensors: [
+                .address(BDAddress(rawValue: 0xC0FF_EE00_0000 + 7 % UInt64(sensors)))
+            ])
             var n = 0
             while try cursor.next() != nil { n += 1 }
             return n

@@ -137,7 +137,8 @@ private func sameStatistics(_ a: [String: Expected], _ b: [String: Expected]) ->
         // Sensor 1 is odd and not a multiple of 3: only temperature and sometimes battery.
         #expect(one.quantities.map(\.key) == ["battery_pct", "temperature_c"])
 
-        let two = try exportAll(reader, range: range, sensors: [SensorSelector("kitchen"), SensorSelector(a1.description)])
+        let two = try exportAll(
+            reader, range: range, sensors: [SensorSelector("kitchen"), SensorSelector(a1.description)])
         let expected = inRange.filter { $0.address == a1 || $0.address == a2 }
             .sorted { ($0.timeMicros, $0.address) < ($1.timeMicros, $1.address) }
         #expect(two.rows.map(\.timeMicros) == expected.map(\.timeMicros))
@@ -215,7 +216,8 @@ private func sameStatistics(_ a: [String: Expected], _ b: [String: Expected]) ->
         #expect(sensors.count == 3)
         for s in sensors {
             let mine = readings.filter { $0.address == s.address }
-            #expect(s.firstSeenMicros == mine.map(\.timeMicros).min() && s.lastSeenMicros == mine.map(\.timeMicros).max())
+            #expect(
+                s.firstSeenMicros == mine.map(\.timeMicros).min() && s.lastSeenMicros == mine.map(\.timeMicros).max())
             #expect(s.lastBatteryPercent == mine.last { $0.value(.batteryPercent) != nil }?.value(.batteryPercent))
             #expect(s.radioName == mine.last?.name && s.model == mine.last?.model && s.lastRSSI == -60)
         }
