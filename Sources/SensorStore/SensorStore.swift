@@ -10,6 +10,11 @@ import SensorDecode
 /// `synchronous=NORMAL` in WAL mode a power cut may also lose the last commits before it, never
 /// the database's consistency.
 ///
+/// FILES. SensorStore.swift (this: writer, batching, retention, invariants), Schema.swift (layout
+/// and why, migrations, refusing foreign/newer/damaged files), Downsampler.swift (folding and
+/// de-duplication, bounded), MeasurementCodec.swift (row encoding), StoreReader.swift and
+/// Queries.swift (sensors, alias, forget, export, summary), SQLite.swift (checked C calls, errors).
+///
 /// DEFINITIONS.
 /// - *reading*: what a decoder made of one advertisement (`SensorDecode.Reading`).
 /// - *row*: one sensor's readings folded over one interval (`StoredRow`, table `readings`).

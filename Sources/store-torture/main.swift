@@ -41,7 +41,7 @@ var i = 1
 while i < args.count {
     let a = args[i]
     guard a.hasPrefix("--") else { fail("unexpected argument \(a)") }
-    if ["--drop-privileges", "--reader"].contains(a) {
+    if ["--drop-privileges", "--reader", "--skip-export"].contains(a) {
         options[a] = "1"
         i += 1
     } else {
@@ -227,6 +227,7 @@ case "bench":
             try reader.summary(by: .day(utcOffsetSeconds: 3600))
         }
         _ = try timed("summary whole database") { () throws(StoreError) in try reader.summary() }
+        if options["--skip-export"] != nil { exit(0) }
         let n = try timed("export all") { () throws(StoreError) -> Int in
             let cursor = try reader.export()
             var n = 0
