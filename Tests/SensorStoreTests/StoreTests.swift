@@ -378,6 +378,64 @@ private func sameStatistics(_ a: [String: Expected], _ b: [String: Expected]) ->
     }
 }
 
+@Suite struct BatchTimingTests {
+    @Test func aBatchCommitsAfterBatchSecondsOrBatchRowsWhicheverFirst() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        var config = StoreConfiguration()
+        config.downsample.intervalSeconds = 0
+        config.batchSeconds = 5
+        config.batchRows = 50
+        let store = try SensorStore(path: dir.file("a.db"), configuration: config)
+        for k in 0..<10 { #expect(store.add(tortureReading(k, sensors: 2), now: 100 + Double(k) * 0.1) == .notDue) }
+        #expect(store.tick(now: 104.9) == .notDue)
+        #expect(store.tick(now: 105.0) == .committed(rows: 10, inserted: 10))
+        #expect(store.tick(now: 200) == .nothingPending)
+        // 50 rows arrive within a second: the row bound commits at once.
+        var results: [FlushResult] = []
+        for k in 10..<60 { results.append(store.add(tortureReading(k, sensors: 2), now: 201)) }
+        #expect(results.last == .committed(rows: 50, inserted: 50))
+        #expect(results.dropLast().allSatisfy { $0 == .notDue })
+    }
+
+    @Test func anotherWritersLockIsLivedThroughAndLoggedOnce() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        let log = LogLines()
+        var config = StoreConfiguration()
+        config.downsample.intervalSeconds = 0
+        config.batchRows = 10
+        config.busyTimeoutMillis = 10
+        let store = try SensorStore(path: dir.file("a.db"), configuration: config, log: log.append)
+        let other = try Connection(path: dir.file("a.db"), readOnly: false, create: false, busyTimeoutMillis: 10)
+        try other.exec("BEGIN IMMEDIATE", "hold the write lock")
+        var now = 0.0
+        for k in 0..<100 {
+            now += 1
+            store.add(tortureReading(k, sensors: 3), now: now)
+            store.tick(now: now)
+        }
+        #expect(store.currentFailure?.isBusy == true)
+        #expect(log.lines.count == 1)
+        try other.exec("COMMIT", "release the write lock")
+        now += 10
+        store.tick(now: now)
+        #expect(store.currentFailure == nil)
+        #expect(store.statistics.committedRows == 100)
+        #expect(log.lines.count == 2 && log.lines[1].contains("resumed"))
+    }
+
+    @Test func aNewStoreCarriesItsVersionAndApplicationID() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        _ = try SensorStore(path: dir.file("a.db"))
+        let c = try Connection(path: dir.file("a.db"), readOnly: true, create: false, busyTimeoutMillis: 10)
+        #expect(try c.scalarInt("PRAGMA user_version") == Int64(Schema.version))
+        #expect(try c.scalarInt("PRAGMA application_id") == Int64(Schema.applicationID))
+        #expect(try c.scalarText("PRAGMA journal_mode") == "wal")
+    }
+}
+
 @Suite struct OpenRefusalTests {
     @Test func aNewerDatabaseIsRefusedAndLeftUntouched() throws {
         let dir = TempDir()
