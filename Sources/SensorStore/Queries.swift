@@ -43,7 +43,8 @@ public final class ExportCursor {
             sensors[sid]
             ?? SensorInfo(
                 id: sid, address: BDAddress(rawValue: 0), addressType: .publicDevice, decoderID: "?", model: "?",
-                alias: nil, radioName: nil, firstSeenMicros: 0, lastSeenMicros: 0, lastBatteryPercent: nil, lastRSSI: nil)
+                alias: nil, radioName: nil, firstSeenMicros: 0, lastSeenMicros: 0, lastBatteryPercent: nil,
+                lastRSSI: nil)
         var ms: [Measurement] = []
         ms.reserveCapacity(4)
         var badID: Int64? = nil
@@ -80,8 +81,12 @@ extension StoreReader {
     ///   - sensors: addresses or aliases; empty exports every sensor.
     /// - Returns: a cursor whose `quantities` lists the columns before the first row is read.
     /// - Throws: `.unknownSensor` for a selector that matches nothing, or SQLite errors.
-    public func export(range: TimeRange = .all, sensors selectors: [SensorSelector] = []) throws(StoreError) -> ExportCursor {
-        if let f = range.from, let t = range.to, f > t { throw .invalidArgument("the time range ends before it starts") }
+    public func export(range: TimeRange = .all, sensors selectors: [SensorSelector] = []) throws(StoreError)
+        -> ExportCursor
+    {
+        if let f = range.from, let t = range.to, f > t {
+            throw .invalidArgument("the time range ends before it starts")
+        }
         try connection.exec("BEGIN", "begin an export from \(path)")
         do throws(StoreError) {
             try loadQuantities()
@@ -123,7 +128,8 @@ extension StoreReader {
         let (hours, raw) = Self.split(from: from, to: to)
         if !hours.isEmpty {
             let s = try connection.prepare(
-                "SELECT DISTINCT sensor_id, quantity_id FROM rollup_hourly WHERE hour >= ?1 AND hour < ?2 AND quantity_id != 0")
+                "SELECT DISTINCT sensor_id, quantity_id FROM rollup_hourly WHERE hour >= ?1 AND hour < ?2 AND quantity_id != 0"
+            )
             try s.bind(1, hours.lowerBound)
             try s.bind(2, hours.upperBound)
             while try s.step() {
@@ -172,7 +178,10 @@ extension StoreReader {
         var lastTime = Int64.min
         var last = 0.0
 
-        mutating func merge(rows r: Int64, samples n: Int64, sum s: Double, min lo: Double, max hi: Double, lastTime t: Int64, last v: Double) {
+        mutating func merge(
+            rows r: Int64, samples n: Int64, sum s: Double, min lo: Double, max hi: Double, lastTime t: Int64,
+            last v: Double
+        ) {
             rows += r
             samples += n
             sum += s
@@ -198,7 +207,9 @@ extension StoreReader {
     public func summary(
         range: TimeRange = .all, sensors selectors: [SensorSelector] = [], by grouping: SummaryGrouping = .none
     ) throws(StoreError) -> [SensorSummary] {
-        if let f = range.from, let t = range.to, f > t { throw .invalidArgument("the time range ends before it starts") }
+        if let f = range.from, let t = range.to, f > t {
+            throw .invalidArgument("the time range ends before it starts")
+        }
         return try inReadTransaction { () throws(StoreError) -> [SensorSummary] in
             try loadQuantities()
             let from = try effectiveFrom(range)
@@ -244,8 +255,9 @@ extension StoreReader {
             for r in raw {
                 try forEachRaw(r, sensors: filter) { t, sid, n, data in
                     let p = period(t)
-                    aggs[SummaryKey(sensor: sid, period: p, quantity: Schema.rowQuantityID), default: SummaryAgg()].merge(
-                        rows: 1, samples: n, sum: 0, min: 0, max: 0, lastTime: t, last: 0)
+                    aggs[SummaryKey(sensor: sid, period: p, quantity: Schema.rowQuantityID), default: SummaryAgg()]
+                        .merge(
+                            rows: 1, samples: n, sum: 0, min: 0, max: 0, lastTime: t, last: 0)
                     MeasurementCodec.decode(data) { qid, v in
                         aggs[SummaryKey(sensor: sid, period: p, quantity: qid), default: SummaryAgg()].merge(
                             rows: 1, samples: n, sum: v, min: v, max: v, lastTime: t, last: v)
@@ -271,7 +283,8 @@ extension StoreReader {
                 groups[g]!.quantities.append(
                     QuantitySummary(
                         quantity: try quantity(k.quantity), rows: Int(a.rows), samples: Int(a.samples), min: a.min,
-                        mean: a.rows > 0 ? a.sum / Double(a.rows) : .nan, max: a.max, last: a.last, lastTimeMicros: a.lastTime))
+                        mean: a.rows > 0 ? a.sum / Double(a.rows) : .nan, max: a.max, last: a.last,
+                        lastTimeMicros: a.lastTime))
             }
             var out = Array(groups.values)
             for i in out.indices { out[i].quantities.sort { $0.quantity < $1.quantity } }

@@ -1,7 +1,7 @@
 import CSQLite
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The database layout and its migrations.
@@ -97,9 +97,13 @@ enum Schema {
             let uv = try c.scalarInt("PRAGMA user_version") ?? 0
             let app = try c.scalarInt("PRAGMA application_id") ?? 0
             let objects = try c.scalarInt("SELECT count(*) FROM sqlite_schema") ?? 0
-            return Inspection(userVersion: Int32(truncatingIfNeeded: uv), applicationID: Int32(truncatingIfNeeded: app), objectCount: objects)
+            return Inspection(
+                userVersion: Int32(truncatingIfNeeded: uv), applicationID: Int32(truncatingIfNeeded: app),
+                objectCount: objects)
         } catch {
-            if case .sqlite(let code, let message, _) = error { throw .sqlite(code: code, message: message, attempted: attempted) }
+            if case .sqlite(let code, let message, _) = error {
+                throw .sqlite(code: code, message: message, attempted: attempted)
+            }
             throw error
         }
     }
@@ -112,10 +116,12 @@ enum Schema {
         if i.applicationID != applicationID {
             // An empty file (0 objects, no id) is a database we may initialize.
             if i.applicationID != 0 {
-                throw .foreignDatabase(path: path, reason: "application_id 0x\(String(UInt32(bitPattern: i.applicationID), radix: 16))")
+                throw .foreignDatabase(
+                    path: path, reason: "application_id 0x\(String(UInt32(bitPattern: i.applicationID), radix: 16))")
             }
             if i.objectCount > 0 {
-                throw .foreignDatabase(path: path, reason: "it holds \(i.objectCount) tables/indexes of another application")
+                throw .foreignDatabase(
+                    path: path, reason: "it holds \(i.objectCount) tables/indexes of another application")
             }
         }
     }
@@ -161,7 +167,8 @@ enum Schema {
         // in the file, so readers opened later use it too.
         let mode = try c.scalarText("PRAGMA journal_mode = WAL")
         guard mode?.lowercased() == "wal" else {
-            throw .sqlite(code: SQLITE_ERROR, message: "journal_mode is \(mode ?? "unknown")", attempted: "enable WAL on \(path)")
+            throw .sqlite(
+                code: SQLITE_ERROR, message: "journal_mode is \(mode ?? "unknown")", attempted: "enable WAL on \(path)")
         }
         return c
     }

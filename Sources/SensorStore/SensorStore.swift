@@ -10,6 +10,11 @@ import SensorDecode
 /// `synchronous=NORMAL` in WAL mode a power cut may also lose the last commits before it, never
 /// the database's consistency.
 ///
+/// FILES. SensorStore.swift (this: writer, batching, retention, invariants), Schema.swift (layout
+/// and why, migrations, refusing foreign/newer/damaged files), Downsampler.swift (folding and
+/// de-duplication, bounded), MeasurementCodec.swift (row encoding), StoreReader.swift and
+/// Queries.swift (sensors, alias, forget, export, summary), SQLite.swift (checked C calls, errors).
+///
 /// DEFINITIONS.
 /// - *reading*: what a decoder made of one advertisement (`SensorDecode.Reading`).
 /// - *row*: one sensor's readings folded over one interval (`StoredRow`, table `readings`).
@@ -29,18 +34,31 @@ import SensorDecode
 /// (4) For every hour at or after the horizon, each `rollup_hourly` row equals the aggregate of
 ///     the raw rows of its (hour, sensor, quantity): n_rows, n_samples, sum, min, max, and the
 ///     value at the latest time. Quantity id 0 aggregates the rows themselves. Both are written
-///     in the same transaction, so every reader snapshot satisfies it.
+///     in the same transaction, so every reader snapshot satisfies it. (Scope: not for a sensor
+///     while `StoreReader.forget` deletes it in steps; its last step removes the rollups.)
 /// (5) Memory is bounded whatever the radio shows: the downsampler tracks ≤ `maxSensors`
 ///     sensors (evicting the least recently heard eighth), `pending` holds ≤ `maxPendingRows`
 ///     rows (dropping the oldest tenth, counted and logged once), the quantity id cache holds
 ///     ≤ `maxCachedQuantities` keys (cleared when full); sensor ids are looked up per batch.
-/// (6) A failure is logged once when it starts (one line, `StoreError.description`) and once
-///     when writing resumes; retries happen at most every `batchSeconds`.
+/// (6) A failure is logged once when it starts or changes kind (one line,
+///     `StoreError.description`) and once when writing resumes; retries happen at most every
+///     `batchSeconds`.
 /// (7) Retention deletes at most `pruneRowsPerStep` rows per transaction, oldest first, and only
 ///     rollup hours whose raw rows are all gone.
 ///
 /// THREADS. A `SensorStore` is used from one thread (the logger loop); it is not Sendable.
 /// Readers (`StoreReader`, a user's `sqlite3`) use their own connections in any process.
+///
+/// USAGE (the logger loop; `now` is CLOCK_MONOTONIC seconds, read by the caller):
+/// ```
+/// let store = try SensorStore(path: path, configuration: config, log: { logLine($0) })
+/// poll loop: for each decoded reading → store.add(reading, now: now)
+///            on every wake-up or timeout (≤ batchSeconds) → store.tick(now: now, wallMicros: wall)
+/// at SIGTERM/SIGINT → try store.close(now: now)      // writes open buckets, commits
+/// ```
+/// A `.failed` result or `currentFailure` is informational: the store already logged it and
+/// keeps the rows; the loop just carries on. `replay` calls `add` with the capture's times and
+/// `close` at the end. Queries: `StoreReader` (Queries.swift).
 public struct StoreConfiguration: Sendable, Equatable {
     public var downsample: DownsampleConfiguration
     /// Commit the pending rows at least this often (monotonic seconds). Default 5.
@@ -137,7 +155,10 @@ public final class SensorStore {
     ///     untouched (invariant 2).
     ///   - log: receives one-line messages about failures and recoveries (invariant 6).
     /// - Throws: `StoreError` if the file cannot be opened, validated or migrated.
-    public init(path: String, configuration: StoreConfiguration = StoreConfiguration(), log: @escaping (String) -> Void = { _ in })
+    public init(
+        path: String, configuration: StoreConfiguration = StoreConfiguration(),
+        log: @escaping (String) -> Void = { _ in }
+    )
         throws(StoreError)
     {
         self.path = path
@@ -173,7 +194,8 @@ public final class SensorStore {
             """)
         selectQuantity = try c.prepare("SELECT id FROM quantities WHERE key = ?1")
         insertQuantity = try c.prepare("INSERT INTO quantities (key, is_integer) VALUES (?1, ?2) RETURNING id")
-        insertReading = try c.prepare("INSERT OR IGNORE INTO readings (time_us, sensor_id, samples, data) VALUES (?1, ?2, ?3, ?4)")
+        insertReading = try c.prepare(
+            "INSERT OR IGNORE INTO readings (time_us, sensor_id, samples, data) VALUES (?1, ?2, ?3, ?4)")
         upsertRollup = try c.prepare(
             """
             INSERT INTO rollup_hourly (hour, sensor_id, quantity_id, n_rows, n_samples, sum_value, min_value, max_value,
@@ -202,6 +224,7 @@ public final class SensorStore {
     public func add(_ reading: Reading, now: Double) -> FlushResult {
         downsampler.add(reading) { append($0, now: now) }
         statistics.downsample = downsampler.statistics
+        assert(withinMemoryBounds())
         if pending.count >= configuration.batchRows { return flush(now: now, force: false) }
         return pending.isEmpty ? .nothingPending : .notDue
     }
@@ -238,7 +261,8 @@ public final class SensorStore {
     public func flush(now: Double, force: Bool = true) -> FlushResult {
         guard !pending.isEmpty else { return .nothingPending }
         if !force {
-            let due = pending.count >= configuration.batchRows
+            let due =
+                pending.count >= configuration.batchRows
                 || now - (pendingSince ?? now) >= configuration.batchSeconds
             guard due, now >= nextAttemptAt else { return .notDue }
         }
@@ -252,7 +276,9 @@ public final class SensorStore {
             pendingSince = nil
             nextAttemptAt = -Double.infinity
             if currentFailure != nil {
-                log("store: writing to \(path) resumed after \(failedAttempts) failed attempts; \(n) pending rows committed")
+                log(
+                    "store: writing to \(path) resumed after \(failedAttempts) failed attempts; \(n) pending rows committed"
+                )
                 currentFailure = nil
                 failedAttempts = 0
                 droppedThisEpisode = 0
@@ -262,7 +288,9 @@ public final class SensorStore {
             statistics.failedCommits += 1
             failedAttempts += 1
             if currentFailure?.sqliteCode != error.sqliteCode || currentFailure == nil {
-                log("\(error.description); keeping \(pending.count) rows in memory, retrying every \(configuration.batchSeconds) s")
+                log(
+                    "\(error.description); keeping \(pending.count) rows in memory, retrying every \(configuration.batchSeconds) s"
+                )
             }
             currentFailure = error
             nextAttemptAt = now + configuration.batchSeconds
@@ -292,6 +320,14 @@ public final class SensorStore {
 
     // MARK: - Batching
 
+    /// Invariant 5's in-memory part; cheap, so DEBUG builds assert it after every change.
+    private func withinMemoryBounds() -> Bool {
+        pending.count <= max(1, configuration.maxPendingRows)
+            && downsampler.trackedSensors <= max(1, configuration.downsample.maxSensors)
+            && quantityIDs.count <= configuration.maxCachedQuantities
+    }
+
+    /// Called from inside `downsampler`'s mutating methods: touches `pending` only.
     private func append(_ row: StoredRow, now: Double) {
         if pending.isEmpty { pendingSince = now }
         pending.append(row)
@@ -301,7 +337,9 @@ public final class SensorStore {
             pending.removeFirst(n)
             statistics.droppedRows += n
             if droppedThisEpisode == 0 {
-                log("store: \(n) oldest pending rows dropped: \(configuration.maxPendingRows) rows waiting while \(path) refuses writes")
+                log(
+                    "store: \(n) oldest pending rows dropped: \(configuration.maxPendingRows) rows waiting while \(path) refuses writes"
+                )
             }
             droppedThisEpisode += n
         }
@@ -381,7 +419,8 @@ public final class SensorStore {
                 try u.bind(9, s.row.rssi.map { Int64($0) })
                 guard try u.step() else {
                     u.reset()
-                    throw StoreError.sqlite(code: SQLITE_INTERNAL, message: "upsert returned no id", attempted: attempted)
+                    throw StoreError.sqlite(
+                        code: SQLITE_INTERNAL, message: "upsert returned no id", attempted: attempted)
                 }
                 sensorIDs[address] = u.int64(0)
                 u.reset()
@@ -412,12 +451,16 @@ public final class SensorStore {
                 inserted += 1
                 let hour = Self.hour(r.timeMicros)
                 let rowKey = RollupKey(hour: hour, sensorID: sid, quantityID: Schema.rowQuantityID)
-                if rollups[rowKey] == nil { rollups[rowKey] = Rollup(r.samples, 0, r.timeMicros) } else {
+                if rollups[rowKey] == nil {
+                    rollups[rowKey] = Rollup(r.samples, 0, r.timeMicros)
+                } else {
                     rollups[rowKey]!.add(r.samples, 0, r.timeMicros)
                 }
                 for (qid, value) in items {
                     let k = RollupKey(hour: hour, sensorID: sid, quantityID: qid)
-                    if rollups[k] == nil { rollups[k] = Rollup(r.samples, value, r.timeMicros) } else {
+                    if rollups[k] == nil {
+                        rollups[k] = Rollup(r.samples, value, r.timeMicros)
+                    } else {
                         rollups[k]!.add(r.samples, value, r.timeMicros)
                     }
                 }
@@ -440,7 +483,10 @@ public final class SensorStore {
             try connection.exec("COMMIT", attempted)
             // Only now are the new ids real (a rolled-back id could be reused by SQLite).
             if quantityIDs.count + newQuantities.count > configuration.maxCachedQuantities { quantityIDs.removeAll() }
-            quantityIDs.merge(newQuantities) { a, _ in a }
+            if newQuantities.count <= configuration.maxCachedQuantities {
+                quantityIDs.merge(newQuantities) { a, _ in a }
+            }
+            assert(withinMemoryBounds())
             return inserted
         } catch {
             if let e = connection.rollbackIfNeeded() { log(e.description) }
@@ -467,7 +513,8 @@ public final class SensorStore {
             i.reset()
         }
         guard let id else {
-            throw StoreError.sqlite(code: SQLITE_INTERNAL, message: "no id for quantity \(q.key)", attempted: "store quantity")
+            throw StoreError.sqlite(
+                code: SQLITE_INTERNAL, message: "no id for quantity \(q.key)", attempted: "store quantity")
         }
         staged[q.key] = id
         return id
@@ -491,7 +538,8 @@ public final class SensorStore {
         try connection.exec("BEGIN IMMEDIATE", attempted)
         do throws(StoreError) {
             let n = max(1, configuration.pruneRowsPerStep)
-            let probe = try connection.prepare("SELECT time_us FROM readings WHERE time_us < ?1 ORDER BY time_us LIMIT 1 OFFSET ?2")
+            let probe = try connection.prepare(
+                "SELECT time_us FROM readings WHERE time_us < ?1 ORDER BY time_us LIMIT 1 OFFSET ?2")
             try probe.bind(1, cutoff)
             try probe.bind(2, n - 1)
             let nth: Int64? = try probe.step() ? probe.int64(0) : nil
@@ -531,19 +579,24 @@ public final class SensorStore {
     // MARK: - Invariants
 
     #if DEBUG
-    /// Checks invariants 2, 4 and 5 (the database part reads every row: tests only).
-    /// - Returns: one line per violation; empty when all hold.
-    public func checkInvariants() throws(StoreError) -> [String] {
-        var problems: [String] = []
-        if pending.count > max(1, configuration.maxPendingRows) { problems.append("(5) pending \(pending.count) rows") }
-        if downsampler.trackedSensors > max(1, configuration.downsample.maxSensors) {
-            problems.append("(5) downsampler tracks \(downsampler.trackedSensors) sensors")
+        /// Checks invariants 2, 4 and 5 (the database part reads every row: tests only).
+        /// - Returns: one line per violation; empty when all hold.
+        public func checkInvariants() throws(StoreError) -> [String] {
+            var problems: [String] = []
+            if !withinMemoryBounds() { problems.append("(5) an in-memory table is over its bound") }
+            if pending.count > max(1, configuration.maxPendingRows) {
+                problems.append("(5) pending \(pending.count) rows")
+            }
+            if downsampler.trackedSensors > max(1, configuration.downsample.maxSensors) {
+                problems.append("(5) downsampler tracks \(downsampler.trackedSensors) sensors")
+            }
+            if quantityIDs.count > configuration.maxCachedQuantities {
+                problems.append("(5) quantity cache \(quantityIDs.count)")
+            }
+            let v = try connection.scalarInt("PRAGMA user_version") ?? -1
+            if v != Int64(Schema.version) { problems.append("(2) user_version \(v) != \(Schema.version)") }
+            problems += try RollupCheck.run(connection)
+            return problems
         }
-        if quantityIDs.count > configuration.maxCachedQuantities { problems.append("(5) quantity cache \(quantityIDs.count)") }
-        let v = try connection.scalarInt("PRAGMA user_version") ?? -1
-        if v != Int64(Schema.version) { problems.append("(2) user_version \(v) != \(Schema.version)") }
-        problems += try RollupCheck.run(connection)
-        return problems
-    }
     #endif
 }

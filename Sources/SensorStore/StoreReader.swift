@@ -99,7 +99,8 @@ public enum SummaryGrouping: Sendable, Equatable {
 ///
 /// Each query runs in one read transaction, so it sees one committed state: never half a batch,
 /// and rollups always matching raw rows (invariant 4 of SensorStore.swift). In WAL mode it never
-/// blocks the logger. Used from one thread; open one per thread or process.
+/// blocks the logger. Used from one thread; open one per thread or process. A reader runs one
+/// query at a time: finish (or `close()`) an `ExportCursor` before the next call.
 public final class StoreReader {
     public let path: String
     let connection: Connection
@@ -161,7 +162,9 @@ public final class StoreReader {
         if let alias {
             do throws(StoreError) {
                 let other = try sensor(.alias(alias))
-                if other.id != target.id { throw StoreError.invalidArgument("alias '\(alias)' is already used by \(other.address)") }
+                if other.id != target.id {
+                    throw StoreError.invalidArgument("alias '\(alias)' is already used by \(other.address)")
+                }
             } catch .unknownSensor {
                 // Free: the expected case.
             }
@@ -368,7 +371,9 @@ enum RollupCheck {
                 }
             }
         }
-        for (k, _) in expected.prefix(Swift.max(0, 20 - problems.count)) { problems.append("(4) raw rows of \(k) have no rollup") }
+        for (k, _) in expected.prefix(Swift.max(0, 20 - problems.count)) {
+            problems.append("(4) raw rows of \(k) have no rollup")
+        }
         return problems
     }
 }
