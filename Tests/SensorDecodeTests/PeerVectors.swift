@@ -29,7 +29,7 @@ struct PeerVector: Sendable, CustomStringConvertible {
     }()
 
     static var isAvailable: Bool { FileManager.default.fileExists(atPath: path) }
-    static let skipMessage = "../shared/vectors/peer-vectors.jsonl is absent (fresh clone): peer vectors skipped"
+    static let skipMessage: Comment = "../shared/vectors/peer-vectors.jsonl is absent (fresh clone): peer vectors skipped"
 
     /// All vectors, or an empty list when the shared folder is absent.
     static let all: [PeerVector] = {

@@ -1,0 +1,40 @@
+import SensorDecode
+
+/// Advertisements → readings, the part of the flow shared by `run`, `replay` and `scan`:
+/// the `--only` filter, the registry, and counting. Problems a decoder finds are reported through
+/// `onProblem` once per device and reason, with a bounded memory of what was already said.
+struct Pipeline {
+    let registry: Registry
+    /// `--only` addresses; empty means every device.
+    let only: Set<BDAddress>
+    private(set) var advertisements = 0
+    private(set) var readings = 0
+    private(set) var malformed = 0
+    /// (address, decoder) pairs already reported; bounded so a noisy radio cannot grow it.
+    private var reported: Set<String> = []
+    private static let maxReported = 1024
+
+    init(registry: Registry, only: Set<BDAddress> = []) {
+        self.registry = registry
+        self.only = only
+    }
+
+    /// Decodes one advertisement. `onProblem` gets a one-line message the first time a device's
+    /// frames are found malformed by a decoder (e.g. a wrong key), not for every frame.
+    mutating func process(_ ad: Advertisement, onProblem: (String) -> Void) -> [Reading] {
+        advertisements += 1
+        if !only.isEmpty, !only.contains(ad.address) { return [] }
+        let result = registry.decode(ad)
+        readings += result.readings.count
+        for m in result.malformed {
+            malformed += 1
+            let key = "\(ad.address) \(m.decoder)"
+            if !reported.contains(key) {
+                if reported.count >= Self.maxReported { reported.removeAll() }
+                reported.insert(key)
+                onProblem("\(ad.address): \(m.decoder): \(m.reason) (further such frames from it are not reported)")
+            }
+        }
+        return result.readings
+    }
+}

@@ -1,1 +1,0 @@
-// Tests for CLITests are added by their modules' work.

@@ -1,0 +1,132 @@
+import SensorDecode
+import Testing
+
+@Suite struct AdvertisingDataTests {
+    @Test func parsesEveryInterpretedField() throws {
+        let hex = "020106" + "0303e1ff" + "050312341828" + "0509504c5553" + "020af4" + "03194003"
+            + "1016e1ffa10164ff803200665544332211" + "07ff4c0002150102" + "06206745230189"
+            + "1221" + "00112233445566778899aabbccddeeff" + "ab" + "0505" + "78563412"
+            + "11" + "07" + "fb349b5f800000800010000095fe0000"
+        let ad = AdvertisingData(parsing: Hex.decode(hex)!)
+        #expect(ad.flags == 0x06)
+        #expect(ad.displayName == "PLUS")
+        #expect(ad.localNameIsComplete)
+        #expect(ad.txPower == -12)
+        #expect(ad.appearance == 0x0340)
+        #expect(ad.serviceUUIDs.contains(.uuid16(0xFFE1)))
+        #expect(ad.serviceUUIDs.contains(.uuid16(0x3412)))
+        #expect(ad.serviceUUIDs.contains(.uuid16(0x2818)))
+        #expect(ad.serviceUUIDs.contains(.uuid32(0x1234_5678)))
+        #expect(ad.serviceUUIDs.contains { "\($0)" == "0000fe95-0000-1000-8000-00805f9b34fb" })
+        #expect(ad.serviceData(uuid16: 0xFFE1).map(Array.init) == Hex.decode("a10164ff803200665544332211"))
+        let md = try #require(ad.manufacturerData(company: 0x004C))
+        #expect(Array(md.data) == [0x02, 0x15, 0x01, 0x02])
+        #expect(Array(md.value) == [0x4C, 0x00, 0x02, 0x15, 0x01, 0x02])
+        #expect(ad.serviceData.contains { $0.uuid == .uuid32(0x0123_4567) && Array($0.data) == [0x89] })
+        #expect(ad.serviceData.contains { "\($0.uuid)" == "ffeeddcc-bbaa-9988-7766-554433221100" && Array($0.data) == [0xAB] })
+        #expect(!ad.truncated)
+        #expect(ad.malformedFields == 0)
+    }
+
+    @Test func shortenedNameIsReplacedByACompleteOne() {
+        let ad = AdvertisingData(parsing: Hex.decode("03084142" + "0409414243")!)
+        #expect(ad.displayName == "ABC")
+        #expect(ad.localNameIsComplete)
+    }
+
+    @Test func stopsCleanlyAtAZeroLength() {
+        let ad = AdvertisingData(parsing: Hex.decode("020106" + "00" + "0303e1ff")!)
+        #expect(ad.flags == 6)
+        #expect(ad.serviceUUIDs.isEmpty)  // after the terminator: padding, not data
+        #expect(!ad.truncated)
+    }
+
+    @Test func anOverlongStructureKeepsWhatCameBefore() {
+        let ad = AdvertisingData(parsing: Hex.decode("020106" + "0a09414243")!)
+        #expect(ad.flags == 6)
+        #expect(ad.localName == nil)
+        #expect(ad.truncated)
+    }
+
+    @Test func aLengthByteAloneAtTheEndIsTruncated() {
+        let ad = AdvertisingData(parsing: Hex.decode("02010603")!)
+        #expect(ad.flags == 6)
+        #expect(ad.truncated)
+    }
+
+    @Test(arguments: ["0101", "030a0102", "0419010203", "020320", "0404010203", "0207000102030405",
+                      "021600", "0420010203", "0221000102", "02ff00"])
+    func impossibleFieldSizesAreSkippedAndCounted(hex: String) {
+        let ad = AdvertisingData(parsing: Hex.decode(hex)!)
+        #expect(ad.malformedFields == 1, "\(hex)")
+        #expect(ad.flags == nil && ad.txPower == nil && ad.appearance == nil && ad.serviceUUIDs.isEmpty
+            && ad.serviceData.isEmpty && ad.manufacturerData.isEmpty)
+    }
+
+    @Test func unknownTypesAreKept() {
+        let ad = AdvertisingData(parsing: Hex.decode("03 2a 01 02")!)
+        #expect(ad.other.count == 1)
+        #expect(ad.other.first?.type == 0x2A)
+    }
+
+    @Test func emptyDataIsEmpty() {
+        let ad = AdvertisingData(parsing: [UInt8]())
+        #expect(ad == AdvertisingData())
+    }
+
+    @Test func slicesOfASliceStayInBounds() {
+        // Parsing a slice that does not start at index 0 must read only inside it.
+        let bytes = Hex.decode("ff ff 020106 0303e1ff ff")!
+        let ad = AdvertisingData(parsing: bytes[2..<9])
+        #expect(ad.flags == 6)
+        #expect(ad.serviceUUIDs == [.uuid16(0xFFE1)])
+    }
+}
+
+@Suite struct SupportTypesTests {
+    @Test(arguments: [("11:22:33:44:55:66", true), ("11-22-33-44-55-66", true), ("112233445566", true),
+                      ("11:22:33:44:55", false), ("11:22:33:44:55:6G", false), ("1122:33:44:55:66:", false),
+                      ("", false), ("11:22:33:44:55:66:77", false)])
+    func addressParsing(text: String, valid: Bool) {
+        #expect((BDAddress(text) != nil) == valid, "\(text)")
+    }
+
+    @Test func addressByteOrders() {
+        let a = BDAddress("11:22:33:44:55:66")!
+        #expect(a.description == "11:22:33:44:55:66")
+        #expect(a.littleEndianBytes == [0x66, 0x55, 0x44, 0x33, 0x22, 0x11])
+        #expect(BDAddress(littleEndian: a.littleEndianBytes) == a)
+        #expect(BDAddress(bigEndian: a.bigEndianBytes) == a)
+        #expect(BDAddress(littleEndian: [1, 2, 3]) == nil)
+    }
+
+    @Test(arguments: [("0a 0B:ff", [0x0A, 0x0B, 0xFF] as [UInt8]?), ("0x1234", [0x12, 0x34]), ("", []),
+                      ("abc", nil), ("zz", nil), ("1 2", nil), ("0x", [])])
+    func hexDecoding(text: String, bytes: [UInt8]?) {
+        #expect(Hex.decode(text) == bytes, "\(text)")
+    }
+
+    @Test func hexRoundTrip() {
+        let bytes = (0...255).map { UInt8($0) }
+        #expect(Hex.decode(Hex.encode(bytes)) == bytes)
+    }
+
+    @Test func displayTextEscapesControlAndBidiCharacters() {
+        #expect(DisplayText.escape(Array("ok".utf8)) == "ok")
+        #expect(DisplayText.escape([0x41, 0x0A, 0x1B, 0x7F]) == "A\\x0a\\x1b\\x7f")
+        #expect(DisplayText.escape(Array("a\u{202E}b".utf8)) == "a\\u{202e}b")
+        #expect(DisplayText.escape([0xFF, 0x41]) == "\u{FFFD}A")
+        #expect(DisplayText.escape(Array("\\x41".utf8)) == "\\\\x41")
+    }
+
+    @Test func byteReaderNeverReadsPastTheEnd() {
+        var r = ByteReader([0x01, 0x02, 0x03])
+        #expect(r.readLE16() == 0x0201)
+        #expect(r.readLE16() == nil)
+        #expect(r.remaining == 1)
+        #expect(r.readBytes(2) == nil)
+        #expect(r.readUInt8() == 3)
+        #expect(r.readUInt8() == nil)
+        #expect(r.isAtEnd)
+    }
+}
