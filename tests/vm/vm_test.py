@@ -137,7 +137,7 @@ def qemu_command(args, port, use_kvm):
     cmd = [shutil.which('qemu-system-x86_64') or 'qemu-system-x86_64',
            '-nodefaults', '-no-user-config', '-display', 'none', '-no-reboot', '-m', '256', '-smp', '1',
            '-kernel', args.kernel, '-initrd', args.initrd,
-           '-append', f'console=ttyS0 quiet panic=-1 cryptomgr.notests vm_mode={args.mode} vm_duration={args.duration}',
+           '-append', f'console=ttyS0 loglevel=3 panic=-1 cryptomgr.notests vm_mode={args.mode} vm_duration={args.duration}',
            '-serial', 'stdio',
            # nodelay=on: the 16550 model sends each transmitted byte on its own, and Nagle + delayed
            # ACK then add ~44 ms to every HCI command (HCI init 1.1 s instead of 50 ms).
@@ -229,6 +229,13 @@ class Run:
                     elif a[1:] != ['rc=0']:
                         fails.append(f'hcictl in "{m} {k}" failed: {" ".join(a[1:])}')
             fails += [f'no reading of {TEMPS[k]} °C after up {k}' for k in (1, 2) if self.recovery(k) is None]
+            # Live output: a value's readings must show up before the next action, not in one batch
+            # at exit (a scanner that only flushes a full buffer would deliver them all at the end).
+            for k, end in ((1, self.marker('down-begin', 2)[0]), (2, self.marker('scan-exit')[0])):
+                first = self.first_reading(TEMPS[k], self.marker('down-done', k)[0])
+                if first is not None and end is not None and first > end:
+                    fails.append(f'readings of {TEMPS[k]} °C reached the console only after the next step '
+                                 f'({first:.2f}s > {end:.2f}s): is stdout flushed per reading?')
         if self.mode == 'unplug' and self.recovery(1) is None:
             fails.append(f'no reading of {TEMPS[1]} °C after the replug')
         return fails
@@ -241,8 +248,13 @@ class Run:
         t_down, _ = self.marker('unplug-done' if self.mode == 'unplug' else 'down-done', k)
         if t_up is None or t_down is None:
             return None
-        first = next((t for t, r in self.readings if t >= t_down and r.get('temperature_c') == TEMPS[k]), None)
+        first = self.first_reading(TEMPS[k], t_down)
         return None if first is None else first - t_up
+
+    def first_reading(self, value, since):
+        if since is None:
+            return None
+        return next((t for t, r in self.readings if t >= since and r.get('temperature_c') == value), None)
 
 
 async def run(args) -> int:
