@@ -22,12 +22,13 @@ i=0; while [ ! -e /sys/class/bluetooth/hci0 ] && [ $i -lt 200 ]; do usleep 50000
 [ -e /sys/class/bluetooth/hci0 ] || mark "hci0-missing"
 # Up (which cancels the kernel's 2 s auto-off of a new adapter) and then down, so every mode starts
 # from the same state: hci0 registered and DOWN. The scanner has to bring it up itself.
-hcictl up 0; hcictl down 0
+hcictl up 0 >/dev/null; hcictl down 0 >/dev/null
 mark hci0-ready "$(hcictl info 0)"
 
 DUR=${vm_duration:-25}
 mkfifo /tmp/bsl-err
-sed 's/^/BSL-ERR: /' < /tmp/bsl-err &
+# (not sed: busybox sed reads a line ahead, which would hold each stderr line back until the next)
+while IFS= read -r l; do echo "BSL-ERR: $l"; done < /tmp/bsl-err &
 scan() {   # scanner in the background, stdout to the console; sets $P
     mark scan-start
     blesensor-log scan --hci hci0 --json --duration "$DUR" 2>/tmp/bsl-err &

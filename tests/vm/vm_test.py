@@ -27,6 +27,7 @@ legacy reports; HCI_Reset is made to stop scanning, as a real controller does.
 """
 import argparse
 import asyncio
+import datetime
 import json
 import logging
 import os
@@ -155,6 +156,7 @@ class Run:
         self.markers = []       # (t, name, [args])
         self.bad_lines = []     # '{' lines that are not JSON objects
         self.errors = []        # BSL-ERR lines
+        self.hcictl = {}        # (marker, k) -> guest wall-clock time hcictl issued its ioctl
         self.temp_changes = [(0.0, TEMPS[0])]
 
     def marker(self, name, n=None):
@@ -183,6 +185,12 @@ class Run:
                 self.change_temp(t, TEMPS[1])
         elif line.startswith('BSL-ERR: '):
             self.errors.append((t, line[9:]))
+        elif line.startswith('hcictl: ') and self.markers:
+            # "hcictl: up hci0 at=<unix s> ms=<n>", printed between "up-begin k" and "up-done k"
+            at = next((w[3:] for w in line.split() if w.startswith('at=')), None)
+            _, name, margs = self.markers[-1]
+            if at is not None:
+                self.hcictl[(name, margs[0] if margs else '')] = float(at)
         elif line.startswith('VM: '):
             words = [w for w in line[4:].split() if not w.startswith('uptime=')]
             self.markers.append((t, words[0], words[1:]))
@@ -242,8 +250,8 @@ class Run:
 
     def recovery(self, k):
         """Seconds from the guest beginning `hcictl up` (or the replug) number k to the first reading
-        carrying the value sent since the matching down; negative when the scanner brought hci0 up
-        by itself before that."""
+        carrying the value sent since the matching down reaching the host console; negative when
+        the scanner brought hci0 up by itself before that. Includes the scanner's output batching."""
         t_up, _ = self.marker('replug-begin' if self.mode == 'unplug' else 'up-begin', k)
         t_down, _ = self.marker('unplug-done' if self.mode == 'unplug' else 'down-done', k)
         if t_up is None or t_down is None:
@@ -251,10 +259,25 @@ class Run:
         first = self.first_reading(TEMPS[k], t_down)
         return None if first is None else first - t_up
 
-    def first_reading(self, value, since):
+    def guest_recovery(self, k):
+        """The same inside the guest, on its wall clock: HCIDEVUP issued (hcictl's "at=") to the
+        "time" the scanner stamped on the first reading of the new value. No console latency."""
+        at = self.hcictl.get(('up-begin', str(k)))
+        t_down, _ = self.marker('down-done', k)
+        first = self.first_reading(TEMPS[k], t_down, full=True)
+        if at is None or first is None or 'time' not in first:
+            return None
+        try:
+            stamp = datetime.datetime.fromisoformat(first['time'].replace('Z', '+00:00')).timestamp()
+        except ValueError:
+            return None
+        return stamp - at
+
+    def first_reading(self, value, since, full=False):
         if since is None:
             return None
-        return next((t for t, r in self.readings if t >= since and r.get('temperature_c') == value), None)
+        return next(((r if full else t) for t, r in self.readings
+                     if t >= since and r.get('temperature_c') == value), None)
 
 
 async def run(args) -> int:
@@ -318,14 +341,17 @@ async def run(args) -> int:
         return '-' if x is None else f'{x:.2f}'
     first = state.readings[0][0] if state.readings else None
     t_scan, _ = state.marker('scan-start')
-    rec = []
-    if args.mode in ('updown', 'unplug'):
-        rec = [state.recovery(k) for k in ((1, 2) if args.mode == 'updown' else (1,))]
-    recov = ','.join('-' if r is None else f'{r * 1000:.0f}' for r in rec)
+    ks = {'updown': (1, 2), 'unplug': (1,)}.get(args.mode, ())
+    ms_list = lambda xs: ','.join('-' if x is None else f'{x * 1000:.0f}' for x in xs)
+    extra = ''
+    if args.mode == 'updown':
+        extra += f' recovery_ms={ms_list(state.guest_recovery(k) for k in ks)}'
+    if ks:
+        extra += f' console_recovery_ms={ms_list(state.recovery(k) for k in ks)}'
     negative = sum(1 for _, r in state.readings if isinstance(r.get('temperature_c'), (int, float)) and r['temperature_c'] < 0)
     print(f'SUMMARY mode={args.mode} result={"FAIL" if fails else "PASS"} accel={"kvm" if use_kvm else "tcg"} '
           f'scan_start={fmt(t_scan)} first_reading={fmt(first)} readings={len(state.readings)} '
-          f'negative={negative}' + (f' recovery_ms={recov}' if rec else '') + f' wall={wall:.1f}', flush=True)
+          f'negative={negative}{extra} wall={wall:.1f}', flush=True)
     return 1 if fails else 0
 
 

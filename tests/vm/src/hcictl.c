@@ -4,6 +4,10 @@
  * (numbers and struct hci_dev_info from the kernel's include/net/bluetooth/hci_sock.h).
  *
  * Usage: hcictl up|down|info [N]      exit 0 on success; "up" on an adapter already up is success
+ *
+ * up/down print "hcictl: up hci0 at=<unix seconds.micros> ms=<ioctl duration>": the wall-clock time
+ * the ioctl was issued, on the same clock as the "time" of blesensor-log's JSON readings, so the host
+ * can measure recovery inside the guest without the console's latency.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -12,6 +16,8 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #define AF_BLUETOOTH_ 31
@@ -26,6 +32,29 @@ struct hci_dev_info {
     uint32_t stat[10];   /* err_rx, err_tx, cmd_tx, evt_rx, acl_tx, acl_rx, sco_tx, sco_rx, byte_rx, byte_tx */
 };
 
+static double now_realtime(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* HCIDEVUP / HCIDEVDOWN, timed; EALREADY (already up) counts as success for "up". */
+static int power(int s, int id, int up)
+{
+    double start = now_realtime();
+    int r = ioctl(s, up ? HCIDEVUP : HCIDEVDOWN, id);
+    int e = errno;
+    double end = now_realtime();
+    if (r < 0 && !(up && e == EALREADY)) {
+        fprintf(stderr, "hcictl: %s hci%d: %s\n", up ? "HCIDEVUP" : "HCIDEVDOWN", id, strerror(e));
+        return 1;
+    }
+    printf("hcictl: %s hci%d at=%.6f ms=%.0f%s\n", up ? "up" : "down", id, start, (end - start) * 1000,
+           r < 0 ? " (was up)" : "");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) { fprintf(stderr, "usage: hcictl up|down|info [N]\n"); return 2; }
@@ -33,10 +62,8 @@ int main(int argc, char **argv)
     int s = socket(AF_BLUETOOTH_, SOCK_RAW | SOCK_CLOEXEC, BTPROTO_HCI);
     if (s < 0) { perror("hcictl: socket(AF_BLUETOOTH)"); return 1; }
     int rc = 0;
-    if (!strcmp(argv[1], "up")) {
-        if (ioctl(s, HCIDEVUP, id) < 0 && errno != EALREADY) { perror("hcictl: HCIDEVUP"); rc = 1; }
-    } else if (!strcmp(argv[1], "down")) {
-        if (ioctl(s, HCIDEVDOWN, id) < 0) { perror("hcictl: HCIDEVDOWN"); rc = 1; }
+    if (!strcmp(argv[1], "up") || !strcmp(argv[1], "down")) {
+        rc = power(s, id, !strcmp(argv[1], "up"));
     } else if (!strcmp(argv[1], "info")) {
         struct hci_dev_info di;
         memset(&di, 0, sizeof di);
