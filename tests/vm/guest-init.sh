@@ -53,7 +53,10 @@ unplug)
     sleep 5
     mark unplug-begin 1; kill $ATT; wait $ATT; mark unplug-done 1
     sleep 2
-    mark replug-begin 1; h4attach /dev/ttyS1 115200 & ATT=$!
+    mark replug-begin 1
+    # drop what the host sent while detached (QEMU holds it until the port is opened again)
+    timeout 1 cat /dev/ttyS1 > /dev/null
+    h4attach /dev/ttyS1 115200 & ATT=$!
     i=0; while [ ! -e /sys/class/bluetooth/hci0 ] && [ $i -lt 200 ]; do usleep 50000; i=$((i+1)); done
     mark replug-done 1
     finish ;;
