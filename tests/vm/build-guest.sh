@@ -25,7 +25,7 @@ if ! ls debs/linux-image-*.deb >/dev/null 2>&1 || ! ls debs/busybox-static_*.deb
         KPKG=$(apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-[0-9]/{print $2; exit}')
     fi
     [ -n "$KPKG" ] || { echo "build-guest: cannot resolve linux-image-amd64" >&2; exit 1; }
-    (cd debs && apt-get download "$KPKG" busybox-static)
+    (cd debs && apt-get download -q -o APT::Sandbox::User=root "$KPKG" busybox-static)
 fi
 KDEB=$(ls debs/linux-image-*.deb | head -1)
 BBDEB=$(ls debs/busybox-static_*.deb | head -1)
