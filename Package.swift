@@ -19,8 +19,10 @@ let package = Package(
         .target(name: "AdvScanner", dependencies: ["CBlueZHCI", "SensorDecode"]),
         .target(name: "SensorStore", dependencies: ["CSQLite", "SensorDecode"]),
         .executableTarget(name: "blesensor-log", dependencies: ["AdvScanner", "SensorDecode", "SensorStore"]),
+        // Drives SensorStore as a real process for the crash/disk-full tests and benchmarks; not a product.
+        .executableTarget(name: "store-torture", dependencies: ["SensorStore", "SensorDecode"]),
         .testTarget(name: "SensorDecodeTests", dependencies: ["SensorDecode"]),
-        .testTarget(name: "SensorStoreTests", dependencies: ["SensorStore", "SensorDecode"]),
+        .testTarget(name: "SensorStoreTests", dependencies: ["SensorStore", "SensorDecode", "store-torture"]),
         .testTarget(name: "AdvScannerTests", dependencies: ["AdvScanner", "SensorDecode"]),
         .testTarget(name: "CLITests", dependencies: ["SensorDecode"]),
     ]
