@@ -110,7 +110,7 @@ final class CaptureOption {
         self.log = log
     }
 
-    static func open(_ path: String?, scanner: Scanner, log: EventLog) throws(CLIError) -> CaptureOption? {
+    static func open(_ path: String?, scanner: LiveScanner, log: EventLog) throws(CLIError) -> CaptureOption? {
         guard let path else { return nil }
         let writer: CaptureWriter
         do { writer = try CaptureWriter(path: path) } catch {
