@@ -113,3 +113,35 @@ struct ExitStatusTests {
         for c in ["run", "replay", "scan", "export", "summary", "sensors", "decode"] { #expect(top.stdout.contains(c)) }
     }
 }
+
+/// Where the database is when `--db` is not given.
+@Suite(.enabled(if: CLI.isBuilt, "blesensor-log is not built next to the tests: run `swift build` first"))
+struct DefaultDatabasePathTests {
+    /// `sensors key` writes `keys` beside the database: where it lands shows which path was chosen.
+    func keysLocation(_ env: [String: String]) throws -> Bool {
+        let out = try CLI.run(["sensors", "key", "11:22:33:44:55:66", String(repeating: "ab", count: 16)], environment: env)
+        return out.status == 0
+    }
+
+    @Test func blesensorDBWinsOverXDG() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        #expect(try keysLocation(["BLESENSOR_DB": dir.file("env/readings.db"), "XDG_DATA_HOME": dir.file("xdg")]))
+        #expect(FileManager.default.fileExists(atPath: dir.file("env/keys")))
+        #expect(!FileManager.default.fileExists(atPath: dir.file("xdg")))
+    }
+
+    @Test func nonRootUsersGetXDGDataHome() throws {
+        guard getuid() != 0 else {
+            // As root the default is /var/lib/blesensor-log: check the message names it instead.
+            let out = try CLI.run(["export"], environment: ["BLESENSOR_DB": "", "STATE_DIRECTORY": ""])
+            #expect(out.status == 66 || out.status == 0)
+            if out.status == 66 { #expect(out.stderr.contains("/var/lib/blesensor-log/readings.db")) }
+            return
+        }
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        #expect(try keysLocation(["BLESENSOR_DB": "", "XDG_DATA_HOME": dir.file("xdg")]))
+        #expect(FileManager.default.fileExists(atPath: dir.file("xdg/blesensor-log/keys")))
+    }
+}
