@@ -41,7 +41,8 @@ import SensorDecode
 ///
 /// Choosing the command set: Read Local Supported Commands (octet 37 bits 5–6 = extended scan).
 /// Extended is tried first where supported (newer controllers answer legacy commands with Command
-/// Disallowed once anything used extended ones). Any Command Disallowed moves on to the other set;
+/// Disallowed once anything used extended ones); a silence re-arm tries the other set first, in
+/// case the one in use is accepted but reports nothing. Any Command Disallowed moves on to the other set;
 /// when both are disallowed, another program is scanning: we listen anyway and never switch its
 /// scan off. Scanning is passive with duplicate filtering off (a filter would freeze readings).
 /// A raw socket without CAP_NET_RAW cannot send commands (EPERM): we also just listen.
@@ -196,6 +197,8 @@ public final class LiveScanner {
     private var adminDown = false
     private var upPermissionLogged = false
     private var sendPermissionLogged = false
+    /// The set the next arm tries first (after a silent period on the other one).
+    private var flipTo: ScanCommandSet?
     /// The start-up line (adapter, command set) has been logged.
     private var announced = false
     /// Polled during command waits so a stop request is honoured within ≤ 1 s.
@@ -285,8 +288,21 @@ public final class LiveScanner {
                 }
             }
             let extendedListed = supported?.extendedScan ?? false
-            let order: [ScanCommandSet] =
+            var order: [ScanCommandSet] =
                 extendedListed && config.preferExtended ? [.extended, .legacy] : [.legacy, .extended]
+            if let flip = flipTo {
+                // The last arm was followed by silence: try the other set first this time.
+                order = [flip, flip == .legacy ? .extended : .legacy]
+                flipTo = nil
+            }
+            if weEnabled, let current = commandSet {
+                // Parameters cannot change while scanning, and the two sets cannot be mixed: our own
+                // scan goes off first. Command Disallowed here means someone already stopped it.
+                let off: HCICommand = current == .legacy ? .leSetScanEnable(false) : .leSetExtendedScanEnable(false)
+                let r = try run(off)
+                if !r.ok { log.debug("\(transport.name): \(HCIOpcode.name(off.opcode)) (off): \(HCIStatus.name(r.status))") }
+                weEnabled = false
+            }
             var refusals: [String] = []
             for set in order {
                 switch try enable(set) {
@@ -340,24 +356,16 @@ public final class LiveScanner {
         case failed(String)
     }
 
-    /// Parameters then enable on one command set. A scan we started earlier is switched off first,
-    /// because parameters cannot change while scanning.
+    /// Parameters then enable on one command set.
     private func enable(_ set: ScanCommandSet) throws(CommandError) -> EnableOutcome {
-        let (params, on, off): (HCICommand, HCICommand, HCICommand)
+        let (params, on): (HCICommand, HCICommand)
         switch set {
         case .legacy:
             params = .leSetScanParameters(intervalSlots: slots.interval, windowSlots: slots.window)
             on = .leSetScanEnable(true, filterDuplicates: false)
-            off = .leSetScanEnable(false)
         case .extended:
             params = .leSetExtendedScanParameters(intervalSlots: slots.interval, windowSlots: slots.window)
             on = .leSetExtendedScanEnable(true, filterDuplicates: false)
-            off = .leSetExtendedScanEnable(false)
-        }
-        if weEnabled, commandSet == set {
-            let r = try run(off)  // may say Command Disallowed when someone already stopped it: fine
-            if !r.ok { log.debug("\(transport.name): \(HCIOpcode.name(off.opcode)) (off): \(HCIStatus.name(r.status))") }
-            weEnabled = false
         }
         for cmd in [params, on] {
             let r = try run(cmd)
@@ -572,6 +580,9 @@ public final class LiveScanner {
                     log.debug("\(transport.name): still silent; switching scanning on again")
                 }
                 lastAdvertisement = now
+                // Alternate the command set on each silent re-arm: a controller (or a kernel event
+                // mask, HCI_QUIRK_BROKEN_EXT_SCAN) may accept one set and then report nothing.
+                if let current = commandSet { flipTo = current == .legacy ? .extended : .legacy }
                 rearm(reason: "silence", reset: false, now: now)
             }
             return lastAdvertisement + config.silenceTimeout
