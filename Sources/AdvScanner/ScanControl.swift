@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import SensorDecode
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Scan control: the conversation with the controller that keeps advertising reports flowing for
 /// months — through adapters going down and up, unplugs, dropped connections, other programs
@@ -58,7 +59,9 @@ import SensorDecode
 /// What the scanner logs, and where. Lines are complete sentences without trailing newline.
 public struct ScanLog: Sendable {
     public enum Level: Int, Sendable, Comparable {
-        case debug = 0, info = 1, warning = 2
+        case debug = 0
+        case info = 1
+        case warning = 2
         public static func < (a: Level, b: Level) -> Bool { a.rawValue < b.rawValue }
     }
 
@@ -95,11 +98,15 @@ public struct ScanConfig: Sendable, Equatable {
 
     /// Interval and window in 0.625 ms slots, or why they are unusable.
     public func slots() -> Result<(interval: UInt16, window: UInt16), ScanError> {
-        guard intervalMs.isFinite, windowMs.isFinite else { return .failure(.configuration("interval/window must be numbers")) }
+        guard intervalMs.isFinite, windowMs.isFinite else {
+            return .failure(.configuration("interval/window must be numbers"))
+        }
         guard (2.5...10240).contains(intervalMs), (2.5...10240).contains(windowMs) else {
             return .failure(.configuration("interval and window must be between 2.5 and 10240 ms"))
         }
-        guard windowMs <= intervalMs else { return .failure(.configuration("the window cannot be longer than the interval")) }
+        guard windowMs <= intervalMs else {
+            return .failure(.configuration("the window cannot be longer than the interval"))
+        }
         return .success((UInt16((intervalMs / 0.625).rounded()), UInt16((windowMs / 0.625).rounded())))
     }
 }
@@ -270,7 +277,10 @@ public final class LiveScanner {
         do {
             if transport.ownsController, reset {
                 let r = try run(.reset)
-                guard r.ok else { log.warning("\(transport.name): Reset failed: \(HCIStatus.name(r.status))"); return false }
+                guard r.ok else {
+                    log.warning("\(transport.name): Reset failed: \(HCIStatus.name(r.status))")
+                    return false
+                }
                 weEnabled = false  // a reset stops scanning
             }
             if supported == nil {
@@ -278,13 +288,17 @@ public final class LiveScanner {
                 if r.ok, let s = SupportedCommands(r.returnParameters) {
                     supported = s
                 } else {
-                    log.debug("\(transport.name): Read Local Supported Commands: \(HCIStatus.name(r.status)); assuming legacy scan commands")
+                    log.debug(
+                        "\(transport.name): Read Local Supported Commands: \(HCIStatus.name(r.status)); assuming legacy scan commands"
+                    )
                 }
             }
             if transport.ownsController, reset {
                 for cmd in [HCICommand.setEventMask(HCIEventMasks.page1), .leSetEventMask(HCIEventMasks.le)] {
                     let r = try run(cmd)
-                    if !r.ok { log.debug("\(transport.name): \(HCIOpcode.name(cmd.opcode)): \(HCIStatus.name(r.status))") }
+                    if !r.ok {
+                        log.debug("\(transport.name): \(HCIOpcode.name(cmd.opcode)): \(HCIStatus.name(r.status))")
+                    }
                 }
             }
             let extendedListed = supported?.extendedScan ?? false
@@ -300,7 +314,9 @@ public final class LiveScanner {
                 // scan goes off first. Command Disallowed here means someone already stopped it.
                 let off: HCICommand = current == .legacy ? .leSetScanEnable(false) : .leSetExtendedScanEnable(false)
                 let r = try run(off)
-                if !r.ok { log.debug("\(transport.name): \(HCIOpcode.name(off.opcode)) (off): \(HCIStatus.name(r.status))") }
+                if !r.ok {
+                    log.debug("\(transport.name): \(HCIOpcode.name(off.opcode)) (off): \(HCIStatus.name(r.status))")
+                }
                 weEnabled = false
             }
             var refusals: [String] = []
@@ -316,7 +332,10 @@ public final class LiveScanner {
                 case .failed(let what):
                     // Unknown command / unsupported on this set: the other set may still work.
                     refusals.append("\(set): \(what)")
-                    if set == order.last { log.warning("\(transport.name): cannot start scanning (\(refusals.joined(separator: "; ")))"); return false }
+                    if set == order.last {
+                        log.warning("\(transport.name): cannot start scanning (\(refusals.joined(separator: "; ")))")
+                        return false
+                    }
                 }
             }
             if refusals.allSatisfy({ $0.contains("Disallowed") }) {
@@ -325,7 +344,9 @@ public final class LiveScanner {
                 weEnabled = false
                 sharedScan = true
                 lastAdvertisement = now
-                log.info("\(transport.name): scanning is controlled by another program (\(refusals.joined(separator: "; "))); listening to its reports")
+                log.info(
+                    "\(transport.name): scanning is controlled by another program (\(refusals.joined(separator: "; "))); listening to its reports"
+                )
                 return true
             }
             log.warning("\(transport.name): cannot start scanning (\(refusals.joined(separator: "; ")))")
@@ -337,7 +358,8 @@ public final class LiveScanner {
                 // another program runs instead of failing in a reconnect loop.
                 if !sendPermissionLogged {
                     sendPermissionLogged = true
-                    log.warning("\(transport.name): no permission to send HCI commands (needs CAP_NET_RAW); listening only")
+                    log.warning(
+                        "\(transport.name): no permission to send HCI commands (needs CAP_NET_RAW); listening only")
                 }
                 commandSet = nil
                 weEnabled = false
@@ -458,7 +480,9 @@ public final class LiveScanner {
             if case .system(_, let e, _) = error, e == EPERM || e == EACCES {
                 if !upPermissionLogged {
                     upPermissionLogged = true
-                    log.warning("\(transport.name): adapter is down and bringing it up needs CAP_NET_ADMIN; waiting for it to come up")
+                    log.warning(
+                        "\(transport.name): adapter is down and bringing it up needs CAP_NET_ADMIN; waiting for it to come up"
+                    )
                 }
             } else {
                 log.debug("\(transport.name): bringing the adapter up failed: \(error)")
@@ -472,7 +496,8 @@ public final class LiveScanner {
     public var scanDescription: String {
         if sharedScan { return "listening only (another program controls scanning)" }
         guard let set = commandSet else { return "not scanning" }
-        let ms = config.windowMs == config.intervalMs
+        let ms =
+            config.windowMs == config.intervalMs
             ? "continuous, \(Self.seconds(config.intervalMs)) ms interval"
             : "window \(Self.seconds(config.windowMs)) ms every \(Self.seconds(config.intervalMs)) ms"
         return "\(set) passive scanning, duplicates not filtered, \(ms)"
@@ -523,8 +548,8 @@ public final class LiveScanner {
             if transport.ownsController {
                 rearm(reason: "hardware error", reset: true, now: now)
             }
-            // Raw socket: the kernel resets the controller itself (hci_error_reset: DOWN then UP);
-            // the device events that follow take us through adapterDown.
+        // Raw socket: the kernel resets the controller itself (hci_error_reset: DOWN then UP);
+        // the device events that follow take us through adapterDown.
         default:
             break  // late Command Complete, other LE subevents: nothing to do
         }
@@ -575,7 +600,9 @@ public final class LiveScanner {
             if now - lastAdvertisement >= config.silenceTimeout {
                 if !silenceLogged {
                     silenceLogged = true
-                    log.info("\(transport.name): no advertisement for \(Self.seconds(config.silenceTimeout)) s; switching scanning on again")
+                    log.info(
+                        "\(transport.name): no advertisement for \(Self.seconds(config.silenceTimeout)) s; switching scanning on again"
+                    )
                 } else {
                     log.debug("\(transport.name): still silent; switching scanning on again")
                 }

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import SensorDecode
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A stop request that a `poll` loop can wait on: a non-blocking self-pipe.
 ///

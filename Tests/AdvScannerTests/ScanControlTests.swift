@@ -8,7 +8,9 @@ import Testing
 @Suite struct ScanControlTests {
     let minew = BDAddress("A4:C1:38:BC:07:01")!
 
-    func scanner(_ fake: ScanFakeController, _ config: ScanConfig = ScanConfig(), log: ScanLog = .silent) throws -> LiveScanner {
+    func scanner(_ fake: ScanFakeController, _ config: ScanConfig = ScanConfig(), log: ScanLog = .silent) throws
+        -> LiveScanner
+    {
         try LiveScanner(transport: fake, config: config, log: log)
     }
 
@@ -71,7 +73,10 @@ import Testing
         try s.start(now: 0)
         #expect(s.commandSet == .extended)
         #expect(s.weEnabled)
-        #expect(fake.sentOpcodes.suffix(3) == [HCIOpcode.leSetScanParameters, HCIOpcode.leSetExtendedScanParameters, HCIOpcode.leSetExtendedScanEnable])
+        #expect(
+            fake.sentOpcodes.suffix(3) == [
+                HCIOpcode.leSetScanParameters, HCIOpcode.leSetExtendedScanParameters, HCIOpcode.leSetExtendedScanEnable,
+            ])
     }
 
     @Test func commandDisallowedOnExtendedFallsBackToLegacy() throws {
@@ -308,7 +313,9 @@ import Testing
         fake.status = .up
         s.tick(now: 100)
         #expect(s.state == .scanning)
-        #expect(lines.lines(atLeast: .info).filter { $0.contains("passive scanning") }.count == 1, "the start-up line, once")
+        #expect(
+            lines.lines(atLeast: .info).filter { $0.contains("passive scanning") }.count == 1, "the start-up line, once"
+        )
         #expect(s.stats.reconnects == 0)
     }
 }
@@ -348,7 +355,9 @@ import Testing
         try fake.reopen()
         fake.silentOpcodes = [HCIOpcode.leSetScanEnable]
         // 0F 04 | status 0x0C | num 1 | opcode 0x200C
-        fake.beforeNextAnswer = [HCIPacket(type: .event, bytes: [0x0F, 4, 0x0C, 1, 0x0C, 0x20], incoming: true, timeMicros: 0)]
+        fake.beforeNextAnswer = [
+            HCIPacket(type: .event, bytes: [0x0F, 4, 0x0C, 1, 0x0C, 0x20], incoming: true, timeMicros: 0)
+        ]
         let result = try CommandChannel(transport: fake).execute(.leSetScanEnable(true), timeout: 1)
         #expect(result.status == HCIStatus.commandDisallowed)
     }
@@ -374,7 +383,9 @@ import Testing
     @Test func theBacklogIsBounded() throws {
         let fake = ScanFakeController()
         try fake.reopen()
-        fake.beforeNextAnswer = (0..<10).map { ScanFakeController.legacyReport(address: addr, data: [], time: Int64($0)) }
+        fake.beforeNextAnswer = (0..<10).map {
+            ScanFakeController.legacyReport(address: addr, data: [], time: Int64($0))
+        }
         let channel = CommandChannel(transport: fake, maxBacklog: 4)
         _ = try channel.execute(.reset, timeout: 1)
         #expect(channel.pendingCount == 4)
@@ -419,7 +430,10 @@ import Testing
         #expect(try TransportSpec.parse(text).get() == expected)
     }
 
-    @Test(arguments: ["hci", "hcix", "hci-1", "tcp:host", "tcp::9000", "tcp:h:0", "tcp:h:70000", "serial:ttyACM0", "serial:/dev/x:123", "usb:1"])
+    @Test(arguments: [
+        "hci", "hcix", "hci-1", "tcp:host", "tcp::9000", "tcp:h:0", "tcp:h:70000", "serial:ttyACM0",
+        "serial:/dev/x:123", "usb:1",
+    ])
     func invalidSpecsAreConfigurationErrors(text: String) {
         guard case .failure(.configuration) = TransportSpec.parse(text) else {
             Issue.record("'\(text)' should not parse")
