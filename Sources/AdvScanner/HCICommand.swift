@@ -279,7 +279,7 @@ public final class CommandChannel {
             case .timeout: continue
             case .end: throw .ended(opcode: command.opcode)
             case .packet(let p):
-                observer?(p)
+                if p.bytes.first != HCIEventCode.stackInternal { observer?(p) }  // kernel-made, not wire traffic
                 if let r = Self.answer(to: command.opcode, in: p) { return r }
                 keep(p)
             }

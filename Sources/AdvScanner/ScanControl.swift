@@ -226,7 +226,8 @@ public final class LiveScanner {
         }
     }
 
-    /// The `--capture` hook: sees every packet sent and received.
+    /// The `--capture` hook: sees every command sent and every packet received from the controller
+    /// (not the kernel's device events), in order, with its wall-clock time.
     public var packetObserver: ((HCIPacket) -> Void)? {
         get { channel.observer }
         set { channel.observer = newValue }

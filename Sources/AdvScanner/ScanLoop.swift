@@ -141,7 +141,8 @@ extension LiveScanner {
                 transportFailed("the peer closed the connection")
                 return false
             case .packet(let p):
-                packetObserver?(p)
+                // Kernel device events (0xFD) never crossed the HCI wire: not for a capture.
+                if p.bytes.first != HCIEventCode.stackInternal { packetObserver?(p) }
                 for ad in handle(p) { onAdvertisement(ad) }
             }
         }

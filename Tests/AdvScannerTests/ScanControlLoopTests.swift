@@ -96,6 +96,15 @@ import Testing
         let stop = try StopSignal()
         var counters: [Int] = []
         var ticks = 0
+        var observedCommands: [UInt16] = []
+        var observedEvents = 0
+        scanner.packetObserver = { p in
+            if p.incoming {
+                observedEvents += 1
+            } else if let c = HCICommand(packet: p.bytes) {
+                observedCommands.append(c.opcode)
+            }
+        }
         let started = Clock.monotonic()
         try scanner.run(
             stop: stop,
@@ -110,6 +119,10 @@ import Testing
                 if now - started > 30 { stop.request() }
             })
         #expect(counters == Array(0..<burst))
+        // The capture hook saw every command (the final switch-off included) and every event.
+        #expect(observedCommands.first == HCIOpcode.reset)
+        #expect(observedCommands.last == HCIOpcode.leSetExtendedScanEnable)
+        #expect(observedEvents >= burst + observedCommands.count - 1)
         #expect(scanner.stats.malformedEvents == 0)
         #expect(scanner.state == .closed)
     }
