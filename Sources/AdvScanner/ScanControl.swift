@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import SensorDecode
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Scan control: the conversation with the controller that keeps advertising reports flowing for
 /// months — through adapters going down and up, unplugs, dropped connections, other programs
@@ -41,7 +42,8 @@ import SensorDecode
 ///
 /// Choosing the command set: Read Local Supported Commands (octet 37 bits 5–6 = extended scan).
 /// Extended is tried first where supported (newer controllers answer legacy commands with Command
-/// Disallowed once anything used extended ones). Any Command Disallowed moves on to the other set;
+/// Disallowed once anything used extended ones); a silence re-arm tries the other set first, in
+/// case the one in use is accepted but reports nothing. Any Command Disallowed moves on to the other set;
 /// when both are disallowed, another program is scanning: we listen anyway and never switch its
 /// scan off. Scanning is passive with duplicate filtering off (a filter would freeze readings).
 /// A raw socket without CAP_NET_RAW cannot send commands (EPERM): we also just listen.
@@ -57,7 +59,9 @@ import SensorDecode
 /// What the scanner logs, and where. Lines are complete sentences without trailing newline.
 public struct ScanLog: Sendable {
     public enum Level: Int, Sendable, Comparable {
-        case debug = 0, info = 1, warning = 2
+        case debug = 0
+        case info = 1
+        case warning = 2
         public static func < (a: Level, b: Level) -> Bool { a.rawValue < b.rawValue }
     }
 
@@ -94,11 +98,15 @@ public struct ScanConfig: Sendable, Equatable {
 
     /// Interval and window in 0.625 ms slots, or why they are unusable.
     public func slots() -> Result<(interval: UInt16, window: UInt16), ScanError> {
-        guard intervalMs.isFinite, windowMs.isFinite else { return .failure(.configuration("interval/window must be numbers")) }
+        guard intervalMs.isFinite, windowMs.isFinite else {
+            return .failure(.configuration("interval/window must be numbers"))
+        }
         guard (2.5...10240).contains(intervalMs), (2.5...10240).contains(windowMs) else {
             return .failure(.configuration("interval and window must be between 2.5 and 10240 ms"))
         }
-        guard windowMs <= intervalMs else { return .failure(.configuration("the window cannot be longer than the interval")) }
+        guard windowMs <= intervalMs else {
+            return .failure(.configuration("the window cannot be longer than the interval"))
+        }
         return .success((UInt16((intervalMs / 0.625).rounded()), UInt16((windowMs / 0.625).rounded())))
     }
 }
@@ -196,6 +204,8 @@ public final class LiveScanner {
     private var adminDown = false
     private var upPermissionLogged = false
     private var sendPermissionLogged = false
+    /// The set the next arm tries first (after a silent period on the other one).
+    private var flipTo: ScanCommandSet?
     /// The start-up line (adapter, command set) has been logged.
     private var announced = false
     /// Polled during command waits so a stop request is honoured within ≤ 1 s.
@@ -216,7 +226,8 @@ public final class LiveScanner {
         }
     }
 
-    /// The `--capture` hook: sees every packet sent and received.
+    /// The `--capture` hook: sees every command sent and every packet received from the controller
+    /// (not the kernel's device events), in order, with its wall-clock time.
     public var packetObserver: ((HCIPacket) -> Void)? {
         get { channel.observer }
         set { channel.observer = newValue }
@@ -267,7 +278,10 @@ public final class LiveScanner {
         do {
             if transport.ownsController, reset {
                 let r = try run(.reset)
-                guard r.ok else { log.warning("\(transport.name): Reset failed: \(HCIStatus.name(r.status))"); return false }
+                guard r.ok else {
+                    log.warning("\(transport.name): Reset failed: \(HCIStatus.name(r.status))")
+                    return false
+                }
                 weEnabled = false  // a reset stops scanning
             }
             if supported == nil {
@@ -275,18 +289,37 @@ public final class LiveScanner {
                 if r.ok, let s = SupportedCommands(r.returnParameters) {
                     supported = s
                 } else {
-                    log.debug("\(transport.name): Read Local Supported Commands: \(HCIStatus.name(r.status)); assuming legacy scan commands")
+                    log.debug(
+                        "\(transport.name): Read Local Supported Commands: \(HCIStatus.name(r.status)); assuming legacy scan commands"
+                    )
                 }
             }
             if transport.ownsController, reset {
                 for cmd in [HCICommand.setEventMask(HCIEventMasks.page1), .leSetEventMask(HCIEventMasks.le)] {
                     let r = try run(cmd)
-                    if !r.ok { log.debug("\(transport.name): \(HCIOpcode.name(cmd.opcode)): \(HCIStatus.name(r.status))") }
+                    if !r.ok {
+                        log.debug("\(transport.name): \(HCIOpcode.name(cmd.opcode)): \(HCIStatus.name(r.status))")
+                    }
                 }
             }
             let extendedListed = supported?.extendedScan ?? false
-            let order: [ScanCommandSet] =
+            var order: [ScanCommandSet] =
                 extendedListed && config.preferExtended ? [.extended, .legacy] : [.legacy, .extended]
+            if let flip = flipTo {
+                // The last arm was followed by silence: try the other set first this time.
+                order = [flip, flip == .legacy ? .extended : .legacy]
+                flipTo = nil
+            }
+            if weEnabled, let current = commandSet {
+                // Parameters cannot change while scanning, and the two sets cannot be mixed: our own
+                // scan goes off first. Command Disallowed here means someone already stopped it.
+                let off: HCICommand = current == .legacy ? .leSetScanEnable(false) : .leSetExtendedScanEnable(false)
+                let r = try run(off)
+                if !r.ok {
+                    log.debug("\(transport.name): \(HCIOpcode.name(off.opcode)) (off): \(HCIStatus.name(r.status))")
+                }
+                weEnabled = false
+            }
             var refusals: [String] = []
             for set in order {
                 switch try enable(set) {
@@ -300,7 +333,10 @@ public final class LiveScanner {
                 case .failed(let what):
                     // Unknown command / unsupported on this set: the other set may still work.
                     refusals.append("\(set): \(what)")
-                    if set == order.last { log.warning("\(transport.name): cannot start scanning (\(refusals.joined(separator: "; ")))"); return false }
+                    if set == order.last {
+                        log.warning("\(transport.name): cannot start scanning (\(refusals.joined(separator: "; ")))")
+                        return false
+                    }
                 }
             }
             if refusals.allSatisfy({ $0.contains("Disallowed") }) {
@@ -309,7 +345,9 @@ public final class LiveScanner {
                 weEnabled = false
                 sharedScan = true
                 lastAdvertisement = now
-                log.info("\(transport.name): scanning is controlled by another program (\(refusals.joined(separator: "; "))); listening to its reports")
+                log.info(
+                    "\(transport.name): scanning is controlled by another program (\(refusals.joined(separator: "; "))); listening to its reports"
+                )
                 return true
             }
             log.warning("\(transport.name): cannot start scanning (\(refusals.joined(separator: "; ")))")
@@ -321,7 +359,8 @@ public final class LiveScanner {
                 // another program runs instead of failing in a reconnect loop.
                 if !sendPermissionLogged {
                     sendPermissionLogged = true
-                    log.warning("\(transport.name): no permission to send HCI commands (needs CAP_NET_RAW); listening only")
+                    log.warning(
+                        "\(transport.name): no permission to send HCI commands (needs CAP_NET_RAW); listening only")
                 }
                 commandSet = nil
                 weEnabled = false
@@ -340,24 +379,16 @@ public final class LiveScanner {
         case failed(String)
     }
 
-    /// Parameters then enable on one command set. A scan we started earlier is switched off first,
-    /// because parameters cannot change while scanning.
+    /// Parameters then enable on one command set.
     private func enable(_ set: ScanCommandSet) throws(CommandError) -> EnableOutcome {
-        let (params, on, off): (HCICommand, HCICommand, HCICommand)
+        let (params, on): (HCICommand, HCICommand)
         switch set {
         case .legacy:
             params = .leSetScanParameters(intervalSlots: slots.interval, windowSlots: slots.window)
             on = .leSetScanEnable(true, filterDuplicates: false)
-            off = .leSetScanEnable(false)
         case .extended:
             params = .leSetExtendedScanParameters(intervalSlots: slots.interval, windowSlots: slots.window)
             on = .leSetExtendedScanEnable(true, filterDuplicates: false)
-            off = .leSetExtendedScanEnable(false)
-        }
-        if weEnabled, commandSet == set {
-            let r = try run(off)  // may say Command Disallowed when someone already stopped it: fine
-            if !r.ok { log.debug("\(transport.name): \(HCIOpcode.name(off.opcode)) (off): \(HCIStatus.name(r.status))") }
-            weEnabled = false
         }
         for cmd in [params, on] {
             let r = try run(cmd)
@@ -450,7 +481,9 @@ public final class LiveScanner {
             if case .system(_, let e, _) = error, e == EPERM || e == EACCES {
                 if !upPermissionLogged {
                     upPermissionLogged = true
-                    log.warning("\(transport.name): adapter is down and bringing it up needs CAP_NET_ADMIN; waiting for it to come up")
+                    log.warning(
+                        "\(transport.name): adapter is down and bringing it up needs CAP_NET_ADMIN; waiting for it to come up"
+                    )
                 }
             } else {
                 log.debug("\(transport.name): bringing the adapter up failed: \(error)")
@@ -464,7 +497,8 @@ public final class LiveScanner {
     public var scanDescription: String {
         if sharedScan { return "listening only (another program controls scanning)" }
         guard let set = commandSet else { return "not scanning" }
-        let ms = config.windowMs == config.intervalMs
+        let ms =
+            config.windowMs == config.intervalMs
             ? "continuous, \(Self.seconds(config.intervalMs)) ms interval"
             : "window \(Self.seconds(config.windowMs)) ms every \(Self.seconds(config.intervalMs)) ms"
         return "\(set) passive scanning, duplicates not filtered, \(ms)"
@@ -515,8 +549,8 @@ public final class LiveScanner {
             if transport.ownsController {
                 rearm(reason: "hardware error", reset: true, now: now)
             }
-            // Raw socket: the kernel resets the controller itself (hci_error_reset: DOWN then UP);
-            // the device events that follow take us through adapterDown.
+        // Raw socket: the kernel resets the controller itself (hci_error_reset: DOWN then UP);
+        // the device events that follow take us through adapterDown.
         default:
             break  // late Command Complete, other LE subevents: nothing to do
         }
@@ -567,11 +601,16 @@ public final class LiveScanner {
             if now - lastAdvertisement >= config.silenceTimeout {
                 if !silenceLogged {
                     silenceLogged = true
-                    log.info("\(transport.name): no advertisement for \(Self.seconds(config.silenceTimeout)) s; switching scanning on again")
+                    log.info(
+                        "\(transport.name): no advertisement for \(Self.seconds(config.silenceTimeout)) s; switching scanning on again"
+                    )
                 } else {
                     log.debug("\(transport.name): still silent; switching scanning on again")
                 }
                 lastAdvertisement = now
+                // Alternate the command set on each silent re-arm: a controller (or a kernel event
+                // mask, HCI_QUIRK_BROKEN_EXT_SCAN) may accept one set and then report nothing.
+                if let current = commandSet { flipTo = current == .legacy ? .extended : .legacy }
                 rearm(reason: "silence", reset: false, now: now)
             }
             return lastAdvertisement + config.silenceTimeout

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import SensorDecode
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A stop request that a `poll` loop can wait on: a non-blocking self-pipe.
 ///
@@ -140,7 +141,8 @@ extension LiveScanner {
                 transportFailed("the peer closed the connection")
                 return false
             case .packet(let p):
-                packetObserver?(p)
+                // Kernel device events (0xFD) never crossed the HCI wire: not for a capture.
+                if p.bytes.first != HCIEventCode.stackInternal { packetObserver?(p) }
                 for ad in handle(p) { onAdvertisement(ad) }
             }
         }

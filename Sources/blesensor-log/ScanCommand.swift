@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import AdvScanner
 import SensorDecode
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `blesensor-log scan`: live readings from an adapter or an external controller, as JSON lines or
 /// as a refreshing table on a terminal. Stores nothing (that is `run`).
@@ -17,7 +18,9 @@ enum ScanCommand {
             .value("duration", "D", help: "Stop after D seconds (suffix s, m or h allowed)."),
             .value("interval-ms", "N", help: "Scan interval in ms, 2.5–10240 (default 100)."),
             .value("window-ms", "N", help: "Scan window in ms, ≤ interval (default: the interval, i.e. continuous)."),
-            .value("silence-timeout", "S", help: "Switch scanning on again after S seconds without advertisements (default 60)."),
+            .value(
+                "silence-timeout", "S",
+                help: "Switch scanning on again after S seconds without advertisements (default 60)."),
             .flag("verbose", short: "v", help: "Log HCI commands and recoveries in detail on standard error."),
         ],
         discussion: """
@@ -34,8 +37,12 @@ enum ScanCommand {
         var unit = 1.0
         switch t.last {
         case "s": t = t.dropLast()
-        case "m": t = t.dropLast(); unit = 60
-        case "h": t = t.dropLast(); unit = 3600
+        case "m":
+            t = t.dropLast()
+            unit = 60
+        case "h":
+            t = t.dropLast()
+            unit = 3600
         default: break
         }
         guard let v = Double(t), v.isFinite, v > 0 else { return nil }
@@ -62,7 +69,9 @@ enum ScanCommand {
         if case .failure(let e) = config.slots() { throw .usage(e.description) }
         var duration: Double? = nil
         if let d = args.value("duration") {
-            guard let v = parseDuration(d) else { throw .usage("--duration wants seconds (e.g. 25, 90s, 5m), got '\(d)'") }
+            guard let v = parseDuration(d) else {
+                throw .usage("--duration wants seconds (e.g. 25, 90s, 5m), got '\(d)'")
+            }
             duration = v
         }
         let spec: TransportSpec
@@ -100,7 +109,9 @@ enum ScanCommand {
                     let result = registry.decode(ad, parsed)
                     if json {
                         for r in result.readings { out.write(JSON.reading(r, includeTime: true) + "\n") }
-                        if result.readings.isEmpty, includeAll { out.write(JSON.undecoded(ad, parsed, includeTime: true) + "\n") }
+                        if result.readings.isEmpty, includeAll {
+                            out.write(JSON.undecoded(ad, parsed, includeTime: true) + "\n")
+                        }
                     } else {
                         for r in result.readings { table.update(r, now: Clock.monotonic()) }
                     }
@@ -109,7 +120,12 @@ enum ScanCommand {
                     }
                 },
                 onTick: { now in
-                    if json { out.flush() } else { out.write(table.render(now: now)); out.flush() }
+                    if json {
+                        out.flush()
+                    } else {
+                        out.write(table.render(now: now))
+                        out.flush()
+                    }
                     if let duration, now - started >= duration { stop.request() }
                     if out.failed != nil { stop.request() }  // reader gone (| head): stop quietly
                 })
@@ -120,9 +136,13 @@ enum ScanCommand {
         out.flush()
         if verbose {
             let s = scanner.stats
-            printError("\(scanner.transport.name): \(s.advertisements) advertisements in \(s.events) events, \(s.malformedEvents) malformed, \(s.reconnects) reconnects, \(s.rearms) re-arms")
+            printError(
+                "\(scanner.transport.name): \(s.advertisements) advertisements in \(s.events) events, "
+                    + "\(s.malformedEvents) malformed, \(s.reconnects) reconnects, \(s.rearms) re-arms")
         }
-        if let e = out.failed, e != EPIPE { throw CLIError("cannot write output: \(String(cString: strerror(e)))", code: ExitCode.ioError) }
+        if let e = out.failed, e != EPIPE {
+            throw CLIError("cannot write output: \(String(cString: strerror(e)))", code: ExitCode.ioError)
+        }
         return ExitCode.ok
     }
 }
@@ -160,7 +180,9 @@ struct LiveTable {
 
     /// The whole screen: home + clear, header, rows sorted by address.
     func render(now: Double) -> String {
-        func pad(_ s: String, _ n: Int) -> String { s.count >= n ? String(s.prefix(n)) : s + String(repeating: " ", count: n - s.count) }
+        func pad(_ s: String, _ n: Int) -> String {
+            s.count >= n ? String(s.prefix(n)) : s + String(repeating: " ", count: n - s.count)
+        }
         var s = "\u{1B}[H\u{1B}[2J"
         s += pad("ADDRESS", 18) + pad("MODEL", 20) + pad("NAME", 16) + pad("AGE", 7) + "MEASUREMENTS\n"
         for (address, row) in rows.sorted(by: { $0.key < $1.key }) {
@@ -168,7 +190,8 @@ struct LiveTable {
             let m = r.measurements.map { "\($0.quantity.key)=\(JSON.number($0.value, integer: $0.quantity.isInteger))" }
             let age = Int((now - row.seen).rounded(.down))
             // Names are radio text, already escaped with DisplayText by the decoders.
-            s += pad(address.description, 18) + pad(r.model, 20) + pad(r.name ?? "", 16) + pad("\(age)s", 7)
+            s +=
+                pad(address.description, 18) + pad(r.model, 20) + pad(r.name ?? "", 16) + pad("\(age)s", 7)
                 + m.joined(separator: " ") + (r.rssi.map { " rssi=\($0)" } ?? "") + "\n"
         }
         if rows.isEmpty { s += "(no sensor heard yet)\n" }

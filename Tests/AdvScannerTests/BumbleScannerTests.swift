@@ -35,7 +35,8 @@ struct BumbleScannerTests {
         done: (Seen, LiveScanner) -> Bool = { s, _ in s.allSeen }
     ) throws -> Seen {
         let endpoint: H4StreamTransport.Endpoint =
-            world.ptyPath.map { .serial(path: $0, baud: 115_200, rtscts: false) } ?? .tcp(host: "127.0.0.1", port: world.port)
+            world.ptyPath.map { .serial(path: $0, baud: 115_200, rtscts: false) }
+            ?? .tcp(host: "127.0.0.1", port: world.port)
         let scanner = try LiveScanner(transport: H4StreamTransport(endpoint), config: config)
         let stop = try StopSignal()
         let registry = Registry.standard()
@@ -49,12 +50,18 @@ struct BumbleScannerTests {
                 let parsed = AdvertisingData(parsing: ad.data)
                 if ad.address == minew {
                     for r in registry.decode(ad, parsed).readings {
-                        for m in r.measurements where m.quantity == .temperatureC { seen.minewTemperatures.append(m.value) }
-                        for m in r.measurements where m.quantity == .humidityPercent { seen.minewHumidity.append(m.value) }
+                        for m in r.measurements where m.quantity == .temperatureC {
+                            seen.minewTemperatures.append(m.value)
+                        }
+                        for m in r.measurements where m.quantity == .humidityPercent {
+                            seen.minewHumidity.append(m.value)
+                        }
                     }
                 }
                 if ad.address == pvvx, let f = parsed.serviceData(uuid16: 0x181A) { seen.pvvxFrames.append(Array(f)) }
-                if ad.address == bthome, let f = parsed.serviceData(uuid16: 0xFCD2) { seen.bthomeFrames.append(Array(f)) }
+                if ad.address == bthome, let f = parsed.serviceData(uuid16: 0xFCD2) {
+                    seen.bthomeFrames.append(Array(f))
+                }
                 if done(seen, scanner) { stop.request() }
             },
             onTick: { now in
@@ -74,8 +81,9 @@ struct BumbleScannerTests {
         #expect(Set(seen.minewTemperatures).isSubset(of: Set(stride(from: -3.0, through: 2.5, by: 0.5))))
         #expect(seen.minewHumidity.allSatisfy { $0 == 50 })
         // pvvx: MAC (LE) | 23.45 °C | 45.67 % | 2950 mV | 87 % — then counter and flags.
-        #expect(seen.pvvxFrames.first.map { Array($0.prefix(13)) }
-            == [0x33, 0x22, 0x11, 0x38, 0xC1, 0xA4, 0x29, 0x09, 0xD7, 0x11, 0x86, 0x0B, 0x57])
+        #expect(
+            seen.pvvxFrames.first.map { Array($0.prefix(13)) }
+                == [0x33, 0x22, 0x11, 0x38, 0xC1, 0xA4, 0x29, 0x09, 0xD7, 0x11, 0x86, 0x0B, 0x57])
         #expect(seen.bthomeFrames.first == [0x40, 0x01, 0x5A, 0x02, 0xD2, 0x04, 0x03, 0x38, 0x11])
     }
 
@@ -168,18 +176,23 @@ struct BumbleScannerTests {
         expectSensorData(seen)
         // Recovery time: the longest silence between two advertisements (measured, not asserted).
         let gaps = zip(seen.arrivals.dropFirst(), seen.arrivals).map { $0 - $1 }
-        print("BUMBLE recovery after dropped connection: longest gap between advertisements \(String(format: "%.3f", gaps.max() ?? 0)) s")
+        print(
+            "BUMBLE recovery after dropped connection: longest gap between advertisements \(String(format: "%.3f", gaps.max() ?? 0)) s"
+        )
     }
 }
 
 /// The built `blesensor-log scan` binary against Bumble: JSON lines, exit codes, signals.
-@Suite(.enabled(if: BumbleWorld.isAvailable && BumbleWorld.binary != nil,
-    "needs .venv-bumble (scripts/bumble/setup.sh) and a built blesensor-log next to the tests"))
+@Suite(
+    .enabled(
+        if: BumbleWorld.isAvailable && BumbleWorld.binary != nil,
+        "needs .venv-bumble (scripts/bumble/setup.sh) and a built blesensor-log next to the tests"))
 struct BumbleScanCommandTests {
     @Test func scanPrintsJSONReadingsIncludingANegativeTemperature() throws {
         let world = try BumbleWorld([])
         defer { world.stop() }
-        let run = try BumbleCLIRun.run(BumbleWorld.binary!, ["scan", "--hci", "tcp:127.0.0.1:\(world.port)", "--json", "--all", "--duration", "9"])
+        let run = try BumbleCLIRun.run(
+            BumbleWorld.binary!, ["scan", "--hci", "tcp:127.0.0.1:\(world.port)", "--json", "--all", "--duration", "9"])
         #expect(run.status == 0, "stderr: \(run.stderr)")
         let objs = run.objects
         let minew = objs.filter { $0["address"] as? String == BumbleWorld.minew }
@@ -199,7 +212,8 @@ struct BumbleScanCommandTests {
     @Test func scanSurvivesADroppedConnection() throws {
         let world = try BumbleWorld(["--drop-after", "3"])
         defer { world.stop() }
-        let run = try BumbleCLIRun.run(BumbleWorld.binary!, ["scan", "--hci", "tcp:127.0.0.1:\(world.port)", "--json", "--duration", "9"])
+        let run = try BumbleCLIRun.run(
+            BumbleWorld.binary!, ["scan", "--hci", "tcp:127.0.0.1:\(world.port)", "--json", "--duration", "9"])
         #expect(run.status == 0, "stderr: \(run.stderr)")
         let drop = try #require(world.dropTimes.first)
         let times = run.objects.filter { $0["address"] as? String == BumbleWorld.minew }.compactMap {
@@ -209,7 +223,9 @@ struct BumbleScanCommandTests {
         #expect(after.count >= 5, "readings after the drop: \(after.count)")
         #expect(run.stderr.contains("scanning again after"))
         if let first = after.min() {
-            print("BUMBLE scan CLI: first reading \(String(format: "%.3f", first - drop)) s after the connection was dropped")
+            print(
+                "BUMBLE scan CLI: first reading \(String(format: "%.3f", first - drop)) s after the connection was dropped"
+            )
         }
     }
 
@@ -218,9 +234,13 @@ struct BumbleScanCommandTests {
         defer { world.stop() }
         var stoppedWithin: Double = -1
         // stdout is a file, not a terminal: JSON lines without --json.
-        let run = try BumbleCLIRun.run(BumbleWorld.binary!, ["scan", "--hci", "tcp:127.0.0.1:\(world.port)"], timeout: 30) { p, out in
+        let run = try BumbleCLIRun.run(
+            BumbleWorld.binary!, ["scan", "--hci", "tcp:127.0.0.1:\(world.port)"], timeout: 30
+        ) { p, out in
             let deadline = Date().addingTimeInterval(20)
-            while Date() < deadline, ((try? Data(contentsOf: out))?.count ?? 0) == 0 { Thread.sleep(forTimeInterval: 0.05) }
+            while Date() < deadline, ((try? Data(contentsOf: out))?.count ?? 0) == 0 {
+                Thread.sleep(forTimeInterval: 0.05)
+            }
             let t0 = Date()
             kill(p.processIdentifier, SIGTERM)
             if bumbleWaitForExit(p, seconds: 10) { stoppedWithin = Date().timeIntervalSince(t0) }
@@ -228,7 +248,9 @@ struct BumbleScanCommandTests {
         #expect(stoppedWithin >= 0, "still running 10 s after SIGTERM")
         #expect(run.status == 0, "stderr: \(run.stderr)")
         #expect(run.objects.count >= 1)
-        #expect(world.commandsReceived.filter { $0 == "HCI_LE_SET_EXTENDED_SCAN_ENABLE_COMMAND" }.count == 2, "on, then off at exit")
+        #expect(
+            world.commandsReceived.filter { $0 == "HCI_LE_SET_EXTENDED_SCAN_ENABLE_COMMAND" }.count == 2,
+            "on, then off at exit")
         print("BUMBLE scan CLI: exited \(String(format: "%.3f", stoppedWithin)) s after SIGTERM")
     }
 }
@@ -244,7 +266,9 @@ struct ScanCommandExitCodeTests {
         #expect(run.stderr.split(separator: "\n").count == 1)
     }
 
-    @Test(arguments: [["--hci", "bt0"], ["--interval-ms", "10", "--window-ms", "20"], ["--duration", "soon"], ["--bogus"]])
+    @Test(arguments: [
+        ["--hci", "bt0"], ["--interval-ms", "10", "--window-ms", "20"], ["--duration", "soon"], ["--bogus"],
+    ])
     func badFlagsExit64(args: [String]) throws {
         let run = try BumbleCLIRun.run(BumbleWorld.binary!, ["scan"] + args)
         #expect(run.status == 64)

@@ -71,7 +71,8 @@ final class BumbleWorld {
             Thread.sleep(forTimeInterval: 0.05)
         }
         stop()
-        throw StartError(description: "virtual_controller.py did not report its port or pty; stderr: \(stderrText.suffix(2000))")
+        throw StartError(
+            description: "virtual_controller.py did not report its port or pty; stderr: \(stderrText.suffix(2000))")
     }
 
     deinit { stop() }
@@ -115,7 +116,9 @@ struct BumbleCLIRun {
     let stderr: String
 
     /// - Parameter whileRunning: called once with the running process (e.g. to send SIGTERM).
-    static func run(_ binary: String, _ arguments: [String], timeout: Double = 60, whileRunning: ((Process, URL) -> Void)? = nil)
+    static func run(
+        _ binary: String, _ arguments: [String], timeout: Double = 60, whileRunning: ((Process, URL) -> Void)? = nil
+    )
         throws -> BumbleCLIRun
     {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)")

@@ -39,14 +39,17 @@ import Testing
             // LE Advertising Report, one report: ADV_NONCONN_IND from 11:22:33:44:55:66 carrying
             // manufacturer data 0xFFFF with the counter, RSSI -60.
             let data: [UInt8] = [0x05, 0xFF, 0xFF, 0xFF, UInt8(i & 0xFF), UInt8(i >> 8)]
-            let body: [UInt8] = [0x02, 1, 0x03, 0x00, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11, UInt8(data.count)] + data + [0xC4]
+            let body: [UInt8] =
+                [0x02, 1, 0x03, 0x00, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11, UInt8(data.count)] + data + [0xC4]
             return [0x04, 0x3E, UInt8(body.count)] + body
         }
 
         private func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
             var off = 0
             while off < bytes.count {
-                let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + off, $0.count - off, Int32(MSG_NOSIGNAL)) }
+                let n = bytes.withUnsafeBytes {
+                    Glibc.send(fd, $0.baseAddress! + off, $0.count - off, Int32(MSG_NOSIGNAL))
+                }
                 if n <= 0 { return }
                 off += n
             }
@@ -73,7 +76,8 @@ import Testing
                         bits[37] = 0x60
                         rp += bits
                     }
-                    let cc: [UInt8] = [0x04, 0x0E, UInt8(3 + rp.count), 1, UInt8(opcode & 0xFF), UInt8(opcode >> 8)] + rp
+                    let cc: [UInt8] =
+                        [0x04, 0x0E, UInt8(3 + rp.count), 1, UInt8(opcode & 0xFF), UInt8(opcode >> 8)] + rp
                     writeAll(c, cc)
                     if opcode == HCIOpcode.leSetExtendedScanEnable, params.first == 1 {
                         writeAll(c, (0..<burst).flatMap(Self.report))
@@ -92,6 +96,15 @@ import Testing
         let stop = try StopSignal()
         var counters: [Int] = []
         var ticks = 0
+        var observedCommands: [UInt16] = []
+        var observedEvents = 0
+        scanner.packetObserver = { p in
+            if p.incoming {
+                observedEvents += 1
+            } else if let c = HCICommand(packet: p.bytes) {
+                observedCommands.append(c.opcode)
+            }
+        }
         let started = Clock.monotonic()
         try scanner.run(
             stop: stop,
@@ -106,6 +119,10 @@ import Testing
                 if now - started > 30 { stop.request() }
             })
         #expect(counters == Array(0..<burst))
+        // The capture hook saw every command (the final switch-off included) and every event.
+        #expect(observedCommands.first == HCIOpcode.reset)
+        #expect(observedCommands.last == HCIOpcode.leSetExtendedScanEnable)
+        #expect(observedEvents >= burst + observedCommands.count - 1)
         #expect(scanner.stats.malformedEvents == 0)
         #expect(scanner.state == .closed)
     }
@@ -115,10 +132,12 @@ import Testing
         let scanner = try LiveScanner(transport: H4StreamTransport(.tcp(host: "127.0.0.1", port: server.port)))
         let stop = try StopSignal()
         var tickTimes: [Double] = []
-        try scanner.run(stop: stop, onAdvertisement: { _ in }, onTick: { now in
-            tickTimes.append(now)
-            if tickTimes.count == 3 { stop.request() }
-        })
+        try scanner.run(
+            stop: stop, onAdvertisement: { _ in },
+            onTick: { now in
+                tickTimes.append(now)
+                if tickTimes.count == 3 { stop.request() }
+            })
         #expect(tickTimes.count == 3)
         #expect(tickTimes == tickTimes.sorted())
     }
