@@ -178,9 +178,7 @@ public final class HCISocketTransport: ScanTransport {
                 guard bytes.count >= 8, bytes[0] == HCIEventCode.stackInternal, bytes[2] == 0x01, bytes[3] == 0x00,
                     UInt16(bytes[6]) | UInt16(bytes[7]) << 8 == devID
                 else { continue }
-                // Re-shaped to what HCIEvent parses: type (1) | event (2) | dev_id (2).
-                let shaped: [UInt8] = [HCIEventCode.stackInternal, 5, 0x01, bytes[4], bytes[5], bytes[6], bytes[7]]
-                return HCIPacket(type: .event, bytes: shaped, incoming: true, timeMicros: Clock.wallMicros())
+                return HCIPacket(type: .event, bytes: bytes, incoming: true, timeMicros: Clock.wallMicros())
             }
             return HCIPacket(type: .event, bytes: bytes, incoming: true, timeMicros: Clock.wallMicros())
         }

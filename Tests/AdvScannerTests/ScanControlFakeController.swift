@@ -101,7 +101,7 @@ final class ScanFakeController: ScanTransport {
 
     static func deviceEvent(_ ev: UInt8, dev: UInt16 = 0) -> HCIPacket {
         HCIPacket(
-            type: .event, bytes: [0xFD, 5, 0x01, ev, 0, UInt8(dev & 0xFF), UInt8(dev >> 8)], incoming: true,
+            type: .event, bytes: [0xFD, 6, 0x01, 0x00, ev, 0, UInt8(dev & 0xFF), UInt8(dev >> 8)], incoming: true,
             timeMicros: 0)
     }
 }
