@@ -16,11 +16,11 @@ import CSQLite
 ///   (`(sensor_id, time, quantity_id, value, count)`), which also has to be regrouped for export.
 /// - `readings_by_sensor (sensor_id, time_us)` serves one sensor's export, its last rows, and
 ///   `forget`. It costs ~17 bytes per reading; without it a one-sensor query scans every sensor.
-/// - `rollup_hourly` keeps count/sum/min/max/last per (hour, sensor, quantity), written in the
-///   same transaction as the raw rows (invariant 4 in SensorStore.swift). A 24 h summary reads
-///   ~24 × sensors × quantities rollup rows plus the raw rows of at most two partial hours, so
-///   it does not depend on the size of the database; `--by day` over a year reads 8760 rollup
-///   rows per sensor and quantity. Quantity id 0 is the row itself (count and samples of rows).
+/// - `rollup_hourly` keeps, per (hour, sensor), the row count and, packed in one blob, count/sum/
+///   min/max/last per quantity (Rollups.swift), written in the same transaction as the raw rows
+///   (invariant 4 in SensorStore.swift). A 24 h summary reads 24 × sensors rollup rows plus the
+///   raw rows of at most two partial hours, whatever the size of the database; `--by day` over
+///   a year reads 8760 rollup rows per sensor.
 /// - `quantities` maps the open-ended keys (`temperature_probe_3_c`) to small ids; ids are never
 ///   reused or renumbered.
 /// - Times are integer **microseconds since the Unix epoch, UTC** (`Reading.timeMicros`), so a
@@ -30,8 +30,6 @@ enum Schema {
     /// `PRAGMA application_id` of our files ("BLSG"): tells our store from another SQLite file.
     static let applicationID: Int32 = 0x424C_5347
     static let microsPerHour: Int64 = 3_600_000_000
-    /// Quantity id 0 in `rollup_hourly` stands for "the row itself".
-    static let rowQuantityID: Int64 = 0
 
     /// Migration n (0-based) takes `user_version` from n to n + 1. Append only; never edit one
     /// that has shipped.
@@ -51,7 +49,7 @@ enum Schema {
             last_rssi_dbm INTEGER
         );
         CREATE TABLE quantities (
-            id INTEGER PRIMARY KEY,               -- from 1; 0 is reserved for rollup row counts
+            id INTEGER PRIMARY KEY,               -- from 1, never reused
             key TEXT NOT NULL UNIQUE,             -- temperature_c, humidity_pct, …
             is_integer INTEGER NOT NULL
         );
@@ -66,15 +64,11 @@ enum Schema {
         CREATE TABLE rollup_hourly (
             hour INTEGER NOT NULL,                -- time_us / 3600000000
             sensor_id INTEGER NOT NULL,
-            quantity_id INTEGER NOT NULL,         -- 0: the rows themselves
-            n_rows INTEGER NOT NULL,
-            n_samples INTEGER NOT NULL,
-            sum_value REAL NOT NULL,              -- of stored values (row means), not of samples
-            min_value REAL NOT NULL,
-            max_value REAL NOT NULL,
+            n_rows INTEGER NOT NULL,              -- stored rows of the sensor in the hour
+            n_samples INTEGER NOT NULL,           -- advertisements folded into them
             last_time_us INTEGER NOT NULL,
-            last_value REAL NOT NULL,
-            PRIMARY KEY (hour, sensor_id, quantity_id)
+            stats BLOB NOT NULL,                  -- per quantity: Rollups.swift
+            PRIMARY KEY (hour, sensor_id)
         ) WITHOUT ROWID;
         CREATE TABLE meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID;
         """

@@ -32,8 +32,8 @@ import SensorDecode
 ///     the same data do not add rows (`INSERT OR IGNORE`; ignored rows are counted and skipped
 ///     by the rollups).
 /// (4) For every hour at or after the horizon, each `rollup_hourly` row equals the aggregate of
-///     the raw rows of its (hour, sensor, quantity): n_rows, n_samples, sum, min, max, and the
-///     value at the latest time. Quantity id 0 aggregates the rows themselves. Both are written
+///     the raw rows of its (hour, sensor): n_rows, n_samples, last time, and per quantity rows,
+///     samples, sum, min, max and the value at the latest time. Both are written
 ///     in the same transaction, so every reader snapshot satisfies it. (Scope: not for a sensor
 ///     while `StoreReader.forget` deletes it in steps; its last step removes the rollups.)
 /// (5) Memory is bounded whatever the radio shows: the downsampler tracks ≤ `maxSensors`
@@ -146,7 +146,8 @@ public final class SensorStore {
     private let selectQuantity: Statement
     private let insertQuantity: Statement
     private let insertReading: Statement
-    private let upsertRollup: Statement
+    private let selectRollup: Statement
+    private let writeRollup: Statement
 
     /// Opens (creating if needed) the store at `path` for writing.
     ///
@@ -196,20 +197,11 @@ public final class SensorStore {
         insertQuantity = try c.prepare("INSERT INTO quantities (key, is_integer) VALUES (?1, ?2) RETURNING id")
         insertReading = try c.prepare(
             "INSERT OR IGNORE INTO readings (time_us, sensor_id, samples, data) VALUES (?1, ?2, ?3, ?4)")
-        upsertRollup = try c.prepare(
-            """
-            INSERT INTO rollup_hourly (hour, sensor_id, quantity_id, n_rows, n_samples, sum_value, min_value, max_value,
-                                       last_time_us, last_value)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
-            ON CONFLICT (hour, sensor_id, quantity_id) DO UPDATE SET
-                n_rows = n_rows + excluded.n_rows,
-                n_samples = n_samples + excluded.n_samples,
-                sum_value = sum_value + excluded.sum_value,
-                min_value = min(min_value, excluded.min_value),
-                max_value = max(max_value, excluded.max_value),
-                last_value = CASE WHEN excluded.last_time_us >= last_time_us THEN excluded.last_value ELSE last_value END,
-                last_time_us = max(last_time_us, excluded.last_time_us)
-            """)
+        selectRollup = try c.prepare(
+            "SELECT n_rows, n_samples, last_time_us, stats FROM rollup_hourly WHERE hour = ?1 AND sensor_id = ?2")
+        writeRollup = try c.prepare(
+            "INSERT OR REPLACE INTO rollup_hourly (hour, sensor_id, n_rows, n_samples, last_time_us, stats) "
+                + "VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
     }
 
     /// Rows waiting for their commit (not yet stored).
@@ -348,39 +340,6 @@ public final class SensorStore {
     private struct RollupKey: Hashable {
         var hour: Int64
         var sensorID: Int64
-        var quantityID: Int64
-    }
-
-    private struct Rollup {
-        var rows: Int64
-        var samples: Int64
-        var sum: Double
-        var min: Double
-        var max: Double
-        var lastTime: Int64
-        var lastValue: Double
-
-        init(_ samples: Int, _ value: Double, _ time: Int64) {
-            rows = 1
-            self.samples = Int64(samples)
-            sum = value
-            min = value
-            max = value
-            lastTime = time
-            lastValue = value
-        }
-
-        mutating func add(_ samples: Int, _ value: Double, _ time: Int64) {
-            rows += 1
-            self.samples += Int64(samples)
-            sum += value
-            min = Swift.min(min, value)
-            max = Swift.max(max, value)
-            if time >= lastTime {
-                lastTime = time
-                lastValue = value
-            }
-        }
     }
 
     /// One transaction: sensors, quantities, rows, rollups. Returns the rows newly inserted.
@@ -427,7 +386,7 @@ public final class SensorStore {
             }
 
             // Rows, encoded, and their rollups aggregated in memory first (one upsert per key).
-            var rollups: [RollupKey: Rollup] = [:]
+            var rollups: [RollupKey: SensorStats] = [:]
             var inserted = 0
             var items: [(id: Int64, value: Double)] = []
             var blob: [UInt8] = []
@@ -449,36 +408,39 @@ public final class SensorStore {
                 s.reset()
                 guard connection.changes == 1 else { continue }  // invariant 3: already stored
                 inserted += 1
-                let hour = Self.hour(r.timeMicros)
-                let rowKey = RollupKey(hour: hour, sensorID: sid, quantityID: Schema.rowQuantityID)
-                if rollups[rowKey] == nil {
-                    rollups[rowKey] = Rollup(r.samples, 0, r.timeMicros)
-                } else {
-                    rollups[rowKey]!.add(r.samples, 0, r.timeMicros)
-                }
-                for (qid, value) in items {
-                    let k = RollupKey(hour: hour, sensorID: sid, quantityID: qid)
-                    if rollups[k] == nil {
-                        rollups[k] = Rollup(r.samples, value, r.timeMicros)
-                    } else {
-                        rollups[k]!.add(r.samples, value, r.timeMicros)
+                rollups[RollupKey(hour: Self.hour(r.timeMicros), sensorID: sid), default: SensorStats()].addRow(
+                    samples: Int64(r.samples), time: r.timeMicros, items)
+            }
+            // Merge into the stored hour (read, merge, replace): one row per (hour, sensor).
+            for (k, batchStats) in rollups {
+                let hourStart = k.hour * Schema.microsPerHour
+                var merged = SensorStats()
+                let q = selectRollup
+                try q.bind(1, k.hour)
+                try q.bind(2, k.sensorID)
+                if try q.step() {
+                    merged.rows = q.int64(0)
+                    merged.samples = q.int64(1)
+                    merged.lastTime = q.int64(2)
+                    let ok = SensorStats.decodeStats(q.blob(3), hourStart: hourStart) { merged.merge($0, $1) }
+                    guard ok else {
+                        q.reset()
+                        throw StoreError.sqlite(
+                            code: SQLITE_CORRUPT, message: "malformed rollup of sensor \(k.sensorID), hour \(k.hour)",
+                            attempted: attempted)
                     }
                 }
-            }
-            for (k, v) in rollups {
-                let u = upsertRollup
-                try u.bind(1, k.hour)
-                try u.bind(2, k.sensorID)
-                try u.bind(3, k.quantityID)
-                try u.bind(4, v.rows)
-                try u.bind(5, v.samples)
-                try u.bind(6, v.sum)
-                try u.bind(7, v.min)
-                try u.bind(8, v.max)
-                try u.bind(9, v.lastTime)
-                try u.bind(10, v.lastValue)
-                try u.run()
-                u.reset()
+                q.reset()
+                merged.merge(batchStats)
+                let w = writeRollup
+                try w.bind(1, k.hour)
+                try w.bind(2, k.sensorID)
+                try w.bind(3, merged.rows)
+                try w.bind(4, merged.samples)
+                try w.bind(5, merged.lastTime)
+                try w.bind(6, merged.encodeStats(hourStart: hourStart))
+                try w.run()
+                w.reset()
             }
             try connection.exec("COMMIT", attempted)
             // Only now are the new ids real (a rolled-back id could be reused by SQLite).
