@@ -1,71 +1,74 @@
 import CSQLite
 import SensorDecode
 
-/// SensorStore: readings in one SQLite file that survives a year on a Pi's SD card.
-///
-/// GUARANTEE. A batch of rows is committed atomically with the hourly rollups that summarize it;
-/// a reading is either in a committed batch or still in this process's memory. A crash (kill -9,
-/// power loss) loses at most the rows not yet committed: the open downsampling buckets (one
-/// interval, 60 s by default) and the pending batch (`batchSeconds`, 5 s by default). With
-/// `synchronous=NORMAL` in WAL mode a power cut may also lose the last commits before it, never
-/// the database's consistency.
-///
-/// FILES. SensorStore.swift (this: writer, batching, retention, invariants), Schema.swift (layout
-/// and why, migrations, refusing foreign/newer/damaged files), Downsampler.swift (folding and
-/// de-duplication, bounded), MeasurementCodec.swift (row encoding), StoreReader.swift and
-/// Queries.swift (sensors, alias, forget, export, summary), SQLite.swift (checked C calls, errors).
-///
-/// DEFINITIONS.
-/// - *reading*: what a decoder made of one advertisement (`SensorDecode.Reading`).
-/// - *row*: one sensor's readings folded over one interval (`StoredRow`, table `readings`).
-/// - *batch*: the rows committed in one transaction: every `batchSeconds` (monotonic, driven by
-///   the caller's `tick(now:)`) or every `batchRows` rows, whichever comes first.
-/// - *horizon*: `meta.prune_horizon_us`; retention has removed, or is removing, rows before it.
-///
-/// INVARIANTS.
-/// (1) A row counts as stored only after the COMMIT of its batch returned SQLITE_OK; until then
-///     it stays in `pending`, across any number of failed attempts (disk full, busy).
-/// (2) `PRAGMA user_version` equals the number of applied migrations, and `application_id` is
-///     `Schema.applicationID`. A file with a larger version, another application id, or that is
-///     not SQLite is never written (checked read-only before the writable open).
-/// (3) `readings` has at most one row per (time_us, sensor_id): retransmissions and replays of
-///     the same data do not add rows (`INSERT OR IGNORE`; ignored rows are counted and skipped
-///     by the rollups).
-/// (4) For every hour at or after the horizon, each `rollup_hourly` row equals the aggregate of
-///     the raw rows of its (hour, sensor): n_rows, n_samples, last time, and per quantity rows,
-///     samples, sum, min, max and the value at the latest time. Both are written
-///     in the same transaction, so every reader snapshot satisfies it. (Scope: not for a sensor
-///     while `StoreReader.forget` deletes it in steps; its last step removes the rollups.)
-/// (5) Memory is bounded whatever the radio shows: the downsampler tracks ≤ `maxSensors`
-///     sensors (evicting the least recently heard eighth), `pending` holds ≤ `maxPendingRows`
-///     rows (dropping the oldest tenth, counted and logged once), the quantity id cache holds
-///     ≤ `maxCachedQuantities` keys (cleared when full); sensor ids are looked up per batch.
-/// (6) A failure is logged once when it starts or changes kind (one line,
-///     `StoreError.description`) and once when writing resumes; retries happen at most every
-///     `batchSeconds`.
-/// (7) Retention deletes at most `pruneRowsPerStep` rows per transaction, oldest first, and only
-///     rollup hours whose raw rows are all gone.
-///
-/// THREADS. A `SensorStore` is used from one thread (the logger loop); it is not Sendable.
-/// Readers (`StoreReader`, a user's `sqlite3`) use their own connections in any process.
-///
-/// USAGE (the logger loop; `now` is CLOCK_MONOTONIC seconds, read by the caller):
-/// ```
-/// let store = try SensorStore(path: path, configuration: config, log: { logLine($0) })
-/// poll loop: for each decoded reading → store.add(reading, now: now)
-///            on every wake-up or timeout (≤ batchSeconds) → store.tick(now: now, wallMicros: wall)
-/// at SIGTERM/SIGINT → try store.close(now: now)      // writes open buckets, commits
-/// ```
-/// A `.failed` result or `currentFailure` is informational: the store already logged it and
-/// keeps the rows; the loop just carries on. `replay` calls `add` with the capture's times and
-/// `close` at the end. Queries: `StoreReader` (Queries.swift).
+// SensorStore: readings in one SQLite file that survives a year on a Pi's SD card.
+//
+// GUARANTEE. A batch of rows is committed atomically with the hourly rollups that summarize it;
+// a reading is either in a committed batch or still in this process's memory. A crash (kill -9,
+// power loss) loses at most the rows not yet committed: the open downsampling buckets (one
+// interval, 60 s by default) and the pending batch (`batchSeconds`, 5 s by default). With
+// `synchronous=NORMAL` in WAL mode a power cut may also lose the last commits before it, never
+// the database's consistency.
+//
+// FILES. SensorStore.swift (this: writer, batching, retention, invariants), Schema.swift (layout
+// and why, migrations, refusing foreign/newer/damaged files), Downsampler.swift (folding and
+// de-duplication, bounded), MeasurementCodec.swift (row encoding), StoreReader.swift and
+// Queries.swift (sensors, alias, forget, export, summary), Rollups.swift (hourly aggregates),
+// SQLite.swift (checked C calls, errors).
+//
+// DEFINITIONS.
+// - *reading*: what a decoder made of one advertisement (`SensorDecode.Reading`).
+// - *row*: one sensor's readings folded over one interval (`StoredRow`, table `readings`).
+// - *batch*: the rows committed in one transaction: every `batchSeconds` (monotonic, driven by
+//   the caller's `tick(now:)`) or every `batchRows` rows, whichever comes first.
+// - *horizon*: `meta.prune_horizon_us`; retention has removed, or is removing, rows before it.
+//
+// INVARIANTS.
+// (1) A row counts as stored only after the COMMIT of its batch returned SQLITE_OK; until then
+//     it stays in `pending`, across any number of failed attempts (disk full, busy).
+// (2) `PRAGMA user_version` equals the number of applied migrations, and `application_id` is
+//     `Schema.applicationID`. A file with a larger version, another application id, or that is
+//     not SQLite is never written (checked read-only before the writable open).
+// (3) `readings` has at most one row per (time_us, sensor_id): retransmissions and replays of
+//     the same data do not add rows (`INSERT OR IGNORE`; ignored rows are counted and skipped
+//     by the rollups).
+// (4) For every hour at or after the horizon, each `rollup_hourly` row equals the aggregate of
+//     the raw rows of its (hour, sensor): n_rows, n_samples, last time, and per quantity rows,
+//     samples, sum, min, max and the value at the latest time. Both are written
+//     in the same transaction, so every reader snapshot satisfies it. (Scope: not for a sensor
+//     while `StoreReader.forget` deletes it in steps; its last step removes the rollups.)
+// (5) Memory is bounded whatever the radio shows: the downsampler tracks ≤ `maxSensors`
+//     sensors (evicting the least recently heard eighth), `pending` holds ≤ `maxPendingRows`
+//     rows (dropping the oldest tenth, counted and logged once), the quantity id cache holds
+//     ≤ `maxCachedQuantities` keys (cleared when full); sensor ids are looked up per batch.
+// (6) A failure is logged once when it starts or changes kind (one line,
+//     `StoreError.description`) and once when writing resumes; retries happen at most every
+//     `batchSeconds`.
+// (7) Retention deletes at most `pruneRowsPerStep` rows per transaction, oldest first, and only
+//     rollup hours whose raw rows are all gone.
+//
+// THREADS. A `SensorStore` is used from one thread (the logger loop); it is not Sendable.
+// Readers (`StoreReader`, a user's `sqlite3`) use their own connections in any process.
+//
+// USAGE (the logger loop; `now` is CLOCK_MONOTONIC seconds, read by the caller):
+// ```
+// let store = try SensorStore(path: path, configuration: config, log: { logLine($0) })
+// poll loop: for each decoded reading → store.add(reading, now: now)
+//            on every wake-up or timeout (≤ batchSeconds) → store.tick(now: now, wallMicros: wall)
+// at SIGTERM/SIGINT → try store.close(now: now)      // writes open buckets, commits
+// ```
+// A `.failed` result or `currentFailure` is informational: the store already logged it and
+// keeps the rows; the loop just carries on. `replay` calls `add` with the capture's times and
+// `close` at the end. Queries: `StoreReader` (Queries.swift).
+
+/// The writer's knobs; every default is what `run` should use.
 public struct StoreConfiguration: Sendable, Equatable {
     public var downsample: DownsampleConfiguration
     /// Commit the pending rows at least this often (monotonic seconds). Default 5.
     public var batchSeconds: Double
     /// …or as soon as this many rows are pending. Default 1000.
     public var batchRows: Int
-    /// Bound of the pending rows while the database refuses writes. Default 100 000 (~20 MB).
+    /// Bound of the pending rows while the database refuses writes. Default 100 000 (~30 MB).
     public var maxPendingRows: Int
     /// Keep this much history, measured back from the newest reading; `nil` keeps everything.
     public var retentionSeconds: Int64?
