@@ -11,9 +11,11 @@ import CSQLite
 /// - `readings` holds ONE row per sensor and time, its measurements packed by `MeasurementCodec`,
 ///   clustered on `(time_us, sensor_id)` in a WITHOUT ROWID table. Inserts append at the end of the
 ///   b-tree, an export over a time range is one sequential scan in output order, and retention
-///   deletes from the front. Measured: 49.5 bytes and one b-tree insert per reading with the
-///   sensor index, against 80.6 bytes and three inserts for one row per quantity
-///   (`(sensor_id, time, quantity_id, value, count)`), which also has to be regrouped for export.
+///   deletes from the front. Measured (3 quantities per reading): 49.5 bytes and one b-tree
+///   insert per reading with the sensor index, against 80.6 bytes and three inserts for one row
+///   per quantity (`(sensor_id, time, quantity_id, value, count)`), which also has to be
+///   regrouped for export. A year of 50 sensors at 1/min (26.3 M rows) takes 50.7 bytes per
+///   reading: table 32.2, `readings_by_sensor` 16.8, `rollup_hourly` 1.7.
 /// - `readings_by_sensor (sensor_id, time_us)` serves one sensor's export, its last rows, and
 ///   `forget`. It costs ~17 bytes per reading; without it a one-sensor query scans every sensor.
 /// - `rollup_hourly` keeps, per (hour, sensor), the row count and, packed in one blob, count/sum/
