@@ -192,12 +192,10 @@ extension StoreReader {
             let filter = selected.map { Set($0.keys) }
             let h = Schema.microsPerHour
             let period: (Int64) -> Int64
-            var useRollups = true
             switch grouping {
             case .none: period = { _ in 0 }
             case .hour: period = { SensorStore.hour($0) * h }
             case .day(let offset):
-                useRollups = offset % 3600 == 0
                 period = { t in
                     let local = t + offset * 1_000_000
                     let d: Int64 = 86_400_000_000
@@ -207,9 +205,20 @@ extension StoreReader {
             }
             var groups: [GroupKey: SensorStats] = [:]
             var (hours, raw) = Self.split(from: from, to: to)
-            if !useRollups {
-                hours = 0..<0
-                raw = from < to ? [from..<to] : []
+            // An hour that a period boundary cuts (days at a UTC+5:30 midnight) cannot come from
+            // its rollup: its raw rows are read instead; every other hour still uses the rollup.
+            let cut: (Int64) -> Bool = { hourStart in period(hourStart) != period(hourStart + h - 1) }
+            if case .day(let offset) = grouping, offset % 3600 != 0, !hours.isEmpty {
+                let extent = try connection.prepare("SELECT min(hour), max(hour) FROM rollup_hourly")
+                if try extent.step(), !extent.isNull(0) {
+                    let lo = max(hours.lowerBound, extent.int64(0))
+                    let hi = min(hours.upperBound, extent.int64(1) + 1)
+                    var hour = lo
+                    while hour < hi {
+                        if cut(hour * h) { raw.append((hour * h)..<(hour * h + h)) }
+                        hour += 1
+                    }
+                }
             }
             var damaged = false
             if !hours.isEmpty {
@@ -222,6 +231,7 @@ extension StoreReader {
                     let sid = s.int64(1)
                     guard filter?.contains(sid) ?? true else { continue }
                     let hourStart = s.int64(0) * h
+                    if cut(hourStart) { continue }  // read from raw rows (above)
                     groups[GroupKey(sensor: sid, period: period(hourStart)), default: SensorStats()].merge(
                         rowsOf: s, hourStart: hourStart, damaged: &damaged)
                 }

@@ -90,8 +90,8 @@ public struct SensorSummary: Sendable, Equatable {
 public enum SummaryGrouping: Sendable, Equatable {
     case none
     case hour
-    /// Days starting at local midnight for a fixed UTC offset (seconds east of UTC). Offsets that
-    /// are whole hours use the rollups; others are computed from the raw rows (slower).
+    /// Days starting at local midnight for a fixed UTC offset (seconds east of UTC). With an
+    /// offset that is not whole hours, the one hour a midnight cuts each day is read raw.
     case day(utcOffsetSeconds: Int64)
 }
 
