@@ -226,6 +226,9 @@ case "bench":
         _ = try timed("summary by day (UTC+1), whole database") { () throws(StoreError) in
             try reader.summary(by: .day(utcOffsetSeconds: 3600))
         }
+        _ = try timed("summary by day (UTC+5:30), whole database") { () throws(StoreError) in
+            try reader.summary(by: .day(utcOffsetSeconds: 19800))
+        }
         _ = try timed("summary whole database") { () throws(StoreError) in try reader.summary() }
         if options["--skip-export"] != nil { exit(0) }
         let n = try timed("export all") { () throws(StoreError) -> Int in
