@@ -7,7 +7,8 @@ import SensorDecode
 /// A stop request that a `poll` loop can wait on: a non-blocking self-pipe.
 ///
 /// `request()` may be called from the loop's own callbacks (e.g. `--duration` reached).
-/// `installSignalHandlers(_:)` makes SIGINT and SIGTERM request a stop. Signal handlers cannot
+/// `installSignalHandlers(_:)` makes SIGINT, SIGTERM and SIGHUP request a stop (a hung-up
+/// terminal must not kill the logger before it commits). Signal handlers cannot
 /// capture context, so the pipe's write end lives in the one global this module has,
 /// `signalWakeFD`: written once before the handlers are installed, only read by the handler
 /// (`write(2)` is async-signal-safe). A self-pipe rather than signalfd because signalfd needs the
@@ -53,7 +54,7 @@ public final class StopSignal {
         return requested
     }
 
-    /// SIGINT and SIGTERM request a stop on `stop`. Call once, from the main thread, at start-up.
+    /// SIGINT, SIGTERM and SIGHUP request a stop on `stop`. Call once, from the main thread, at start-up.
     public static func installSignalHandlers(_ stop: StopSignal) {
         signalWakeFD = stop.writeFD
         let handler: @convention(c) (Int32) -> Void = { _ in
@@ -62,12 +63,14 @@ public final class StopSignal {
         }
         signal(SIGINT, handler)
         signal(SIGTERM, handler)
+        signal(SIGHUP, handler)
         // A parent can start us with these signals blocked (the mask is inherited across exec;
         // Foundation's Process under a test runner does it): a blocked SIGTERM would never stop us.
         var set = sigset_t()
         sigemptyset(&set)
         sigaddset(&set, SIGINT)
         sigaddset(&set, SIGTERM)
+        sigaddset(&set, SIGHUP)
         _ = pthread_sigmask(SIG_UNBLOCK, &set, nil)  // fails only for an invalid `how`
     }
 }

@@ -11,16 +11,11 @@ enum ScanCommand {
     static let spec = CommandSpec(
         name: "scan",
         abstract: "Scan for sensors and print their readings live.",
-        options: [
-            .value("hci", "SPEC", help: "hciN, tcp:HOST:PORT or serial:/dev/ttyACM0[:BAUD] (default: first adapter)."),
+        options: ScanOptions.specs + [
             .flag("json", help: "JSON lines, one per reading (the default when stdout is not a terminal)."),
             .flag("all", short: "a", help: "Also print advertisements nothing decodes (JSON only)."),
-            .value("duration", "D", help: "Stop after D seconds (suffix s, m or h allowed)."),
-            .value("interval-ms", "N", help: "Scan interval in ms, 2.5–10240 (default 100)."),
-            .value("window-ms", "N", help: "Scan window in ms, ≤ interval (default: the interval, i.e. continuous)."),
-            .value(
-                "silence-timeout", "S",
-                help: "Switch scanning on again after S seconds without advertisements (default 60)."),
+            .value("duration", "D", help: "Stop after D (e.g. 25, 90s, 5m)."),
+            .value("capture", "FILE", help: "Also write every HCI packet to FILE (btsnoop, opens in Wireshark and btmon)."),
             .flag("verbose", short: "v", help: "Log HCI commands and recoveries in detail on standard error."),
         ],
         discussion: """
@@ -31,54 +26,10 @@ enum ScanCommand {
 
     static let subcommand = Subcommand(spec: spec, run: run)
 
-    /// `25`, `25s`, `1.5m`, `2h` → seconds.
-    static func parseDuration(_ text: String) -> Double? {
-        var t = Substring(text)
-        var unit = 1.0
-        switch t.last {
-        case "s": t = t.dropLast()
-        case "m":
-            t = t.dropLast()
-            unit = 60
-        case "h":
-            t = t.dropLast()
-            unit = 3600
-        default: break
-        }
-        guard let v = Double(t), v.isFinite, v > 0 else { return nil }
-        return v * unit
-    }
-
-    static func number(_ args: ParsedArguments, _ name: String) throws(CLIError) -> Double? {
-        guard let text = args.value(name) else { return nil }
-        guard let v = Double(text), v.isFinite else { throw .usage("--\(name) wants a number, got '\(text)'") }
-        return v
-    }
-
     static func run(_ args: ParsedArguments) throws(CLIError) -> Int32 {
-        var config = ScanConfig()
-        if let i = try number(args, "interval-ms") {
-            config.intervalMs = i
-            config.windowMs = i
-        }
-        if let w = try number(args, "window-ms") { config.windowMs = w }
-        if let s = try number(args, "silence-timeout") {
-            guard s >= 1 else { throw .usage("--silence-timeout must be at least 1 second") }
-            config.silenceTimeout = s
-        }
-        if case .failure(let e) = config.slots() { throw .usage(e.description) }
-        var duration: Double? = nil
-        if let d = args.value("duration") {
-            guard let v = parseDuration(d) else {
-                throw .usage("--duration wants seconds (e.g. 25, 90s, 5m), got '\(d)'")
-            }
-            duration = v
-        }
-        let spec: TransportSpec
-        switch TransportSpec.parse(args.value("hci")) {
-        case .success(let s): spec = s
-        case .failure(let e): throw .usage(e.description)
-        }
+        let (spec, config) = try ScanOptions.configuration(args)
+        let duration = try ScanOptions.duration(args)
+        let keys = try KeyFile(databasePath: StoreAccess.databasePath(args)).load()
         let verbose = args.has("verbose")
         let log = ScanLog { level, line in
             if level >= .info || verbose { printError(line) }
@@ -86,18 +37,13 @@ enum ScanCommand {
         let json = args.has("json") || isatty(1) == 0
         let includeAll = args.has("all")
 
+        let scanner = try ScanOptions.makeScanner(spec, config, log: log)
+        let capture = try CaptureOption.open(args.value("capture"), scanner: scanner, log: EventLog(verbose: verbose))
         let stop: StopSignal
-        let scanner: LiveScanner
-        do throws(ScanError) {
-            scanner = try LiveScanner(transport: try spec.makeTransport(), config: config, log: log)
-        } catch {
-            throw CLIError(error.description, code: error.exitCode, showUsage: error.exitCode == ExitCode.usage)
-        }
         do { stop = try StopSignal() } catch { throw CLIError(error.description, code: ExitCode.software) }
         StopSignal.installSignalHandlers(stop)
-        // Hook for `--capture FILE` (wired by the lead): `scanner.packetObserver = { writer.append($0) }`.
 
-        let registry = Registry.standard()
+        let registry = Registry.standard(keys: keys)
         let out = OutputWriter(fd: 1)
         var table = LiveTable(capacity: 512)
         let started = Clock.monotonic()
@@ -126,6 +72,7 @@ enum ScanCommand {
                         out.write(table.render(now: now))
                         out.flush()
                     }
+                    capture?.tick(now: now)
                     if let duration, now - started >= duration { stop.request() }
                     if out.failed != nil { stop.request() }  // reader gone (| head): stop quietly
                 })
@@ -133,6 +80,7 @@ enum ScanCommand {
             out.flush()
             throw CLIError(error.description, code: error.exitCode)
         }
+        capture?.close()
         out.flush()
         if verbose {
             let s = scanner.stats
