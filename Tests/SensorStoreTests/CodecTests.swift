@@ -1,3 +1,4 @@
+import TestSupport
 import SensorDecode
 import Testing
 
@@ -131,7 +132,7 @@ import Testing
 
     @Test func anAddressFloodStaysWithinTheBoundAndLosesNoReading() {
         var d = Downsampler(DownsampleConfiguration(intervalSeconds: 60, maxSensors: 64))
-        var rng = SplitMix(state: 1)
+        var rng = SplitMix64(state: 1)
         var rows: [StoredRow] = []
         for i in 0..<10_000 {
             let r = reading(

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import SensorDecode
 import Testing
@@ -66,7 +67,7 @@ private func sameStatistics(_ a: [String: Expected], _ b: [String: Expected]) ->
 
     /// Readings of `sensors` sensors with a varying quantity set, at irregular times over `hours`.
     func mixedReadings(sensors: Int, count: Int, hours: Int64, seed: UInt64 = 7) -> [Reading] {
-        var rng = SplitMix(state: seed)
+        var rng = SplitMix64(state: seed)
         var out: [Reading] = []
         let span = hours * 3_600_000_000
         for k in 0..<count {
@@ -465,7 +466,7 @@ private func sameStatistics(_ a: [String: Expected], _ b: [String: Expected]) ->
         let dir = TempDir()
         defer { dir.cleanup() }
         let path = dir.file("notes.db")
-        var rng = SplitMix(state: 3)
+        var rng = SplitMix64(state: 3)
         let garbage = (0..<8192).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
         #expect(FileManager.default.createFile(atPath: path, contents: Data(garbage)))
         do {
