@@ -260,7 +260,7 @@ public final class LiveScanner {
             state = .scanning
             if arm(now: now) {
                 announced = true
-                log.info("\(transport.name): \(scanDescription)")
+                log.info("\(transport.name): \(scanDescription)" + (startupNote.map { "; " + $0 } ?? ""))
             } else {
                 transportFailed("could not start scanning", now: now)
             }
@@ -463,7 +463,7 @@ public final class LiveScanner {
             // First arm of a scanner that started with its adapter down: the start-up line.
             announced = true
             outageSince = nil
-            log.info("\(transport.name): \(scanDescription)")
+            log.info("\(transport.name): \(scanDescription)" + (startupNote.map { "; " + $0 } ?? ""))
         } else if let since = outageSince {
             log.info("\(transport.name): scanning again after \(Self.seconds(now - since)) s (\(scanDescription))")
             outageSince = nil
@@ -492,6 +492,10 @@ public final class LiveScanner {
         nextAdapterPoll = now + config.adapterPollInterval
         if transport.adapterStatus() == .up { _ = reopenAndArm(now: now) }
     }
+
+    /// What the caller adds to the one start-up line (e.g. `run`: where readings go), so a user
+    /// reads adapter, scanning, database and interval together.
+    public var startupNote: String? = nil
 
     /// A short description for start-up and recovery lines.
     public var scanDescription: String {

@@ -36,7 +36,11 @@ struct BumbleRunCommandTests {
         #expect(run.status == 0, "stderr: \(run.stderr.suffix(3000))")
         let logged = Self.loggedReadings(run.stderr)
         #expect(logged.count >= 10, "readings logged: \(logged.count)")
-        #expect(run.stderr.split(separator: "\n").filter { $0.contains("logging from") }.count == 1)
+        // One start-up line: adapter, scanning used, database, interval.
+        let startup = run.stderr.split(separator: "\n").filter { $0.contains("logging to") }
+        #expect(startup.count == 1)
+        #expect(startup.first?.contains("tcp:127.0.0.1:\(world.port)") == true && startup.first?.contains("passive scanning") == true
+            && startup.first?.contains(db) == true && startup.first?.contains("interval off") == true, "\(startup)")
 
         let export = try BumbleCLIRun.run(BumbleWorld.binary!, ["export", "--jsonl", "--db", db], timeout: 30)
         #expect(export.status == 0, "\(export.stderr)")
