@@ -19,6 +19,7 @@ let package = Package(
         .target(name: "AdvScanner", dependencies: ["CBlueZHCI", "SensorDecode"]),
         .target(name: "SensorStore", dependencies: ["CSQLite", "SensorDecode"]),
         .executableTarget(name: "blesensor-log", dependencies: ["AdvScanner", "SensorDecode", "SensorStore"]),
+        .executableTarget(name: "blesensor-bench", dependencies: ["SensorDecode", "AdvScanner", "SensorStore"]),
         .testTarget(name: "SensorDecodeTests", dependencies: ["SensorDecode"]),
         .testTarget(name: "SensorStoreTests", dependencies: ["SensorStore", "SensorDecode"]),
         .testTarget(name: "AdvScannerTests", dependencies: ["AdvScanner", "SensorDecode"]),

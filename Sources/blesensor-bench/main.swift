@@ -1,0 +1,47 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// blesensor-bench: the Swift side of scripts/bench. Each subcommand measures one thing through
+/// the library modules and prints one `key=value …` line; the script runs the peers on the same
+/// data in the same run and prints the ratios. Not installed, not tested, not part of CI: timing
+/// goals live in the script and BENCHMARKS.md only.
+
+let usage = """
+    USAGE: blesensor-bench <command> [options]
+
+    COMMANDS:
+      decode FILE [--rounds N] [--min-seconds S]
+                  advertisements/s through Registry.standard().decode; FILE has
+                  'AA:BB:CC:DD:EE:FF <AD hex>' lines
+      has NAME    exit 0 when measurement NAME is built in (scripts/bench asks before running it)
+    """
+
+/// The measurements this build has. The store benchmarks join when SensorStore's writer lands.
+let measurements: Set<String> = ["decode"]
+
+func runBench() -> Int32 {
+    let args = CommandLine.arguments
+    guard args.count >= 2 else {
+        printError(usage)
+        return 64
+    }
+    do throws(BenchError) {
+        let options = try Options(args.dropFirst(2))
+        switch args[1] {
+        case "decode": try DecodeBench.run(options)
+        case "has": return options.positional.allSatisfy(measurements.contains) ? 0 : 1
+        case "--help", "-h", "help":
+            print(usage)
+        default:
+            printError("Error: unknown command '\(args[1])'\n" + usage)
+            return 64
+        }
+        return 0
+    } catch {
+        printError("Error: \(error.description)")
+        return 1
+    }
+}
+
+exit(runBench())
