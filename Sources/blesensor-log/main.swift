@@ -16,6 +16,7 @@ struct Subcommand: Sendable {
 /// Every subcommand, in the order `--help` lists them.
 let subcommands: [Subcommand] = [
     DecodeCommand.subcommand,
+    ScanCommand.subcommand,
 ]
 
 @MainActor func topLevelHelp() -> String {

@@ -1,0 +1,133 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import SensorDecode
+
+/// A stop request that a `poll` loop can wait on: a non-blocking self-pipe.
+///
+/// `request()` may be called from the loop's own callbacks (e.g. `--duration` reached).
+/// `installSignalHandlers(_:)` makes SIGINT and SIGTERM request a stop. Signal handlers cannot
+/// capture context, so the pipe's write end lives in the one global this module has,
+/// `signalWakeFD`: written once before the handlers are installed, only read by the handler
+/// (`write(2)` is async-signal-safe). A self-pipe rather than signalfd because signalfd needs the
+/// signals blocked in every thread, which a library cannot promise.
+public final class StopSignal {
+    public let readFD: Int32
+    private let writeFD: Int32
+    private var requested = false
+
+    public init() throws(SourceError) {
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else { throw .system(call: "pipe", errno: errno, detail: "stop signal") }
+        // Non-blocking both ends (a full pipe must never block a signal handler), close-on-exec.
+        for fd in fds {
+            guard fcntl(fd, F_SETFL, O_NONBLOCK) == 0, fcntl(fd, F_SETFD, FD_CLOEXEC) == 0 else {
+                let e = errno
+                _ = Glibc.close(fds[0])
+                _ = Glibc.close(fds[1])
+                throw .system(call: "fcntl", errno: e, detail: "stop signal")
+            }
+        }
+        readFD = fds[0]
+        writeFD = fds[1]
+    }
+
+    deinit {
+        if signalWakeFD == writeFD { signalWakeFD = -1 }
+        _ = Glibc.close(readFD)
+        _ = Glibc.close(writeFD)
+    }
+
+    /// Asks the loop to stop; it returns within one poll slice (≤ 1 s). Idempotent.
+    public func request() {
+        var b: UInt8 = 1
+        _ = write(writeFD, &b, 1)  // a full pipe already holds a request: nothing lost
+    }
+
+    /// True once a stop was requested (checks the pipe without blocking).
+    public var isRequested: Bool {
+        if requested { return true }
+        var pfd = pollfd(fd: readFD, events: Int16(POLLIN), revents: 0)
+        if poll(&pfd, 1, 0) == 1 { requested = true }
+        return requested
+    }
+
+    /// SIGINT and SIGTERM request a stop on `stop`. Call once, from the main thread, at start-up.
+    public static func installSignalHandlers(_ stop: StopSignal) {
+        signalWakeFD = stop.writeFD
+        let handler: @convention(c) (Int32) -> Void = { _ in
+            var b: UInt8 = 1
+            _ = write(signalWakeFD, &b, 1)
+        }
+        signal(SIGINT, handler)
+        signal(SIGTERM, handler)
+    }
+}
+
+/// The write end of the installed `StopSignal`'s pipe, for the signal handler (see `StopSignal`).
+nonisolated(unsafe) private var signalWakeFD: Int32 = -1
+
+extension Scanner {
+    /// Runs until a stop is requested: opens and arms (`start()`), waits with `poll` on the
+    /// transport's descriptors and the stop pipe, hands every advertisement to `onAdvertisement`,
+    /// and calls `onTick` about once a second with the monotonic time (batch flushes, `--duration`).
+    /// Idle CPU is zero: the only wake-ups are packets, the 1 s tick and scan-control deadlines.
+    /// Returns within ≤ 1 s of `stop.request()` after switching scanning off if we switched it on.
+    /// - Throws: `ScanError.unavailable` only when the adapter/endpoint is missing at start; every
+    ///   later failure is lived through (see the state machine in ScanControl.swift).
+    public func run(
+        stop: StopSignal, onAdvertisement: (Advertisement) -> Void, onTick: (_ nowMonotonic: Double) -> Void = { _ in }
+    ) throws(ScanError) {
+        interrupted = { stop.isRequested }
+        defer { shutdown() }
+        try start()
+        var nextTick = Clock.monotonic() + 1
+        var pfds: [pollfd] = []
+        while !stop.isRequested {
+            // Packets that arrived while a command waited come first, in order.
+            while let p = channel.nextBuffered() { for ad in handle(p) { onAdvertisement(ad) } }
+            var now = Clock.monotonic()
+            if now >= nextTick {
+                onTick(now)
+                nextTick = now + 1
+            }
+            let deadline = min(tick(now: now), nextTick)
+            if channel.pendingCount > 0 || stop.isRequested { continue }
+            now = Clock.monotonic()
+            let waitMs = Int32(max(0, min(deadline - now, 1)) * 1000) + 1
+            pfds.removeAll(keepingCapacity: true)
+            pfds.append(pollfd(fd: stop.readFD, events: Int16(POLLIN), revents: 0))
+            for fd in transport.pollDescriptors { pfds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
+            let r = poll(&pfds, nfds_t(pfds.count), waitMs)
+            if r < 0 {
+                if errno == EINTR { continue }  // a signal: the stop pipe tells us which
+                transportFailed("poll: \(SourceError.strerror(errno))")
+                continue
+            }
+            if r == 0 || pfds[0].revents != 0 { continue }
+            guard pfds.dropFirst().contains(where: { $0.revents != 0 }) else { continue }
+            drain(onAdvertisement: onAdvertisement)
+        }
+    }
+
+    /// Reads what is waiting, at most 256 packets per wake-up so ticks keep running under a flood.
+    private func drain(onAdvertisement: (Advertisement) -> Void) {
+        for _ in 0..<256 {
+            guard !transport.pollDescriptors.isEmpty else { return }
+            let event: SourceEvent
+            do { event = try transport.next(timeout: 0) } catch {
+                transportFailed(error.description)
+                return
+            }
+            switch event {
+            case .timeout: return
+            case .end:
+                transportFailed("the peer closed the connection")
+                return
+            case .packet(let p):
+                packetObserver?(p)
+                for ad in handle(p) { onAdvertisement(ad) }
+            }
+        }
+    }
+}

@@ -1,0 +1,177 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import AdvScanner
+import SensorDecode
+
+/// `blesensor-log scan`: live readings from an adapter or an external controller, as JSON lines or
+/// as a refreshing table on a terminal. Stores nothing (that is `run`).
+enum ScanCommand {
+    static let spec = CommandSpec(
+        name: "scan",
+        abstract: "Scan for sensors and print their readings live.",
+        options: [
+            .value("hci", "SPEC", help: "hciN, tcp:HOST:PORT or serial:/dev/ttyACM0[:BAUD] (default: first adapter)."),
+            .flag("json", help: "JSON lines, one per reading (the default when stdout is not a terminal)."),
+            .flag("all", short: "a", help: "Also print advertisements nothing decodes (JSON only)."),
+            .value("duration", "D", help: "Stop after D seconds (suffix s, m or h allowed)."),
+            .value("interval-ms", "N", help: "Scan interval in ms, 2.5–10240 (default 100)."),
+            .value("window-ms", "N", help: "Scan window in ms, ≤ interval (default: the interval, i.e. continuous)."),
+            .value("silence-timeout", "S", help: "Switch scanning on again after S seconds without advertisements (default 60)."),
+            .flag("verbose", short: "v", help: "Log HCI commands and recoveries in detail on standard error."),
+        ],
+        discussion: """
+            One line on standard error says which adapter and which scanning (legacy or extended) is used.
+            SIGINT/SIGTERM stop scanning (only if we switched it on) and exit 0.
+            EXIT STATUS: 0; 64 on a bad option; 69 when the adapter or endpoint is unavailable.
+            """)
+
+    static let subcommand = Subcommand(spec: spec, run: run)
+
+    /// `25`, `25s`, `1.5m`, `2h` → seconds.
+    static func parseDuration(_ text: String) -> Double? {
+        var t = Substring(text)
+        var unit = 1.0
+        switch t.last {
+        case "s": t = t.dropLast()
+        case "m": t = t.dropLast(); unit = 60
+        case "h": t = t.dropLast(); unit = 3600
+        default: break
+        }
+        guard let v = Double(t), v.isFinite, v > 0 else { return nil }
+        return v * unit
+    }
+
+    static func number(_ args: ParsedArguments, _ name: String) throws(CLIError) -> Double? {
+        guard let text = args.value(name) else { return nil }
+        guard let v = Double(text), v.isFinite else { throw .usage("--\(name) wants a number, got '\(text)'") }
+        return v
+    }
+
+    static func run(_ args: ParsedArguments) throws(CLIError) -> Int32 {
+        var config = ScanConfig()
+        if let i = try number(args, "interval-ms") {
+            config.intervalMs = i
+            config.windowMs = i
+        }
+        if let w = try number(args, "window-ms") { config.windowMs = w }
+        if let s = try number(args, "silence-timeout") {
+            guard s >= 1 else { throw .usage("--silence-timeout must be at least 1 second") }
+            config.silenceTimeout = s
+        }
+        if case .failure(let e) = config.slots() { throw .usage(e.description) }
+        var duration: Double? = nil
+        if let d = args.value("duration") {
+            guard let v = parseDuration(d) else { throw .usage("--duration wants seconds (e.g. 25, 90s, 5m), got '\(d)'") }
+            duration = v
+        }
+        let spec: TransportSpec
+        switch TransportSpec.parse(args.value("hci")) {
+        case .success(let s): spec = s
+        case .failure(let e): throw .usage(e.description)
+        }
+        let verbose = args.has("verbose")
+        let log = ScanLog { level, line in
+            if level >= .info || verbose { printError(line) }
+        }
+        let json = args.has("json") || isatty(1) == 0
+        let includeAll = args.has("all")
+
+        let stop: StopSignal
+        let scanner: Scanner
+        do throws(ScanError) {
+            scanner = try Scanner(transport: try spec.makeTransport(), config: config, log: log)
+        } catch {
+            throw CLIError(error.description, code: error.exitCode, showUsage: error.exitCode == ExitCode.usage)
+        }
+        do { stop = try StopSignal() } catch { throw CLIError(error.description, code: ExitCode.software) }
+        StopSignal.installSignalHandlers(stop)
+        // Hook for `--capture FILE` (wired by the lead): `scanner.packetObserver = { writer.append($0) }`.
+
+        let registry = Registry.standard()
+        let out = OutputWriter(fd: 1)
+        var table = LiveTable(capacity: 512)
+        let started = Clock.monotonic()
+        do throws(ScanError) {
+            try scanner.run(
+                stop: stop,
+                onAdvertisement: { ad in
+                    let parsed = AdvertisingData(parsing: ad.data)
+                    let result = registry.decode(ad, parsed)
+                    if json {
+                        for r in result.readings { out.write(JSON.reading(r, includeTime: true) + "\n") }
+                        if result.readings.isEmpty, includeAll { out.write(JSON.undecoded(ad, parsed, includeTime: true) + "\n") }
+                    } else {
+                        for r in result.readings { table.update(r, now: Clock.monotonic()) }
+                    }
+                    if verbose {
+                        for m in result.malformed { printError("\(ad.address): \(m.decoder): \(m.reason)") }
+                    }
+                },
+                onTick: { now in
+                    if json { out.flush() } else { out.write(table.render(now: now)); out.flush() }
+                    if let duration, now - started >= duration { stop.request() }
+                    if out.failed != nil { stop.request() }  // reader gone (| head): stop quietly
+                })
+        } catch {
+            out.flush()
+            throw CLIError(error.description, code: error.exitCode)
+        }
+        out.flush()
+        if verbose {
+            let s = scanner.stats
+            printError("\(scanner.transport.name): \(s.advertisements) advertisements in \(s.events) events, \(s.malformedEvents) malformed, \(s.reconnects) reconnects, \(s.rearms) re-arms")
+        }
+        if let e = out.failed, e != EPIPE { throw CLIError("cannot write output: \(String(cString: strerror(e)))", code: ExitCode.ioError) }
+        return ExitCode.ok
+    }
+}
+
+extension ScanError {
+    var exitCode: Int32 {
+        switch self {
+        case .unavailable: ExitCode.unavailable
+        case .configuration: ExitCode.usage
+        }
+    }
+}
+
+/// The terminal view: one row per sensor, newest reading, age. At most `capacity` sensors; the one
+/// heard longest ago is evicted first, so a busy street cannot grow memory.
+struct LiveTable {
+    struct Row {
+        var reading: Reading
+        var seen: Double
+    }
+
+    let capacity: Int
+    private var rows: [BDAddress: Row] = [:]
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    mutating func update(_ r: Reading, now: Double) {
+        if rows[r.address] == nil, rows.count >= capacity,
+            let oldest = rows.min(by: { $0.value.seen < $1.value.seen })?.key
+        {
+            rows.removeValue(forKey: oldest)
+        }
+        rows[r.address] = Row(reading: r, seen: now)
+    }
+
+    /// The whole screen: home + clear, header, rows sorted by address.
+    func render(now: Double) -> String {
+        func pad(_ s: String, _ n: Int) -> String { s.count >= n ? String(s.prefix(n)) : s + String(repeating: " ", count: n - s.count) }
+        var s = "\u{1B}[H\u{1B}[2J"
+        s += pad("ADDRESS", 18) + pad("MODEL", 20) + pad("NAME", 16) + pad("AGE", 7) + "MEASUREMENTS\n"
+        for (address, row) in rows.sorted(by: { $0.key < $1.key }) {
+            let r = row.reading
+            let m = r.measurements.map { "\($0.quantity.key)=\(JSON.number($0.value, integer: $0.quantity.isInteger))" }
+            let age = Int((now - row.seen).rounded(.down))
+            // Names are radio text, already escaped with DisplayText by the decoders.
+            s += pad(address.description, 18) + pad(r.model, 20) + pad(r.name ?? "", 16) + pad("\(age)s", 7)
+                + m.joined(separator: " ") + (r.rssi.map { " rssi=\($0)" } ?? "") + "\n"
+        }
+        if rows.isEmpty { s += "(no sensor heard yet)\n" }
+        return s
+    }
+}

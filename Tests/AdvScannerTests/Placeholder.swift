@@ -1,1 +1,0 @@
-// Tests for AdvScannerTests are added by their modules' work.
