@@ -11,8 +11,8 @@ Subcommands (each prints one line `key=value ...` that scripts/bench reads):
   theengs VECTORS.jsonl             advertisements/s through TheengsDecoder.decodeBLE, fed the JSON
                                     document Theengs Gateway builds (id, name, manufacturerdata with
                                     its company id, servicedata + servicedatauuid)
-  ingest DB ROWS                    rows/s of sqlite3.executemany into the table layout of the rows
-                                    blesensor-bench writes (see `ingest_sql` below)
+  ingest SRC.db DST.db BATCH        rows/s of sqlite3.executemany inserting the rows that
+                                    blesensor-bench wrote into SRC.db, into the same table in DST.db
 
 Only the decode call is timed: building HCI packets or JSON strings happens once, before the clock
 starts, exactly as the Swift side parses its hex once. Rates are the median of several rounds.
@@ -149,34 +149,35 @@ def cmd_theengs(src, rounds, min_seconds):
     print("adv_per_s=%.0f decoded=%d total=%d" % (rate, hits, len(docs)))
 
 
-def ingest_rows(count, sensors=50, start=1_700_000_000_000_000, step=60_000_000):
-    """The rows blesensor-bench ingests, in the same order: sensor i of `sensors`, one reading a
-    minute, temperature and humidity varying slowly."""
-    for k in range(count):
-        s = k % sensors
-        t = start + (k // sensors) * step
-        yield (s + 1, t, 20.0 + (k % 100) * 0.01, 50.0 + (k % 50) * 0.1, -60 - (k % 30))
-
-
-def cmd_ingest(db, count, batch):
+def cmd_ingest(src, dst, batch):
+    """Reads the rows blesensor-bench wrote through SensorStore (table `readings`, in key order)
+    and inserts the same rows with executemany into a fresh file with the same table and index
+    definitions and the same settings the store uses (WAL, synchronous=NORMAL), one transaction
+    per `batch` rows. Only the inserts are timed."""
     import sqlite3
 
-    con = sqlite3.connect(db, isolation_level=None)
+    source = sqlite3.connect(src)
+    ddl = [
+        r[0]
+        for r in source.execute(
+            "SELECT sql FROM sqlite_schema WHERE tbl_name = 'readings' AND sql IS NOT NULL ORDER BY type DESC"
+        )
+    ]
+    rows = source.execute("SELECT time_us, sensor_id, samples, data FROM readings ORDER BY time_us, sensor_id").fetchall()
+    source.close()
+    con = sqlite3.connect(dst, isolation_level=None)
     con.execute("PRAGMA journal_mode=WAL")
     con.execute("PRAGMA synchronous=NORMAL")
-    con.execute(
-        "CREATE TABLE IF NOT EXISTS readings (sensor_id INTEGER NOT NULL, time_us INTEGER NOT NULL, "
-        "temperature_c REAL, humidity_pct REAL, rssi INTEGER, PRIMARY KEY (sensor_id, time_us)) WITHOUT ROWID"
-    )
-    rows = list(ingest_rows(count))
+    for sql in ddl:
+        con.execute(sql)
     start = time.perf_counter()
     for i in range(0, len(rows), batch):
         con.execute("BEGIN")
-        con.executemany("INSERT INTO readings VALUES (?, ?, ?, ?, ?)", rows[i : i + batch])
+        con.executemany("INSERT INTO readings (time_us, sensor_id, samples, data) VALUES (?, ?, ?, ?)", rows[i : i + batch])
         con.execute("COMMIT")
     elapsed = time.perf_counter() - start
     con.close()
-    print("rows_per_s=%.0f rows=%d" % (count / elapsed, count))
+    print("rows_per_s=%.0f rows=%d" % (len(rows) / elapsed, len(rows)))
 
 
 def main(argv):
@@ -195,8 +196,8 @@ def main(argv):
         cmd_bleparser(argv[2], rounds, min_seconds)
     elif cmd == "theengs" and len(argv) == 3:
         cmd_theengs(argv[2], rounds, min_seconds)
-    elif cmd == "ingest" and len(argv) in (4, 5):
-        cmd_ingest(argv[2], int(argv[3]), int(argv[4]) if len(argv) == 5 else 10_000)
+    elif cmd == "ingest" and len(argv) == 5:
+        cmd_ingest(argv[2], argv[3], int(argv[4]))
     else:
         print(__doc__, file=sys.stderr)
         return 64

@@ -6,11 +6,14 @@ import SensorDecode
 /// writes it from the peer vectors into a temp dir). The hex is parsed once, before timing, as the
 /// peers' HCI packets and JSON strings are built once on their side. Each round decodes the whole
 /// set repeatedly for at least `--min-seconds`; the rate printed is the median of `--rounds`.
+/// `reports` in the output is the number of advertisements decoded in all (for callgrind slopes).
 enum DecodeBench {
     static func run(_ options: Options) throws(BenchError) {
         guard let path = options.positional.first else { throw BenchError("decode wants a vectors file") }
         let rounds = try options.int("rounds", default: 5)
         let minSeconds = try options.double("min-seconds", default: 0.5)
+        // `--passes N`: exactly N passes over the set per round, whatever the time (for callgrind).
+        let passes = try options.int("passes", default: 0)
         let ads = try load(path)
         guard !ads.isEmpty else { throw BenchError("\(path) holds no advertisements") }
 
@@ -19,6 +22,7 @@ enum DecodeBench {
         for ad in ads where !registry.decode(ad).readings.isEmpty { decoded += 1 }
 
         var rates: [Double] = []
+        var total = 0
         var sink = 0  // keeps the optimiser from dropping the decode calls
         for _ in 0..<rounds {
             var n = 0
@@ -28,11 +32,13 @@ enum DecodeBench {
                 for ad in ads { sink &+= registry.decode(ad).readings.count }
                 n += ads.count
                 elapsed = monotonicSeconds() - start
-            } while elapsed < minSeconds
+            } while passes > 0 ? n < passes * ads.count : elapsed < minSeconds
             rates.append(Double(n) / elapsed)
+            total += n
         }
         report([
             ("adv_per_s", fixed(median(rates))), ("decoded", "\(decoded)"), ("total", "\(ads.count)"),
+            ("reports", "\(total)"),
             ("sink", "\(sink % 7)"),
         ])
     }

@@ -11,14 +11,17 @@ let usage = """
     USAGE: blesensor-bench <command> [options]
 
     COMMANDS:
-      decode FILE [--rounds N] [--min-seconds S]
+      decode FILE [--rounds N] [--min-seconds S | --passes N]
                   advertisements/s through Registry.standard().decode; FILE has
                   'AA:BB:CC:DD:EE:FF <AD hex>' lines
+      capture FILE
+                  capture reader → HCI parsing → report assembly → decode, no store;
+                  prints advertisements/s and counts (scripts/bench runs it under callgrind)
       has NAME    exit 0 when measurement NAME is built in (scripts/bench asks before running it)
     """
 
 /// The measurements this build has. The store benchmarks join when SensorStore's writer lands.
-let measurements: Set<String> = ["decode"]
+let measurements: Set<String> = ["decode", "capture"]
 
 func runBench() -> Int32 {
     let args = CommandLine.arguments
@@ -30,6 +33,7 @@ func runBench() -> Int32 {
         let options = try Options(args.dropFirst(2))
         switch args[1] {
         case "decode": try DecodeBench.run(options)
+        case "capture": try CaptureBench.run(options)
         case "has": return options.positional.allSatisfy(measurements.contains) ? 0 : 1
         case "--help", "-h", "help":
             print(usage)
