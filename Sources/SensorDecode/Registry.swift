@@ -38,8 +38,24 @@ public struct Registry: Sendable {
         Registry([
             MinewFFE1Decoder(),
             // Group A: BTHome, Xiaomi (ATC/pvvx 0x181A, MiBeacon 0xFE95), Qingping, Eddystone TLM, iBeacon.
+            BTHomeDecoder(keys: keys),
+            XiaomiCustom181ADecoder(),
+            XiaomiMiBeaconDecoder(keys: keys),
+            QingpingDecoder(),
+            EddystoneTLMDecoder(),
+            IBeaconDecoder(),
 
             // Group B: Govee, Ruuvi, Inkbird, ThermoBeacon, SensorPush, SwitchBot.
+            GoveeDecoder(),
+            GoveeMeatDecoder(),
+            RuuviDecoder(),
+            InkbirdIBSTHDecoder(),
+            InkbirdITHDecoder(),
+            InkbirdBBQDecoder(),
+            InkbirdIAMT2Decoder(),
+            ThermoBeaconDecoder(),
+            SensorPushDecoder(),
+            SwitchBotMeterDecoder(),
 
             // Add new decoders here.
         ])

@@ -1,0 +1,353 @@
+/// BTHome v1 and v2 — the open format of Shelly BLU devices, ATC/pvvx thermometer firmware in BTHome
+/// mode, ESPHome/Zephyr/Arduino DIY sensors, and many others.
+///
+/// Where: service data, 16-bit UUID 0xFCD2 (v2) or 0x181C (v1, unencrypted; v1's encrypted 0x181E is
+/// not decoded). Every number is little-endian.
+///
+/// v2 (0xFCD2): `info | [MAC(6), reversed, if info bit 1] | objects…`
+/// | info bit | meaning                                                         |
+/// |----------|-----------------------------------------------------------------|
+/// | 0        | encrypted: objects are AES-CCM ciphertext, then counter(4), MIC(4) |
+/// | 1        | the device MAC follows (reversed, as on air)                     |
+/// | 2        | trigger-based device (sends on events, irregularly)              |
+/// | 5–7      | version, must be 2 (`0x40`)                                      |
+/// Each object is `id | value`, the value's size fixed by the id (table `objects` below, the
+/// spec's "Sensor data", "Binary sensor data", "Events" and "Device information" tables). Because
+/// sizes are known only per id, an unknown id ends the walk: what came before is kept (with a
+/// warning), and a frame with nothing before it is `malformed`.
+///
+/// v1 (0x181C): objects are `header | id | value`, header bits 0–4 = length of id + value, bits
+/// 5–7 = value format (0 unsigned, 1 signed, 2 float, 3 string, 4 MAC); the ids mean the same as v2.
+///
+/// Encryption (v2, bit 0): nonce = MAC (6, display order) + UUID `D2 FC` + info byte + counter (4,
+/// as on air); AES-128-CCM, 4-byte MIC, no associated data. The key comes from `DeviceKeys` for the
+/// advertiser address (or the MAC in the payload). No key: a reading with no measurements (frame
+/// kind `v2-encrypted-no-key`) names the device quietly — a stranger's sensor is not an error.
+/// A MIC that fails with a configured key is `malformed` (wrong key or corrupt frame).
+///
+/// Multiple instances of one quantity in a frame (two temperatures, two voltages) get numbered
+/// keys, the peer vectors' convention: `temperature_c`, `temperature2_c`, `voltage2_v`; see
+/// `Quantity.instance(_:unitSuffix:)`.
+///
+/// Integrity check: none for v1 and unencrypted v2 (the AD length is all); AES-CCM MIC when
+/// encrypted. Sanity: an object whose value runs past the frame ends the walk like an unknown id.
+///
+/// Sample: `0a 16 d2 fc 40 02 ca 09 03 bf 13` → v2, temperature 25.06 °C, humidity 50.55 %.
+/// Encrypted sample (bthome.io "Encryption" example, key 231d39c1d7cc1ab1aee224cd096db932, MAC
+/// 54:48:E6:8F:80:A5): `41 a4 72 66 c9 5f 73 00 11 22 33 78 23 72 14` → the same two values.
+///
+/// Source: the BTHome specification, bthome.io/format and bthome.io/encryption (object ids, sizes,
+/// factors, nonce); checked against Bluetooth-Devices/bthome-ble's object table and the peers'
+/// tests in ../shared/vectors.
+public struct BTHomeDecoder: SensorDecoder {
+    public let id = "bthome"
+    public let selectors: [DecoderSelector] = [.serviceData16(0xFCD2), .serviceData16(0x181C)]
+    private let keys: DeviceKeys
+
+    /// - Parameter keys: AES keys for encrypted v2 devices, by address.
+    public init(keys: DeviceKeys = DeviceKeys()) { self.keys = keys }
+
+    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
+        var readings: [Reading] = []
+        var problems: [String] = []
+        func collect(_ outcome: DecodeOutcome) {
+            switch outcome {
+            case .readings(let r): readings += r
+            case .malformed(let why): problems.append(why)
+            case .notMine: break
+            }
+        }
+        if let frame = ad.serviceData(uuid16: 0xFCD2) { collect(decodeV2(advertisement, frame)) }
+        if let frame = ad.serviceData(uuid16: 0x181C) { collect(decodeV1(advertisement, frame)) }
+        if !readings.isEmpty { return .readings(readings) }
+        if let first = problems.first { return .malformed(first) }
+        return .notMine
+    }
+
+    // MARK: v2
+
+    private func decodeV2(_ advertisement: Advertisement, _ frame: ArraySlice<UInt8>) -> DecodeOutcome {
+        guard let info = frame.first else { return .malformed("empty BTHome v2 frame") }
+        // A version we do not know has a layout we do not know: not guessed.
+        guard info >> 5 == 2 else { return .notMine }
+        var body = frame.dropFirst()
+        var mac = advertisement.address
+        if info & 0x02 != 0 {
+            guard body.count >= 6, let m = BDAddress(littleEndian: body.prefix(6)) else {
+                return .malformed("BTHome v2 frame of \(frame.count) bytes too short for its MAC")
+            }
+            mac = m
+            body = body.dropFirst(6)
+        }
+        var kind = "v2"
+        if info & 0x01 != 0 {
+            guard let key = keys[advertisement.address] ?? keys[mac] else {
+                return .readings([reading(advertisement, kind: "v2-encrypted-no-key", [], [])])
+            }
+            // ciphertext (≥ 1) + counter (4) + MIC (4)
+            guard body.count >= 9 else {
+                return .malformed("encrypted BTHome v2 frame of \(frame.count) bytes, too short for counter and MIC")
+            }
+            let counter = body.dropLast(4).suffix(4)
+            let nonce = mac.bigEndianBytes + [0xD2, 0xFC, info] + counter
+            do throws(AESCCM.Failure) {
+                let plain = try AESCCM.decrypt(
+                    key: key, nonce: nonce, ciphertext: body.dropLast(8), tag: body.suffix(4))
+                body = plain[...]
+            } catch .authenticationFailed {
+                return .malformed(
+                    "BTHome MIC check failed with the key configured for \(advertisement.address): "
+                        + "wrong key or corrupt frame")
+            } catch {
+                return .malformed("BTHome decryption: \(error)")
+            }
+            kind = "v2-encrypted"
+        }
+
+        var measurements: [Measurement] = []
+        var seen: [String: Int] = [:]
+        var r = ByteReader(body)
+        var stopped: String? = nil
+        walk: while let objectID = r.readUInt8() {
+            let at = r.offset - 1 - body.startIndex
+            guard let object = Self.objects[Int(objectID)] else {
+                stopped = "unknown BTHome object id 0x\(Hex.encode([objectID])) at offset \(at); rest ignored"
+                break walk
+            }
+            var size = object.size
+            if size == 0 {  // text and raw: a length byte, then that many bytes
+                guard let n = r.readUInt8() else {
+                    stopped = "object 0x\(Hex.encode([objectID])) at offset \(at) has no length byte"
+                    break walk
+                }
+                size = Int(n)
+            }
+            guard let value = r.readBytes(size) else {
+                stopped =
+                    "object 0x\(Hex.encode([objectID])) at offset \(at) needs \(size) bytes, "
+                    + "\(r.remaining) left; rest ignored"
+                break walk
+            }
+            append(object, value, signedOverride: nil, to: &measurements, &seen)
+        }
+        if let why = stopped, measurements.isEmpty { return .malformed(why) }
+        return .readings([reading(advertisement, kind: kind, measurements, stopped.map { [$0] } ?? [])])
+    }
+
+    // MARK: v1
+
+    private func decodeV1(_ advertisement: Advertisement, _ frame: ArraySlice<UInt8>) -> DecodeOutcome {
+        // 0x181C is the SIG "User Data" UUID: with nothing in it, it is no BTHome frame.
+        guard !frame.isEmpty else { return .notMine }
+        var measurements: [Measurement] = []
+        var seen: [String: Int] = [:]
+        var warnings: [String] = []
+        var stopped: String? = nil
+        var r = ByteReader(frame)
+        walk: while let header = r.readUInt8() {
+            let at = r.offset - 1 - frame.startIndex
+            let length = Int(header & 0x1F)  // id + value
+            let format = header >> 5
+            guard length >= 1, let object = r.readBytes(length) else {
+                stopped = "v1 object at offset \(at) declares \(length) bytes, \(r.remaining) left"
+                break walk
+            }
+            let objectID = object.u8(0)
+            let value = object.dropFirst()
+            guard let entry = Self.objects[Int(objectID)] else {
+                warnings.append("unknown BTHome v1 object id 0x\(Hex.encode([objectID])) skipped")
+                continue
+            }
+            switch format {
+            case 0, 1:
+                guard (1...4).contains(value.count) else {
+                    warnings.append("v1 object 0x\(Hex.encode([objectID])) of \(value.count) bytes skipped")
+                    continue
+                }
+                append(entry, value, signedOverride: format == 1, to: &measurements, &seen)
+            case 2:
+                guard value.count == 4, case .quantity(let q, let unit) = entry.kind else {
+                    warnings.append("v1 float object 0x\(Hex.encode([objectID])) skipped")
+                    continue
+                }
+                let v = Double(Float(bitPattern: value.le32(0)))
+                add(q, unit, v, to: &measurements, &seen)
+            default:
+                continue  // strings and MACs carry no measurement
+            }
+        }
+        if let why = stopped {
+            if measurements.isEmpty { return .malformed(why) }
+            warnings.append(why)
+        }
+        return .readings([reading(advertisement, kind: "v1", measurements, warnings)])
+    }
+
+    // MARK: objects
+
+    private func append(
+        _ object: Object, _ value: ArraySlice<UInt8>, signedOverride: Bool?, to out: inout [Measurement],
+        _ seen: inout [String: Int]
+    ) {
+        var raw: Int64 = 0
+        for (i, b) in value.prefix(8).enumerated() { raw |= Int64(b) << (8 * Int64(i)) }
+        let signed = signedOverride ?? object.signed
+        if signed, value.count < 8, let top = value.prefix(8).last, top & 0x80 != 0 {
+            raw -= Int64(1) << (8 * Int64(value.count))  // sign-extend
+        }
+        switch object.kind {
+        case .ignore:
+            return
+        case .quantity(let q, let unit):
+            add(q, unit, Double(raw) * object.multiplier / object.divisor, to: &out, &seen)
+        case .dimmer:
+            // event (1 left, 2 right) then steps
+            guard value.count == 2 else { return }
+            let steps = Double(value.u8(1))
+            let v: Double = value.u8(0) == 1 ? -steps : value.u8(0) == 2 ? steps : 0
+            add(.dimmerSteps, "", v, to: &out, &seen)
+        }
+    }
+
+    private func add(
+        _ q: Quantity, _ unit: String, _ v: Double, to out: inout [Measurement], _ seen: inout [String: Int]
+    ) {
+        let n = (seen[q.key] ?? 0) + 1
+        seen[q.key] = n
+        out.append(Measurement(q.instance(n, unitSuffix: unit), v))
+    }
+
+    private func reading(_ ad: Advertisement, kind: String, _ m: [Measurement], _ warnings: [String]) -> Reading {
+        Reading(
+            address: ad.address, addressType: ad.addressType, decoderID: id, model: "BTHome", frameKind: kind,
+            measurements: m, warnings: warnings)
+    }
+
+    enum Kind: Sendable {
+        /// A measurement: its quantity and the unit part of its key (for numbered instances).
+        case quantity(Quantity, String)
+        case dimmer
+        /// Parsed for its length only (packet id, device information, text, raw).
+        case ignore
+    }
+
+    struct Object: Sendable {
+        /// Value size in bytes; 0 = a length byte gives it.
+        let size: Int
+        let signed: Bool
+        let multiplier: Double
+        let divisor: Double
+        let kind: Kind
+    }
+
+    private static func q(
+        _ size: Int, _ quantity: Quantity, _ unit: String, signed: Bool = false, divide: Double = 1,
+        multiply: Double = 1
+    ) -> Object {
+        Object(size: size, signed: signed, multiplier: multiply, divisor: divide, kind: .quantity(quantity, unit))
+    }
+    private static func binary(_ quantity: Quantity) -> Object { q(1, quantity, "") }
+    private static func ignore(_ size: Int) -> Object {
+        Object(size: size, signed: false, multiplier: 1, divisor: 1, kind: .ignore)
+    }
+
+    /// The v2 object table, indexed by object id (bthome.io/format). Factors are written as
+    /// divisors so that 2506 / 100 gives the double nearest 25.06, not 25.060000000000002.
+    static let objects: [Object?] = {
+        var t = [Object?](repeating: nil, count: 256)
+        t[0x00] = ignore(1)  // packet id
+        t[0x01] = q(1, .batteryPercent, "pct")
+        t[0x02] = q(2, .temperatureC, "c", signed: true, divide: 100)
+        t[0x03] = q(2, .humidityPercent, "pct", divide: 100)
+        t[0x04] = q(3, .pressureHPa, "hpa", divide: 100)
+        t[0x05] = q(3, .illuminanceLux, "lux", divide: 100)
+        t[0x06] = q(2, .massKg, "kg", divide: 100)
+        t[0x07] = q(2, .massLb, "lb", divide: 100)
+        t[0x08] = q(2, .dewpointC, "c", signed: true, divide: 100)
+        t[0x09] = q(1, .count, "")
+        t[0x0A] = q(3, .energyKWh, "kwh", divide: 1000)
+        t[0x0B] = q(3, .powerW, "w", divide: 100)
+        t[0x0C] = q(2, .voltageV, "v", divide: 1000)
+        t[0x0D] = q(2, .pm25UgM3, "ug_m3")
+        t[0x0E] = q(2, .pm10UgM3, "ug_m3")
+        t[0x0F] = binary(.genericBoolean)
+        t[0x10] = binary(.powerOn)
+        t[0x11] = binary(.opening)
+        t[0x12] = q(2, .co2PPM, "ppm")
+        t[0x13] = q(2, .tvocUgM3, "ug_m3")
+        t[0x14] = q(2, .moisturePercent, "pct", divide: 100)
+        t[0x15] = binary(.batteryLow)
+        t[0x16] = binary(.batteryCharging)
+        t[0x17] = binary(.carbonMonoxide)
+        t[0x18] = binary(.cold)
+        t[0x19] = binary(.connectivity)
+        t[0x1A] = binary(.door)
+        t[0x1B] = binary(.garageDoor)
+        t[0x1C] = binary(.gasDetected)
+        t[0x1D] = binary(.heat)
+        t[0x1E] = binary(.light)
+        t[0x1F] = binary(.lock)
+        t[0x20] = binary(.moistureDetected)
+        t[0x21] = binary(.motion)
+        t[0x22] = binary(.moving)
+        t[0x23] = binary(.occupancy)
+        t[0x24] = binary(.plug)
+        t[0x25] = binary(.presence)
+        t[0x26] = binary(.problem)
+        t[0x27] = binary(.running)
+        t[0x28] = binary(.safety)
+        t[0x29] = binary(.smoke)
+        t[0x2A] = binary(.sound)
+        t[0x2B] = binary(.tamper)
+        t[0x2C] = binary(.vibration)
+        t[0x2D] = binary(.window)
+        t[0x2E] = q(1, .humidityPercent, "pct")
+        t[0x2F] = q(1, .moisturePercent, "pct")
+        t[0x3A] = q(1, .buttonEvent, "")
+        t[0x3C] = Object(size: 2, signed: false, multiplier: 1, divisor: 1, kind: .dimmer)
+        t[0x3D] = q(2, .count, "")
+        t[0x3E] = q(4, .count, "")
+        t[0x3F] = q(2, .rotationDeg, "deg", signed: true, divide: 10)
+        t[0x40] = q(2, .distanceMm, "mm")
+        t[0x41] = q(2, .distanceM, "m", divide: 10)
+        t[0x42] = q(3, .durationS, "s", divide: 1000)
+        t[0x43] = q(2, .currentA, "a", divide: 1000)
+        t[0x44] = q(2, .speedMS, "m_s", divide: 100)
+        t[0x45] = q(2, .temperatureC, "c", signed: true, divide: 10)
+        t[0x46] = q(1, .uvIndex, "", divide: 10)
+        t[0x47] = q(2, .volumeL, "l", divide: 10)
+        t[0x48] = q(2, .volumeMl, "ml")
+        t[0x49] = q(2, .volumeFlowM3H, "m3_h", divide: 1000)
+        t[0x4A] = q(2, .voltageV, "v", divide: 10)
+        t[0x4B] = q(3, .gasM3, "m3", divide: 1000)
+        t[0x4C] = q(4, .gasM3, "m3", divide: 1000)
+        t[0x4D] = q(4, .energyKWh, "kwh", divide: 1000)
+        t[0x4E] = q(4, .volumeL, "l", divide: 1000)
+        t[0x4F] = q(4, .waterL, "l", divide: 1000)
+        t[0x50] = q(4, .deviceTimeS, "s")
+        t[0x51] = q(2, .accelerationMS2, "m_s2", divide: 1000)
+        t[0x52] = q(2, .gyroscopeDegS, "deg_s", divide: 1000)
+        t[0x53] = ignore(0)  // text
+        t[0x54] = ignore(0)  // raw
+        t[0x55] = q(4, .volumeStorageL, "l", divide: 1000)
+        t[0x56] = q(2, .conductivityUsCm, "us_cm")
+        t[0x57] = q(1, .temperatureC, "c", signed: true)
+        t[0x58] = q(1, .temperatureC, "c", signed: true, divide: 100, multiply: 35)
+        t[0x59] = q(1, .count, "", signed: true)
+        t[0x5A] = q(2, .count, "", signed: true)
+        t[0x5B] = q(4, .count, "", signed: true)
+        t[0x5C] = q(4, .powerW, "w", signed: true, divide: 100)
+        t[0x5D] = q(2, .currentA, "a", signed: true, divide: 1000)
+        t[0x5E] = q(2, .directionDeg, "deg", divide: 100)
+        t[0x5F] = q(2, .precipitationMm, "mm", divide: 10)
+        t[0x60] = q(1, .channel, "")
+        t[0x61] = q(2, .rotationalSpeedRpm, "rpm")
+        t[0x62] = q(4, .speedMS, "m_s", signed: true, divide: 1_000_000)
+        t[0x63] = q(4, .accelerationMS2, "m_s2", signed: true, divide: 1_000_000)
+        t[0x64] = q(1, .lightLevel, "")
+        t[0xF0] = ignore(2)  // device type id
+        t[0xF1] = ignore(4)  // firmware version (4 bytes)
+        t[0xF2] = ignore(3)  // firmware version (3 bytes)
+        return t
+    }()
+}

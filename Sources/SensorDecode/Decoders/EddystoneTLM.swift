@@ -1,0 +1,47 @@
+/// Eddystone-TLM, Google's open "telemetry" frame: battery voltage, beacon temperature, counters.
+/// Sent by many beacons between their UID/URL frames, among them the SANWA MM-BLEBC7 (Minew) when
+/// a slot is set to TLM.
+///
+/// Where: service data, 16-bit UUID 0xFEAA; byte 0 = frame type 0x20 (TLM), byte 1 = version.
+/// Only version 0x00 (plain TLM) is decoded: version 0x01 is encrypted (eTLM) and other frame types
+/// (0x00 UID, 0x10 URL, 0x30 EID, vendor frames such as KKM's 0x21) are not ours. Big-endian.
+/// | offset | size | field                                                         |
+/// |--------|------|---------------------------------------------------------------|
+/// | 0      | 1    | frame type 0x20                                               |
+/// | 1      | 1    | version 0x00                                                  |
+/// | 2      | 2    | battery mV; 0 = not supported (omitted)                       |
+/// | 4      | 2    | temperature, signed 8.8 °C; 0x8000 = not supported (omitted)  |
+/// | 6      | 4    | advertising PDU count since power-on                          |
+/// | 10     | 4    | time since power-on, 0.1 s                                    |
+///
+/// Integrity check: none. A TLM frame of another length than 14 is `malformed`.
+///
+/// Sample: `11 16 aa fe 20 00 0b b8 ff 80 00 00 01 00 00 00 27 10` → 3.0 V, −0.5 °C, 256 PDUs,
+/// uptime 1000 s.
+///
+/// Source: github.com/google/eddystone, `eddystone-tlm/tlm-plain.md`.
+public struct EddystoneTLMDecoder: SensorDecoder {
+    public let id = "eddystone_tlm"
+    public let selectors: [DecoderSelector] = [.serviceData16(0xFEAA)]
+
+    public init() {}
+
+    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
+        guard let frame = ad.serviceData(uuid16: 0xFEAA), frame.count >= 2, frame.u8(0) == 0x20,
+            frame.u8(1) == 0x00
+        else { return .notMine }
+        guard frame.count == 14 else { return .malformed("TLM frame of \(frame.count) bytes, expected 14") }
+        var m: [Measurement] = []
+        let millivolts = frame.be16(2)
+        if millivolts != 0 { m.append(Measurement(.voltageV, Double(millivolts) / 1000)) }
+        let temperature = frame.be16s(4)
+        if temperature != Int16.min { m.append(Measurement(.temperatureC, Double(temperature) / 256)) }
+        m.append(Measurement(.packetCount, Double(frame.be32(6))))
+        m.append(Measurement(.uptimeS, Double(frame.be32(10)) / 10))
+        return .readings([
+            Reading(
+                address: advertisement.address, addressType: advertisement.addressType, decoderID: id,
+                model: "Eddystone TLM", frameKind: "tlm", measurements: m)
+        ])
+    }
+}

@@ -1,0 +1,72 @@
+/// Helpers shared by the two Govee decoders (`GoveeDecoder`, `GoveeMeatDecoder`): the packed
+/// 24-bit temperature/humidity number, the model from the local name or service UUID, and the
+/// iBeacon that some scanners glue onto Govee's manufacturer data.
+enum GoveeFrame {
+    /// Apple's company id: Govee devices also send an iBeacon ("INTELLI_ROCKS"), never a measurement.
+    static let appleCompany: UInt16 = 0x004C
+
+    /// Drops an iBeacon glued onto the end of a manufacturer value.
+    ///
+    /// Why: macOS/CoreBluetooth (and captures made from it) sometimes merges the device's second
+    /// manufacturer structure, a 25-byte iBeacon `4C 00 02 15 …`, into the first one (govee-ble and
+    /// ble_monitor strip it the same way). A real radio never does this, but recorded data does.
+    static func unglued(_ data: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        guard data.count > 25 else { return data }
+        let tail = data.suffix(25)
+        guard tail.u8(0) == 0x4C, tail.u8(1) == 0x00, tail.u8(2) == 0x02, tail.u8(3) == 0x15 else { return data }
+        return data.dropLast(25)
+    }
+
+    /// "H5075" from names such as `GVH5075_1234`, `Govee_H5074_1234`, `GV5140303A`, `B5178C545`:
+    /// the first "5" followed by three digits, in a name that starts the way Govee's do.
+    static func model(fromName name: ArraySlice<UInt8>?) -> String? {
+        guard let name, name.count >= 5 else { return nil }
+        let text = Array(name)
+        let prefixes: [[UInt8]] = [Array("GV".utf8), Array("Govee".utf8), Array("B5".utf8), Array("H5".utf8)]
+        guard prefixes.contains(where: { text.starts(with: $0) }) else { return nil }
+        func isDigit(_ c: UInt8) -> Bool { c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") }
+        var i = 0
+        while i + 4 <= text.count {
+            if text[i] == UInt8(ascii: "5"), isDigit(text[i + 1]), isDigit(text[i + 2]), isDigit(text[i + 3]) {
+                return "H" + String(decoding: text[i..<(i + 4)], as: UTF8.self)
+            }
+            i += 1
+        }
+        return nil
+    }
+
+    /// "H5183" from the 16-bit service UUID Govee lists (0x8351: the model number with its two
+    /// bytes swapped), or `nil`.
+    static func model(fromServiceUUIDs uuids: [ServiceUUID]) -> String? {
+        for case .uuid16(let u) in uuids {
+            let swapped = u.byteSwapped
+            let digits = [swapped >> 12, (swapped >> 8) & 0xF, (swapped >> 4) & 0xF, swapped & 0xF]
+            if digits[0] == 5, digits.allSatisfy({ $0 <= 9 }) {
+                return "H" + digits.map { String($0) }.joined()
+            }
+        }
+        return nil
+    }
+
+    /// The model from the name, else from the service UUIDs.
+    static func model(_ ad: AdvertisingData) -> String? {
+        model(fromName: ad.localName) ?? model(fromServiceUUIDs: ad.serviceUUIDs)
+    }
+
+    /// Decodes the packed 24-bit number `±(T·1000 + H)` where T is tenths of °C and H tenths of %RH;
+    /// bit 23 is the sign of T. `nil` when T is impossible (more than 100 °C either way).
+    ///
+    /// Truncation is the arithmetic of the format, not a choice: the number is T·1000 + H, so T is
+    /// `magnitude / 1000` in whole tenths. Reading `magnitude / 10000` as degrees (theengs) folds the
+    /// humidity digits into the temperature: `0x811F09` is −7.3 °C and 48.1 %, not −7.3481 °C.
+    static func packed(_ raw: UInt32) -> (temperature: Double, humidity: Double)? {
+        let magnitude = raw & 0x7F_FFFF
+        let tenths = magnitude / 1000
+        guard tenths <= 1000 else { return nil }
+        let sign: Double = raw & 0x80_0000 != 0 ? -1 : 1
+        return (sign * Double(tenths) / 10, Double(magnitude % 1000) / 10)
+    }
+
+    /// True when every byte is 0xFF (a blank or erased frame, never a measurement).
+    static func allFF(_ data: ArraySlice<UInt8>) -> Bool { !data.isEmpty && data.allSatisfy { $0 == 0xFF } }
+}

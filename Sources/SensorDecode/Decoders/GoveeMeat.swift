@@ -1,0 +1,133 @@
+/// Govee meat (BBQ) thermometers: H5181, H5183 (one probe), H5182, H5184 (two probes per frame,
+/// H5184 up to four), H5185 and H5198 (two probes per frame, H5198 up to four), H5191 (one probe
+/// and the ambient temperature), and the H5055 (six probes, two per frame).
+///
+/// Where: manufacturer-specific data whose company id is *not* fixed (it changes with the device
+/// and firmware), so this decoder looks at any manufacturer data except Apple's iBeacon, and
+/// recognises the frame by its fixed bytes and exact length. The model comes from the local name
+/// (`GVH5183_2EC8`) or the 16-bit service UUID (0x8351 for H5183: the model with its bytes
+/// swapped) when the advertisement carries one. Offsets are after the 2-byte company id.
+///
+/// Probe frames (H518x/H5191): bytes 1–4 are `01 00 01 01`; probe temperatures are s16 BE /100 °C;
+/// 0xFFFF is "no probe" and is omitted.
+///
+/// | length | layout                                                                              | models       |
+/// |--------|-------------------------------------------------------------------------------------|--------------|
+/// | 14     | ?, 01 00 01 01, flags(3), probe 1, alarm 1, 00 00                                    | H5181, H5183 |
+/// | 17     | ?, 01 00 01 01, ?, pair (1: probes 1–2, 2: 3–4), ?, probe a, alarm a, ?, probe b, alarm b | H5182/4 |
+/// | 20     | ?, 01 00 01 01, ?, pair (low 6 bits), ?, probe a, alarm a, ?, probe b, alarm b, ?     | H5185, H5198 |
+/// | 20     | ?, 01 00 01 01, flags(3), probe 1, alarm 1, ?, ambient temperature, ?, ?               | H5191        |
+///
+/// H5055 frame (20 bytes): ?, 00, battery %, probe byte (bits 7–6: pair index, bits 5–0: probe
+/// plugged in, bit n for probe n+1), marker, probe a s16 LE °C, alarm(4), marker, probe b s16 LE °C,
+/// alarm(4), 00 00. A probe is reported when its bit is set and its value is not 0xFFFF.
+///
+/// A 20-byte probe frame with no name or UUID is taken as H5185 when the pair byte (offset 6, low
+/// 6 bits) is 1–3, else as H5191: a heuristic, stated as one.
+///
+/// Integrity check: none. Sanity: an unknown pair index is `malformed`; battery > 100 `malformed`.
+///
+/// Sample: `17 ff 32 49 0a 01 00 01 01 e4 c1 96 09 c4 1b bc ff ff 0a 28 24 74 ff ff` (UUID 0x8551)
+/// → H5185, probe 1 25.0 °C, probe 2 26.0 °C.
+///
+/// Source: custom-components/ble_monitor `govee.py` (offsets, pair index, H5198 sensor ids);
+/// Bluetooth-Devices govee-ble tests and theengs decoder `H5055_json` (the H5055 probe byte).
+/// Peers report an unplugged probe (0xFFFF) as 0 °C; we omit it.
+public struct GoveeMeatDecoder: SensorDecoder {
+    public let id = "govee_meat"
+    public let selectors: [DecoderSelector] = [.anyManufacturer]
+
+    public init() {}
+
+    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
+        for md in ad.manufacturerData where md.companyID != GoveeFrame.appleCompany {
+            let data = GoveeFrame.unglued(md.data)
+            let outcome: DecodeOutcome
+            if [14, 17, 20].contains(data.count), data.u8(1) == 0x01, data.u8(2) == 0x00, data.u8(3) == 0x01,
+                data.u8(4) == 0x01
+            {
+                outcome = probeFrame(data, advertisement, ad)
+            } else if data.count == 20, isH5055(data, ad) {
+                outcome = h5055Frame(data, advertisement)
+            } else {
+                continue
+            }
+            return outcome
+        }
+        return .notMine
+    }
+
+    private func isH5055(_ data: ArraySlice<UInt8>, _ ad: AdvertisingData) -> Bool {
+        guard data.u8(1) == 0x00 else { return false }
+        if GoveeFrame.model(ad) == "H5055" { return true }
+        // Without a name or UUID: the two probe markers agree and the frame ends in 00 00.
+        return ad.localName == nil && data.u8(4) == data.u8(11) && data.u8(18) == 0 && data.u8(19) == 0
+            && data.u8(2) <= 100
+    }
+
+    private func probe(_ data: ArraySlice<UInt8>, _ offset: Int) -> Double? {
+        let raw = data.be16(offset)
+        return raw == 0xFFFF ? nil : Double(Int16(bitPattern: raw)) / 100
+    }
+
+    private func probeFrame(
+        _ data: ArraySlice<UInt8>, _ advertisement: Advertisement, _ ad: AdvertisingData
+    ) -> DecodeOutcome {
+        let named = GoveeFrame.model(ad)
+        var measurements: [Measurement] = []
+        let model: String
+        func add(_ n: Int, _ offset: Int) {
+            if let t = probe(data, offset) { measurements.append(Measurement(.temperatureProbeC(n), t)) }
+        }
+        switch data.count {
+        case 14:
+            model = named ?? "H5181/H5183"
+            add(1, 8)
+        case 17:
+            model = named ?? "H5182/H5184"
+            let pair = Int(data.u8(6))
+            guard (1...2).contains(pair) else { return .malformed("probe pair \(pair) unknown") }
+            add(2 * pair - 1, 8)
+            add(2 * pair, 13)
+        default:  // 20
+            let pair = Int(data.u8(6) & 0x3F)
+            let isH5191 = named == "H5191" || (named == nil && !(1...3).contains(pair))
+            if isH5191 {
+                model = "H5191"
+                add(1, 8)
+                if let t = probe(data, 14) { measurements.append(Measurement(.temperatureC, t)) }
+            } else {
+                model = named ?? "H5185"
+                guard (1...3).contains(pair) else { return .malformed("probe pair \(pair) unknown") }
+                add(2 * pair - 1, 8)
+                add(2 * pair, 14)
+            }
+        }
+        return .readings([
+            Reading(
+                address: advertisement.address, addressType: advertisement.addressType, decoderID: id, model: model,
+                frameKind: "probe-\(data.count)", measurements: measurements)
+        ])
+    }
+
+    private func h5055Frame(_ data: ArraySlice<UInt8>, _ advertisement: Advertisement) -> DecodeOutcome {
+        let battery = data.u8(2)
+        guard battery <= 100 else { return .malformed("battery \(battery) % out of range") }
+        let pair = Int(data.u8(3) >> 6)
+        guard pair <= 2 else { return .malformed("H5055 probe pair \(pair) unknown") }
+        let plugged = data.u8(3) & 0x3F
+        var measurements = [Measurement(.batteryPercent, Double(battery))]
+        for (slot, offset) in [(0, 5), (1, 12)] {
+            let n = 2 * pair + slot + 1
+            let raw = data.le16(offset)
+            if plugged & (1 << (n - 1)) != 0, raw != 0xFFFF {
+                measurements.append(Measurement(.temperatureProbeC(n), Double(Int16(bitPattern: raw))))
+            }
+        }
+        return .readings([
+            Reading(
+                address: advertisement.address, addressType: advertisement.addressType, decoderID: id, model: "H5055",
+                frameKind: "h5055", measurements: measurements)
+        ])
+    }
+}

@@ -1,0 +1,42 @@
+/// Apple iBeacon — any beacon in iBeacon mode (MM-BLEBC7 slots, Tilt, Jaalee, Teltonika, …).
+/// It carries an identity, not a measurement: the reading names the device ("iBeacon") with no
+/// measurements, and the frame kind holds `uuid/major/minor`, so a scan can list it.
+///
+/// Where: manufacturer-specific data, company 0x004C (Apple), type 0x02, length 0x15.
+/// | offset (after company id) | size | field                                  |
+/// |---------------------------|------|----------------------------------------|
+/// | 0                         | 1    | type 0x02                              |
+/// | 1                         | 1    | length 0x15 (21)                       |
+/// | 2                         | 16   | proximity UUID                         |
+/// | 18                        | 2    | major, big-endian                      |
+/// | 20                        | 2    | minor, big-endian                      |
+/// | 22                        | 1    | measured power at 1 m, signed dBm      |
+/// Other Apple types (Find My, Continuity) are not ours. `02 15` with the wrong length is
+/// `malformed`; bytes after the 23 (vendors append a battery byte, e.g. Jaalee) are ignored.
+///
+/// Integrity check: none.
+///
+/// Sample: `1a ff 4c 00 02 15 e2c56db5dffb48d2b060d0f5a71096e0 0001 0002 c5` → iBeacon,
+/// frame kind `e2c56db5-dffb-48d2-b060-d0f5a71096e0/1/2`.
+///
+/// Source: Apple, "Proximity Beacon Specification" R1 (2015), "iBeacon advertising packet".
+public struct IBeaconDecoder: SensorDecoder {
+    public let id = "ibeacon"
+    public let selectors: [DecoderSelector] = [.manufacturer(0x004C)]
+
+    public init() {}
+
+    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
+        guard let md = ad.manufacturerData(company: 0x004C), md.data.count >= 2, md.data.u8(0) == 0x02,
+            md.data.u8(1) == 0x15
+        else { return .notMine }
+        let d = md.data
+        guard d.count >= 23 else { return .malformed("iBeacon of \(d.count) bytes, expected 23") }
+        let uuid = ServiceUUID.uuid128(Array(d[(d.startIndex + 2)..<(d.startIndex + 18)]))
+        return .readings([
+            Reading(
+                address: advertisement.address, addressType: advertisement.addressType, decoderID: id,
+                model: "iBeacon", frameKind: "\(uuid)/\(d.be16(18))/\(d.be16(20))", measurements: [])
+        ])
+    }
+}

@@ -1,0 +1,48 @@
+/// Inkbird IAM-T2 indoor air monitor (CO₂, temperature, humidity).
+///
+/// Where: manufacturer-specific data of 15 bytes after a company id that is not fixed; recognised
+/// by the local name `Ink@IAM-T2`. Numbers big-endian; offsets after the company id.
+///
+/// | offset | size | field                                                         |
+/// |--------|------|---------------------------------------------------------------|
+/// | 0      | 7    | unknown (device id)                                           |
+/// | 7      | 1    | flags; bit 1 set: the temperature is in °F                    |
+/// | 8      | 2    | temperature, s16 BE / 10, in °C or °F per the flag             |
+/// | 10     | 2    | humidity, u16 BE / 10 %                                       |
+/// | 12     | 2    | CO₂, u16 BE ppm                                               |
+/// | 14     | 1    | unknown                                                       |
+///
+/// Integrity check: none. Sanity: humidity > 100 % is `malformed`. A °F reading is converted to
+/// °C (we store one unit per quantity).
+///
+/// Sample: `0b 09 49 6e 6b 40 49 41 4d 2d 54 32 12 ff 54 32 00 62 00 a1 3e 29 be d6 03 3c 01 c9 02
+/// 40 91` → 82.8 °F = 28.22 °C, humidity 45.7 %, CO₂ 576 ppm.
+///
+/// Source: offsets and the °F flag read off Bluetooth-Devices inkbird-ble's IAM-T2 tests
+/// (test_iam_t2_fahrenheit_mode, test_iam_t2_sub_zero_celsius), which are in our vectors.
+public struct InkbirdIAMT2Decoder: SensorDecoder {
+    public let id = "inkbird_iam_t2"
+    public let selectors: [DecoderSelector] = [.anyManufacturer]
+
+    public init() {}
+
+    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
+        guard let name = ad.localName, name.elementsEqual("Ink@IAM-T2".utf8) else { return .notMine }
+        guard let md = ad.manufacturerData.first else { return .notMine }
+        let data = md.data
+        guard data.count == 15 else { return .malformed("IAM-T2 frame of \(data.count) bytes, expected 15") }
+        guard !data.allSatisfy({ $0 == 0xFF }) else { return .malformed("all-0xFF frame") }
+        let reading = Double(data.be16s(8)) / 10
+        let celsius = data.u8(7) & 0x02 != 0 ? (reading - 32) * 5 / 9 : reading
+        let humidity = Double(data.be16(10)) / 10
+        guard humidity <= 100 else { return .malformed("humidity \(humidity) % out of range") }
+        return .readings([
+            Reading(
+                address: advertisement.address, addressType: advertisement.addressType, decoderID: id, model: "IAM-T2",
+                measurements: [
+                    Measurement(.temperatureC, celsius), Measurement(.humidityPercent, humidity),
+                    Measurement(.co2PPM, Double(data.be16(12))),
+                ])
+        ])
+    }
+}

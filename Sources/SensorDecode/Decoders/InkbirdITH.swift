@@ -1,0 +1,60 @@
+/// Inkbird ITH-11-B, ITH-13-B (thermo-hygrometers) and IBS-P02B (pool thermometer): the newer
+/// Inkbird frame with a fixed tag.
+///
+/// Where: manufacturer-specific data, "company" 0x2449, 16 bytes after it; the model is the local
+/// name (`ITH-13-B`). Numbers little-endian; offsets after the company id.
+///
+/// | offset | size | field                                                     |
+/// |--------|------|-----------------------------------------------------------|
+/// | 0      | 1    | device kind (0x08 ITH-11-B, 0x12 ITH-13-B, 0x11 IBS-P02B)  |
+/// | 1      | 3    | unknown                                                   |
+/// | 4      | 2    | temperature, s16 LE / 10 °C                               |
+/// | 6      | 2    | humidity, u16 LE / 10 % (ITH models only)                  |
+/// | 8      | 1    | battery %                                                 |
+/// | 9      | 7    | unknown                                                   |
+///
+/// Integrity check: none. Sanity: humidity > 100 % or battery > 100 % is `malformed`; an
+/// all-0xFF frame is `malformed`. Humidity is reported only for models known to measure it (by
+/// name, or device kind 0x08/0x12 when there is no name).
+///
+/// Sample: `13 ff 49 24 12 23 05 2f 0e 01 10 02 64 00 00 00 00 00 00 00` (name `ITH-13-B`) →
+/// temperature 27.0 °C, humidity 52.8 %, battery 100 %.
+///
+/// Source: offsets read off Bluetooth-Devices inkbird-ble's test advertisements for these models
+/// (test_ith_11_b, test_ith_31_b, test_IBS_P02B), which are in our vectors.
+public struct InkbirdITHDecoder: SensorDecoder {
+    public let id = "inkbird_ith"
+    public let selectors: [DecoderSelector] = [.manufacturer(0x2449)]
+
+    public init() {}
+
+    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
+        guard let data = ad.manufacturerData(company: 0x2449)?.data else { return .notMine }
+        guard data.count == 16 else { return .malformed("0x2449 frame of \(data.count) bytes, expected 16") }
+        guard !data.allSatisfy({ $0 == 0xFF }) else { return .malformed("all-0xFF frame") }
+        let name = ad.localName.map { String(decoding: $0, as: UTF8.self) }
+        let kind = data.u8(0)
+        let model: String
+        let hasHumidity: Bool
+        switch (name, kind) {
+        case ("ITH-11-B", _), (nil, 0x08): (model, hasHumidity) = ("ITH-11-B", true)
+        case ("ITH-13-B", _), (nil, 0x12): (model, hasHumidity) = ("ITH-13-B", true)
+        case ("IBS-P02B", _), (nil, 0x11): (model, hasHumidity) = ("IBS-P02B", false)
+        default: (model, hasHumidity) = ("Inkbird 0x" + Hex.encode([kind]), false)
+        }
+        let battery = data.u8(8)
+        guard battery <= 100 else { return .malformed("battery \(battery) % out of range") }
+        var measurements = [Measurement(.temperatureC, Double(data.le16s(4)) / 10)]
+        if hasHumidity {
+            let humidity = Double(data.le16(6)) / 10
+            guard humidity <= 100 else { return .malformed("humidity \(humidity) % out of range") }
+            measurements.append(Measurement(.humidityPercent, humidity))
+        }
+        measurements.append(Measurement(.batteryPercent, Double(battery)))
+        return .readings([
+            Reading(
+                address: advertisement.address, addressType: advertisement.addressType, decoderID: id, model: model,
+                measurements: measurements)
+        ])
+    }
+}

@@ -1,0 +1,112 @@
+/// Qingping (ClearGrass) sensors in Qingping's own format: CGG1, CGDK2, CGP1W, CGP23W, CGD1, CGC1,
+/// CGDN1 air monitor, CGP22C, CGF1W, CGM1, CGPR1, CGH1, CGR1PC.
+///
+/// Where: service data, 16-bit UUID 0xFDCD (Qingping's). Little-endian.
+/// | offset | size | field                                                        |
+/// |--------|------|--------------------------------------------------------------|
+/// | 0      | 1    | frame control; bit 6 = event frame                           |
+/// | 1      | 1    | device type (table `models`)                                 |
+/// | 2      | 6    | MAC, reversed                                                |
+/// | 8      | …    | TLVs: type(1), length(1), value(length)                      |
+///
+/// | type | length | value                                                            |
+/// |------|--------|------------------------------------------------------------------|
+/// | 0x01 | 4      | temperature s16 / 10 °C, humidity u16 / 10 %                     |
+/// | 0x02 | 1      | battery % in bits 0–6 (bit 7 a flag); 0xFF = mains powered, omitted |
+/// | 0x04 | 1      | door: 0 open, 1 closed, 2 left open → `door` 1 = open            |
+/// | 0x07 | 2      | pressure u16 / 10 hPa                                            |
+/// | 0x08 | 4      | motion u8, illuminance u24 lux (not valid in event frames)       |
+/// | 0x09 | 4      | illuminance u32 lux                                              |
+/// | 0x11 | 1      | light 0/1                                                        |
+/// | 0x12 | 4      | PM2.5 u16, PM10 u16 µg/m³                                        |
+/// | 0x13 | 2      | CO2 u16 ppm                                                      |
+/// | 0x0F, 0x18, other | — | packet id, capability bits, unknown: skipped (lengths are given) |
+/// A TLV of a known type with another length is skipped, as the peers do.
+///
+/// Integrity check: none; a TLV running past the frame ends the walk (kept what came before with a
+/// warning; `malformed` if nothing came before). Sanity: humidity ≤ 100 %, battery ≤ 100 %.
+///
+/// Sample: `08 0c bf 65 52 34 2d 58 01 04 f1 00 ad 01 02 01 25` from 58:2D:34:52:65:BF → CGD1,
+/// 24.1 °C, 42.9 %, battery 37 %.
+///
+/// Source: the TLV types and device types as documented by Bluetooth-Devices/qingping-ble and
+/// custom-components/ble_monitor (`qingping.py`); the peers' tests in ../shared/vectors.
+public struct QingpingDecoder: SensorDecoder {
+    public let id = "qingping"
+    public let selectors: [DecoderSelector] = [.serviceData16(0xFDCD)]
+
+    public init() {}
+
+    static let models: [UInt8: String] = [
+        0x01: "CGG1", 0x04: "CGH1", 0x07: "CGG1", 0x09: "CGP1W", 0x0C: "CGD1", 0x0E: "CGDN1", 0x0F: "CGM1",
+        0x10: "CGDK2", 0x12: "CGPR1", 0x15: "CGF1W", 0x16: "CGG1", 0x18: "CGP23W", 0x1E: "CGC1",
+        0x24: "CGDN1", 0x26: "CGP23W", 0x33: "CGP22C", 0x4F: "CGG3", 0x52: "CGR1PC", 0x5D: "CGP22C",
+        0x62: "CGR1PC",
+    ]
+
+    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
+        guard let frame = ad.serviceData(uuid16: 0xFDCD) else { return .notMine }
+        guard frame.count >= 8 else { return .malformed("Qingping frame of \(frame.count) bytes, expected ≥ 8") }
+        let isEvent = frame.u8(0) & 0x40 != 0
+        let type = frame.u8(1)
+        let model = Self.models[type] ?? "Qingping type 0x\(Hex.encode([type]))"
+        var warnings: [String] = []
+        if let mac = BDAddress(littleEndian: frame[(frame.startIndex + 2)..<(frame.startIndex + 8)]),
+            mac != advertisement.address
+        {
+            warnings.append("payload MAC \(mac) differs from advertiser address \(advertisement.address)")
+        }
+
+        var m: [Measurement] = []
+        var r = ByteReader(frame.dropFirst(8))
+        var stopped: String? = nil
+        while let tlvType = r.readUInt8() {
+            guard let length = r.readUInt8(), let v = r.readBytes(Int(length)) else {
+                stopped = "TLV 0x\(Hex.encode([tlvType])) runs past the \(frame.count)-byte frame"
+                break
+            }
+            switch (tlvType, v.count) {
+            case (0x01, 4):
+                let humidity = Double(v.le16(2)) / 10
+                guard humidity <= 100 else { return .malformed("humidity \(humidity) % out of range") }
+                m.append(Measurement(.temperatureC, Double(v.le16s(0)) / 10))
+                m.append(Measurement(.humidityPercent, humidity))
+            case (0x02, 1):
+                if v.u8(0) == 0xFF { break }  // mains powered: no battery level to report
+                // Bit 7 is not part of the level: theengs masks it (its test_uuid[61] has 0xAA for
+                // 42 %); qingping-ble reads the whole byte. Masking keeps 0…100 unchanged.
+                let battery = v.u8(0) & 0x7F
+                guard battery <= 100 else { return .malformed("battery \(battery) % out of range") }
+                m.append(Measurement(.batteryPercent, Double(battery)))
+            case (0x04, 1):
+                m.append(Measurement(.door, v.u8(0) == 1 ? 0 : 1))
+            case (0x07, 2):
+                m.append(Measurement(.pressureHPa, Double(v.le16(0)) / 10))
+            case (0x08, 4):
+                m.append(Measurement(.motion, v.u8(0) == 0 ? 0 : 1))
+                // In event frames the trailing bytes are not an illuminance (qingping-ble #84).
+                if !isEvent { m.append(Measurement(.illuminanceLux, Double(v.le24(1)))) }
+            case (0x09, 4):
+                m.append(Measurement(.illuminanceLux, Double(v.le32(0))))
+            case (0x11, 1):
+                m.append(Measurement(.light, v.u8(0) == 0 ? 0 : 1))
+            case (0x12, 4):
+                m.append(Measurement(.pm25UgM3, Double(v.le16(0))))
+                m.append(Measurement(.pm10UgM3, Double(v.le16(2))))
+            case (0x13, 2):
+                m.append(Measurement(.co2PPM, Double(v.le16(0))))
+            default:
+                continue  // packet id (0x0F), capability bits (0x18), unknown types: length known, skipped
+            }
+        }
+        if let why = stopped {
+            if m.isEmpty { return .malformed(why) }
+            warnings.append(why)
+        }
+        return .readings([
+            Reading(
+                address: advertisement.address, addressType: advertisement.addressType, decoderID: id, model: model,
+                frameKind: isEvent ? "event" : nil, measurements: m, warnings: warnings)
+        ])
+    }
+}

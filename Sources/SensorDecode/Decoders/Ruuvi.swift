@@ -1,0 +1,113 @@
+/// RuuviTag sensor beacons: data format 3 ("RAWv1") and data format 5 ("RAWv2").
+///
+/// Where: manufacturer-specific data, company 0x0499 (Ruuvi Innovations); byte 0 (after the
+/// company id) is the data format. Every number is big-endian.
+///
+/// Format 3, 14 bytes:
+/// | offset | size | field                                                        |
+/// |--------|------|--------------------------------------------------------------|
+/// | 0      | 1    | 0x03                                                         |
+/// | 1      | 1    | humidity, u8 × 0.5 %                                         |
+/// | 2      | 1    | temperature, whole °C, sign-magnitude (bit 7 = negative)      |
+/// | 3      | 1    | temperature, hundredths of °C (0–99), same sign               |
+/// | 4      | 2    | pressure, u16 + 50000 Pa                                      |
+/// | 6      | 6    | acceleration x, y, z, s16 mG                                  |
+/// | 12     | 2    | battery, u16 mV                                               |
+///
+/// Format 5, 24 bytes ("not available" values in brackets are omitted):
+/// | offset | size | field                                                        |
+/// |--------|------|--------------------------------------------------------------|
+/// | 0      | 1    | 0x05                                                         |
+/// | 1      | 2    | temperature, s16 × 0.005 °C [0x8000]                          |
+/// | 3      | 2    | humidity, u16 × 0.0025 % [0xFFFF]                             |
+/// | 5      | 2    | pressure, u16 + 50000 Pa [0xFFFF]                             |
+/// | 7      | 6    | acceleration x, y, z, s16 mG [0x8000]                         |
+/// | 13     | 2    | bits 15–5: battery mV − 1600 [2047]; bits 4–0: tx power (2n − 40 dBm) [31] |
+/// | 15     | 1    | movement counter [0xFF]                                       |
+/// | 16     | 2    | measurement sequence number [0xFFFF]                          |
+/// | 18     | 6    | MAC address (big-endian) [all 0xFF]                           |
+///
+/// Integrity check: none. Sanity: a frame of a known format with the wrong length, humidity
+/// above 100 % or fraction digits above 99 (format 3) is `malformed`; a format-5 MAC that differs
+/// from the advertiser address is a warning.
+///
+/// Sample: `1b ff 99 04 05 12 fc 53 94 c3 7c 00 04 ff fc 04 0c ac 36 42 00 cd cb b8 33 4c 88 4f`
+/// → temperature 24.3 °C, humidity 53.49 %, pressure 1000.44 hPa, acceleration 0.004 / −0.004 /
+/// 1.036 g, battery 2.977 V, tx power 4 dBm, movement 66, sequence 205.
+///
+/// Source: Ruuvi's data-format documentation (docs.ruuvi.com, "RAWv1" and "RAWv2"), whose
+/// examples are among ruuvi.endpoints.c's tests in our vectors.
+public struct RuuviDecoder: SensorDecoder {
+    public let id = "ruuvi"
+    public let selectors: [DecoderSelector] = [.manufacturer(0x0499)]
+
+    public init() {}
+
+    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
+        guard let md = ad.manufacturerData(company: 0x0499), let format = md.data.first else { return .notMine }
+        let data = md.data
+        var measurements: [Measurement] = []
+        var warnings: [String] = []
+        switch format {
+        case 0x03:
+            guard data.count == 14 else { return .malformed("format 3 frame of \(data.count) bytes, expected 14") }
+            let humidity = Double(data.u8(1)) / 2
+            guard humidity <= 100 else { return .malformed("humidity \(humidity) % out of range") }
+            let fraction = data.u8(3)
+            guard fraction <= 99 else { return .malformed("temperature fraction \(fraction) out of range") }
+            let whole = data.u8(2)
+            let magnitude = Double(whole & 0x7F) + Double(fraction) / 100
+            measurements = [
+                Measurement(.temperatureC, whole & 0x80 != 0 ? -magnitude : magnitude),
+                Measurement(.humidityPercent, humidity),
+                Measurement(.pressureHPa, (Double(data.be16(4)) + 50000) / 100),
+                Measurement(.accelerationXG, Double(data.be16s(6)) / 1000),
+                Measurement(.accelerationYG, Double(data.be16s(8)) / 1000),
+                Measurement(.accelerationZG, Double(data.be16s(10)) / 1000),
+                Measurement(.voltageV, Double(data.be16(12)) / 1000),
+            ]
+        case 0x05:
+            guard data.count == 24 else { return .malformed("format 5 frame of \(data.count) bytes, expected 24") }
+            guard !data.dropFirst().allSatisfy({ $0 == 0xFF }) else { return .malformed("all-0xFF frame") }
+            if data.be16(1) != 0x8000 {
+                measurements.append(Measurement(.temperatureC, Double(data.be16s(1)) * 0.005))
+            }
+            if data.be16(3) != 0xFFFF {
+                let humidity = Double(data.be16(3)) * 0.0025
+                guard humidity <= 100 else { return .malformed("humidity \(humidity) % out of range") }
+                measurements.append(Measurement(.humidityPercent, humidity))
+            }
+            if data.be16(5) != 0xFFFF {
+                measurements.append(Measurement(.pressureHPa, (Double(data.be16(5)) + 50000) / 100))
+            }
+            for (q, offset) in [(Quantity.accelerationXG, 7), (.accelerationYG, 9), (.accelerationZG, 11)]
+            where data.be16(offset) != 0x8000 {
+                measurements.append(Measurement(q, Double(data.be16s(offset)) / 1000))
+            }
+            let power = data.be16(13)
+            if power >> 5 != 0x7FF {
+                measurements.append(Measurement(.voltageV, Double(Int(power >> 5) + 1600) / 1000))
+            }
+            if power & 0x1F != 0x1F {
+                measurements.append(Measurement(.txPowerDBm, Double(Int(power & 0x1F) * 2 - 40)))
+            }
+            if data.u8(15) != 0xFF { measurements.append(Measurement(.movementCount, Double(data.u8(15)))) }
+            if data.be16(16) != 0xFFFF { measurements.append(Measurement(.packetCount, Double(data.be16(16)))) }
+            guard !measurements.isEmpty else { return .malformed("every field is \"not available\"") }
+            let macBytes = data.dropFirst(18)
+            if !macBytes.allSatisfy({ $0 == 0xFF }), let mac = BDAddress(bigEndian: macBytes),
+                mac != advertisement.address
+            {
+                warnings.append("payload MAC \(mac) differs from advertiser address \(advertisement.address)")
+            }
+        default:
+            return .notMine  // formats 2, 4 (Eddystone URL), 6, 0xE1 …: not decoded here
+        }
+        return .readings([
+            Reading(
+                address: advertisement.address, addressType: advertisement.addressType, decoderID: id,
+                model: "RuuviTag", frameKind: format == 0x03 ? "rawv1" : "rawv2", measurements: measurements,
+                warnings: warnings)
+        ])
+    }
+}

@@ -1,0 +1,112 @@
+/// SensorPush HT.w, HTP.xw, TC.x (current models) and HT1 (first generation).
+///
+/// Where: manufacturer-specific data, where the "company id" is the start of the payload. The
+/// advertisement is recognised by the local name (`SensorPush HT.w 0CA1`, `HT1`'s name `s`) or by
+/// SensorPush's 128-bit service UUID EF090000-11D6-42BA-93B8-9DD7EC090AB0 (HT1: …0AA9) in the
+/// service UUID list. Offsets count from the first byte of the whole value.
+///
+/// Current models: byte 0 bits 1–0 are the page (0 carries measurements; other pages are not
+/// decoded) and bits 7–2 the device type, 64 + (byte 0 >> 2): 64 HTP.xw, 65 HT.w, 66 TC.x. Bytes
+/// 1… are one little-endian integer holding the values in mixed radix, least significant first:
+/// value i = (N / Π(earlier counts)) mod count_i, count = (max − min) / step + 1, result
+/// min + value × step.
+///
+/// | type      | fields (min, max, step)                                                      |
+/// |-----------|------------------------------------------------------------------------------|
+/// | 64 HTP.xw | temperature (−40, 140, 0.0025 °C), humidity (0, 100, 0.0025 %), pressure (30000, 125000, 1 Pa) |
+/// | 65 HT.w   | temperature (−40, 125, 0.0025 °C), humidity (0, 100, 0.0025 %)                 |
+/// | 66 TC.x   | thermocouple temperature (−200, 1800, 0.0625 °C)                              |
+///
+/// HT1, 4 bytes: humidity raw = byte 0 | (byte 1 & 0x0F) << 8 (12 bits), temperature raw = byte 1 >> 4
+/// | byte 2 << 4 | (byte 3 & 0x03) << 12 (14 bits), device type = (byte 3 & 0x7C) >> 2 = 1.
+/// Temperature = −46.85 + 175.72 · raw / 2¹⁴, humidity = −6 + 125 · raw / 2¹², clipped to 0–100 as
+/// Sensirion's SHT2x datasheet prescribes.
+///
+/// Integrity check: none. Sanity: mixed radix keeps every field inside its range by
+/// construction, so nothing is out of range; a page other than 0 or an unknown device type is not
+/// ours (`notMine`).
+///
+/// Sample: `08 ff 00 89 e4 56 be a6 b4` with the SensorPush UUID → HTP.xw, temperature 22.66 °C,
+/// humidity 46.07 %, pressure 989.65 hPa.
+///
+/// Source: SensorPush's packing scheme as implemented by custom-components/ble_monitor and
+/// Bluetooth-Devices sensorpush-ble (`sensorpush.py`: types 64/65, pack parameters, the HT1 bit
+/// layout); the TC.x step (0.0625 °C from −200 °C) was read off sensorpush-ble's TC.x tests, and its
+/// upper bound of 1800 °C is our assumption (only the low field is ever non-zero in them).
+public struct SensorPushDecoder: SensorDecoder {
+    public let id = "sensorpush"
+    public let selectors: [DecoderSelector] = [.anyManufacturer]
+
+    static let uuidV2: [UInt8] = [
+        0xEF, 0x09, 0x00, 0x00, 0x11, 0xD6, 0x42, 0xBA, 0x93, 0xB8, 0x9D, 0xD7, 0xEC, 0x09, 0x0A, 0xB0,
+    ]
+    static let uuidHT1: [UInt8] = [
+        0xEF, 0x09, 0x00, 0x00, 0x11, 0xD6, 0x42, 0xBA, 0x93, 0xB8, 0x9D, 0xD7, 0xEC, 0x09, 0x0A, 0xA9,
+    ]
+
+    static let serviceV2 = ServiceUUID.uuid128(uuidV2)
+    static let serviceHT1 = ServiceUUID.uuid128(uuidHT1)
+
+    /// (quantity, min, max, step) per packed field, by device type.
+    static let packing: [Int: (model: String, fields: [(Quantity, Double, Double, Double)])] = [
+        64: (
+            "HTP.xw",
+            [(.temperatureC, -40, 140, 0.0025), (.humidityPercent, 0, 100, 0.0025), (.pressureHPa, 30000, 125000, 1)]
+        ),
+        65: ("HT.w", [(.temperatureC, -40, 125, 0.0025), (.humidityPercent, 0, 100, 0.0025)]),
+        66: ("TC.x", [(.temperatureC, -200, 1800, 0.0625)]),
+    ]
+
+    public init() {}
+
+    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
+        guard !ad.manufacturerData.isEmpty else { return .notMine }
+        let name = ad.localName.map { String(decoding: $0, as: UTF8.self) } ?? ""
+        let isHT1 = name == "s" || name == "HT1" || ad.serviceUUIDs.contains(Self.serviceHT1)
+        let isV2 =
+            name.hasPrefix("SensorPush") || ["HT.w", "HTP.xw", "TC.x"].contains(where: { name.contains($0) })
+            || ad.serviceUUIDs.contains(Self.serviceV2)
+        guard isHT1 || isV2 else { return .notMine }
+        if isHT1 {
+            guard let v = ad.manufacturerData.first(where: { $0.value.count == 4 })?.value else { return .notMine }
+            guard (v.u8(3) & 0x7C) >> 2 == 1 else { return .notMine }
+            let rawHumidity = Int(v.u8(0)) | Int(v.u8(1) & 0x0F) << 8
+            let rawTemperature = Int(v.u8(1) >> 4) | Int(v.u8(2)) << 4 | Int(v.u8(3) & 0x03) << 12
+            let humidity = min(100, max(0, -6 + 125 * Double(rawHumidity) / 4096))
+            return reading(
+                advertisement, "HT1",
+                [
+                    Measurement(.temperatureC, -46.85 + 175.72 * Double(rawTemperature) / 16384),
+                    Measurement(.humidityPercent, humidity),
+                ])
+        }
+        // Several manufacturer structures: the last page-0 one is the current measurement.
+        for md in ad.manufacturerData.reversed() {
+            let v = md.value
+            guard v.count >= 3, v.count <= 9, v.u8(0) & 0x03 == 0 else { continue }
+            guard let packing = Self.packing[64 + Int(v.u8(0) >> 2)] else { return .notMine }
+            var packed: UInt64 = 0
+            for (i, b) in v.dropFirst().enumerated() { packed |= UInt64(b) << (8 * UInt64(i)) }
+            var measurements: [Measurement] = []
+            for (quantity, lo, hi, step) in packing.fields {
+                let count = UInt64(((hi - lo) / step).rounded()) + 1
+                var value = lo + Double(packed % count) * step
+                packed /= count
+                if quantity == .pressureHPa { value /= 100 }  // the field is in Pa
+                measurements.append(Measurement(quantity, value))
+            }
+            return reading(advertisement, packing.model, measurements)
+        }
+        return .notMine
+    }
+
+    private func reading(_ advertisement: Advertisement, _ model: String, _ measurements: [Measurement])
+        -> DecodeOutcome
+    {
+        .readings([
+            Reading(
+                address: advertisement.address, addressType: advertisement.addressType, decoderID: id, model: model,
+                measurements: measurements)
+        ])
+    }
+}

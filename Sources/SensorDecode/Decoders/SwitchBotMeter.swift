@@ -1,0 +1,89 @@
+/// SwitchBot Meter (type `T`), Meter Plus (`i`) and Outdoor Meter / Indoor-Outdoor
+/// Thermo-Hygrometer (`w`).
+///
+/// Where: service data 0xFD3D (older firmware: 0x0D00), byte 0 the device type; the Outdoor Meter
+/// puts its measurements in manufacturer data of company 0x0969 (Woan Technology) instead, and
+/// newer firmware repeats them there for every model.
+///
+/// Service data (6 bytes for `T`/`i`, 3 for `w`):
+/// | offset | field                                                                |
+/// |--------|----------------------------------------------------------------------|
+/// | 0      | device type, bits 6–0 ('T' 0x54, 'i' 0x69, 'w' 0x77)                 |
+/// | 1      | status bits                                                          |
+/// | 2      | bits 6–0: battery %                                                  |
+/// | 3      | bits 3–0: tenths of °C                                               |
+/// | 4      | bit 7: 1 = above zero, 0 = below; bits 6–0: whole °C                  |
+/// | 5      | bit 7: display in °F; bits 6–0: humidity %                           |
+///
+/// Manufacturer data 0x0969 (after the company id): MAC(6), sequence, ?, then bytes 8–10 laid out
+/// as service-data bytes 3–5 above.
+///
+/// Which copy: the service data when it has the six bytes, else (Outdoor Meter) the manufacturer
+/// data. Without service data (a lone scan response), the local name (`WoSensorTH`,
+/// `WoSensorTHP`, `WoIOSensorTH`) identifies the meter and the manufacturer copy is decoded, with
+/// no battery. pySwitchbot prefers the manufacturer copy; on ble_monitor's test advertisement the two
+/// copies disagree, and we follow the service data as ble_monitor and SwitchBot's BLE API document
+/// (`devicetypes/meter.md`) do.
+///
+/// Integrity check: none. Sanity: tenths > 9, humidity > 100 % or battery > 100 % is `malformed`.
+///
+/// Sample: `02 01 06 0e ff 69 09 c4 f9 26 75 df 22 dc 03 00 96 a9 09 16 3d fd 69 00 ba 03 19 38` →
+/// Meter Plus, temperature −25.3 °C, humidity 56 %, battery 58 %.
+///
+/// Source: OpenWonderLabs SwitchBotAPI-BLE (meter.md), pySwitchbot `adv_parsers/meter.py`
+/// (sign bit, the 0x0969 copy at 8–10), custom-components/ble_monitor tests.
+public struct SwitchBotMeterDecoder: SensorDecoder {
+    public let id = "switchbot_meter"
+    public let selectors: [DecoderSelector] = [.serviceData16(0xFD3D), .serviceData16(0x0D00), .manufacturer(0x0969)]
+
+    /// Local names of the meters, for advertisements that carry only the 0x0969 copy.
+    static let namedModels = ["WoSensorTH": "Meter", "WoSensorTHP": "Meter Plus", "WoIOSensorTH": "Outdoor Meter"]
+
+    public init() {}
+
+    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
+        let service = ad.serviceData(uuid16: 0xFD3D) ?? ad.serviceData(uuid16: 0x0D00)
+        let model: String
+        if let service, service.count >= 3 {
+            switch service.u8(0) & 0x7F {
+            case 0x54: model = "Meter"
+            case 0x69: model = "Meter Plus"
+            case 0x77: model = "Outdoor Meter"
+            default: return .notMine  // other SwitchBot devices (bots, curtains, locks …)
+            }
+        } else if let name = ad.localName.map({ String(decoding: $0, as: UTF8.self) }),
+            let named = Self.namedModels[name]
+        {
+            model = named  // a scan response without service data: the name says which device
+        } else {
+            return .notMine
+        }
+        let th: ArraySlice<UInt8>
+        if let service, service.count >= 6 {
+            th = service.dropFirst(3).prefix(3)
+        } else if let md = ad.manufacturerData(company: 0x0969), md.data.count >= 11 {
+            th = md.data.dropFirst(8).prefix(3)
+        } else {
+            return .malformed("\(model) advertisement without its measurement bytes")
+        }
+        let tenths = th.u8(0) & 0x0F
+        guard tenths <= 9 else { return .malformed("temperature tenths digit \(tenths) out of range") }
+        let magnitude = Double(th.u8(1) & 0x7F) + Double(tenths) / 10
+        let humidity = th.u8(2) & 0x7F
+        guard humidity <= 100 else { return .malformed("humidity \(humidity) % out of range") }
+        var measurements = [
+            Measurement(.temperatureC, th.u8(1) & 0x80 != 0 ? magnitude : -magnitude),
+            Measurement(.humidityPercent, Double(humidity)),
+        ]
+        if let service, service.count >= 3 {
+            let battery = service.u8(2) & 0x7F
+            guard battery <= 100 else { return .malformed("battery \(battery) % out of range") }
+            measurements.append(Measurement(.batteryPercent, Double(battery)))
+        }
+        return .readings([
+            Reading(
+                address: advertisement.address, addressType: advertisement.addressType, decoderID: id, model: model,
+                measurements: measurements)
+        ])
+    }
+}

@@ -1,0 +1,61 @@
+/// ThermoBeacon / Brifit / ORIA / SensorBlue thermo-hygrometers (WS02, WS07, WS08, lanyard and
+/// "smart hygrometer" models), sold also as Thermoplus.
+///
+/// Where: manufacturer-specific data, 18 bytes after a "company id" that names the model variant
+/// (0x0010, 0x0011, 0x0014, 0x0015, 0x001B, 0x0030). Numbers little-endian; offsets after the
+/// company id.
+///
+/// | offset | size | field                                                       |
+/// |--------|------|-------------------------------------------------------------|
+/// | 0      | 2    | 00, then 0x80 while the button is pressed, else 00           |
+/// | 2      | 6    | MAC address, little-endian                                  |
+/// | 8      | 2    | battery, u16 LE mV                                          |
+/// | 10     | 2    | temperature, s16 LE / 16 °C                                 |
+/// | 12     | 2    | humidity, u16 LE / 16 %                                     |
+/// | 14     | 4    | uptime, u32 LE seconds                                      |
+///
+/// The other ThermoBeacon frame (20 bytes: maximum/minimum with time stamps) is not decoded.
+/// Battery is reported as the measured voltage only: peers' "battery %" is their own linear
+/// guess from it ((mV − 2000) / 10, capped), not something the device sends.
+///
+/// Integrity check: none. Sanity: bytes 0–1 other than 00 00/00 80 are not ours; humidity
+/// > 100 % is `malformed`; an all-0xFF payload is `malformed`; a payload MAC that differs from
+/// the advertiser address is a warning.
+///
+/// Sample: `15 ff 10 00 00 00 dc 0e 00 00 f1 70 6a 0b 81 01 d7 02 83 27 05 00` from
+/// 70:F1:00:00:0E:DC → temperature 24.0625 °C, humidity 45.4375 %, battery 2.922 V.
+///
+/// Source: custom-components/ble_monitor `thermobeacon.py`/`thermoplus.py` and Bluetooth-Devices
+/// thermobeacon-ble (company ids, offsets, /16 scaling); iskalchev ThermoBeacon-pyhap (button bit).
+public struct ThermoBeaconDecoder: SensorDecoder {
+    public static let companies: [UInt16] = [0x0010, 0x0011, 0x0014, 0x0015, 0x001B, 0x0030]
+    public let id = "thermobeacon"
+    public let selectors: [DecoderSelector] = ThermoBeaconDecoder.companies.map { .manufacturer($0) }
+
+    public init() {}
+
+    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
+        guard
+            let md = ad.manufacturerData.first(where: { Self.companies.contains($0.companyID) && $0.data.count == 18 }),
+            md.data.u8(0) == 0, md.data.u8(1) & 0x7F == 0
+        else { return .notMine }
+        let data = md.data
+        guard !data.dropFirst(8).allSatisfy({ $0 == 0xFF }) else { return .malformed("all-0xFF frame") }
+        let humidity = Double(data.le16(12)) / 16
+        guard humidity <= 100 else { return .malformed("humidity \(humidity) % out of range") }
+        var warnings: [String] = []
+        if let mac = BDAddress(littleEndian: data.dropFirst(2).prefix(6)), mac != advertisement.address {
+            warnings.append("payload MAC \(mac) differs from advertiser address \(advertisement.address)")
+        }
+        return .readings([
+            Reading(
+                address: advertisement.address, addressType: advertisement.addressType, decoderID: id,
+                model: "ThermoBeacon 0x" + Hex.encode([UInt8(md.companyID >> 8), UInt8(md.companyID & 0xFF)]),
+                measurements: [
+                    Measurement(.temperatureC, Double(data.le16s(10)) / 16),
+                    Measurement(.humidityPercent, humidity),
+                    Measurement(.voltageV, Double(data.le16(8)) / 1000),
+                ], warnings: warnings)
+        ])
+    }
+}

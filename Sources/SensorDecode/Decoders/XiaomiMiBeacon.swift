@@ -1,0 +1,170 @@
+/// Xiaomi MiBeacon — the stock firmware of Xiaomi/Mijia and partner sensors: LYWSDCGQ, LYWSD02,
+/// LYWSD03MMC, CGG1, CGD1, MHO-C401, MiFlora HHCCJCY01, GCLS002, JQJCY01YM, MMC-W505, XMWSDJ04MMC, …
+///
+/// Where: service data, 16-bit UUID 0xFE95. Little-endian.
+/// | offset | size | field                                                              |
+/// |--------|------|--------------------------------------------------------------------|
+/// | 0      | 2    | frame control (bits below)                                         |
+/// | 2      | 2    | product id (table `models`)                                        |
+/// | 4      | 1    | frame counter                                                      |
+/// | 5      | 6    | MAC, reversed — if frame control bit 4                             |
+/// | …      | 1    | capability — if bit 5; when capability bit 5, 1 more I/O byte      |
+/// | …      | …    | objects — if bit 6: id(2), length(1), value(length), repeated      |
+/// | end−7  | 3    | extended counter — if encrypted (bit 3) and version ≥ 4            |
+/// | end−4  | 4    | MIC — likewise                                                     |
+/// Frame control: bit 3 encrypted, 4 MAC, 5 capability, 6 object, 12–15 version.
+///
+/// | object | length | value                                                         |
+/// |--------|--------|---------------------------------------------------------------|
+/// | 0x1004 | 2      | temperature s16 / 10 °C                                       |
+/// | 0x1006 | 2      | humidity u16 / 10 %                                           |
+/// | 0x1007 | 3      | illuminance u24 lux                                           |
+/// | 0x1008 | 1      | moisture %                                                    |
+/// | 0x1009 | 2      | conductivity µS/cm                                            |
+/// | 0x100A | 1      | battery %                                                     |
+/// | 0x100D | 4      | temperature s16 / 10 °C, humidity u16 / 10 %                  |
+/// | 0x1010 | 2      | formaldehyde u16 / 100 mg/m³                                  |
+/// | 0x1014, 0x1015, 0x1018 | 1 | moisture detected, smoke, light: 0/1                  |
+/// | 0x000A | 2      | temperature u16 / 100 °C (MMC-W505 body thermometer)          |
+/// | 0x4C01, 0x4C08 | 4 | temperature, humidity as float32 (MIoT spec objects)         |
+/// | 0x4C02, 0x4803 | 1 | humidity %, battery %                                        |
+/// Other ids (buttons, locks, kettles) and known ids with another length are skipped: each object
+/// carries its length. Fewer than 3 trailing bytes (not an object header) are ignored, as the peers do.
+///
+/// Encryption (v4/v5): AES-128-CCM with the device's 16-byte bindkey; nonce = MAC reversed (6) +
+/// product id (2, as on air) + frame counter (1) + extended counter (3); associated data `0x11`;
+/// 4-byte MIC. Without a key, a reading with no measurements names the device (frame kind
+/// `encrypted-no-key`); a failed MIC with a configured key is `malformed`. The older v2/v3
+/// encryption (12-byte keys) is not decoded: such frames name the device only.
+///
+/// Integrity check: the MIC when encrypted; none otherwise. Sanity: humidity ≤ 100 %, battery
+/// ≤ 100 %. The payload MAC is compared with the advertiser address (warning on mismatch).
+///
+/// Sample: `50 20 aa 01 da 21 93 35 34 2d 58 0d 10 04 fe 00 48 02` from 58:2D:34:35:93:21 → LYWSDCGQ,
+/// 25.4 °C, 58.4 %.
+///
+/// Source: custom-components/ble_monitor docs and `xiaomi.py` (frame control, objects, nonce),
+/// Bluetooth-Devices/xiaomi-ble (product ids); the peers' tests in ../shared/vectors.
+public struct XiaomiMiBeaconDecoder: SensorDecoder {
+    public let id = "xiaomi_mibeacon"
+    public let selectors: [DecoderSelector] = [.serviceData16(0xFE95)]
+    private let keys: DeviceKeys
+
+    /// - Parameter keys: 16-byte bindkeys for encrypted (v4/v5) devices, by address.
+    public init(keys: DeviceKeys = DeviceKeys()) { self.keys = keys }
+
+    static let models: [UInt16: String] = [
+        0x0098: "HHCCJCY01", 0x015D: "HHCCPOT002", 0x01AA: "LYWSDCGQ", 0x02DF: "JQJCY01YM", 0x0347: "CGG1",
+        0x0387: "MHO-C401", 0x0391: "MMC-W505", 0x03BC: "GCLS002", 0x045B: "LYWSD02", 0x055B: "LYWSD03MMC",
+        0x0576: "CGD1", 0x066F: "CGDK2", 0x06D3: "MHO-C303", 0x0997: "JTYJGD03MI", 0x0B48: "CGG1",
+        0x0C3C: "CGC1", 0x1203: "XMWSDJ04MMC",
+    ]
+
+    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
+        guard let frame = ad.serviceData(uuid16: 0xFE95) else { return .notMine }
+        guard frame.count >= 5 else { return .malformed("MiBeacon frame of \(frame.count) bytes, expected ≥ 5") }
+        let control = frame.le16(0)
+        let version = Int(control >> 12)
+        let product = frame.le16(2)
+        let model = Self.models[product] ?? "MiBeacon 0x" + Hex.encode([UInt8(product >> 8), UInt8(product & 0xFF)])
+        var r = ByteReader(frame.dropFirst(5))
+        var mac: BDAddress? = nil
+        if control & 0x10 != 0 {
+            guard let bytes = r.readBytes(6) else {
+                return .malformed("MiBeacon frame of \(frame.count) bytes, too short for its MAC")
+            }
+            mac = BDAddress(littleEndian: bytes)
+        }
+        if control & 0x20 != 0 {
+            guard let capability = r.readUInt8() else {
+                return .malformed("MiBeacon frame of \(frame.count) bytes, too short for its capability byte")
+            }
+            if capability & 0x20 != 0, !r.skip(1) {
+                return .malformed("MiBeacon frame of \(frame.count) bytes, too short for its I/O capability")
+            }
+        }
+        var warnings: [String] = []
+        if let mac, mac != advertisement.address {
+            warnings.append("payload MAC \(mac) differs from advertiser address \(advertisement.address)")
+        }
+        func reading(_ kind: String, _ m: [Measurement]) -> DecodeOutcome {
+            .readings([
+                Reading(
+                    address: advertisement.address, addressType: advertisement.addressType, decoderID: id,
+                    model: model, frameKind: kind, measurements: m, warnings: warnings)
+            ])
+        }
+        // Pairing and announcement frames carry no object: they still say which device is there.
+        guard control & 0x40 != 0 else { return reading("v\(version)", []) }
+        var objects = r.readRest()
+        var kind = "v\(version)"
+
+        if control & 0x08 != 0 {
+            guard version >= 4 else { return reading("v\(version)-encrypted-legacy", []) }
+            guard let key = keys[advertisement.address] ?? mac.flatMap({ keys[$0] }) else {
+                return reading("v\(version)-encrypted-no-key", [])
+            }
+            // ciphertext (≥ one 3-byte object header + 1) + extended counter (3) + MIC (4)
+            guard objects.count >= 4 + 7 else {
+                return .malformed("encrypted MiBeacon payload of \(objects.count) bytes, too short")
+            }
+            let nonce =
+                (mac ?? advertisement.address).littleEndianBytes + Array(frame.dropFirst(2).prefix(3))
+                + Array(objects.dropLast(4).suffix(3))
+            do throws(AESCCM.Failure) {
+                let plain = try AESCCM.decrypt(
+                    key: key, nonce: nonce, ciphertext: objects.dropLast(7), tag: objects.suffix(4),
+                    associatedData: [0x11])
+                objects = plain[...]
+            } catch .authenticationFailed {
+                return .malformed(
+                    "MiBeacon MIC check failed with the bindkey configured for \(advertisement.address): "
+                        + "wrong key or corrupt frame")
+            } catch {
+                return .malformed("MiBeacon decryption: \(error)")
+            }
+            kind += "-encrypted"
+        }
+
+        var m: [Measurement] = []
+        var o = ByteReader(objects)
+        // Fewer than 3 bytes left cannot be an object header (the peers ignore them too).
+        while o.remaining >= 3, let objectID = o.readLE16(), let length = o.readUInt8() {
+            guard let v = o.readBytes(Int(length)) else {
+                let why = "object 0x\(String(objectID, radix: 16)) of \(length) bytes runs past the frame"
+                if m.isEmpty { return .malformed(why) }
+                warnings.append(why)
+                break
+            }
+            switch (objectID, v.count) {
+            case (0x1004, 2): m.append(Measurement(.temperatureC, Double(v.le16s(0)) / 10))
+            case (0x1006, 2): m.append(Measurement(.humidityPercent, Double(v.le16(0)) / 10))
+            case (0x1007, 3): m.append(Measurement(.illuminanceLux, Double(v.le24(0))))
+            case (0x1008, 1): m.append(Measurement(.moisturePercent, Double(v.u8(0))))
+            case (0x1009, 2): m.append(Measurement(.conductivityUsCm, Double(v.le16(0))))
+            case (0x100A, 1), (0x4803, 1): m.append(Measurement(.batteryPercent, Double(v.u8(0))))
+            case (0x100D, 4):
+                m.append(Measurement(.temperatureC, Double(v.le16s(0)) / 10))
+                m.append(Measurement(.humidityPercent, Double(v.le16(2)) / 10))
+            case (0x1010, 2): m.append(Measurement(.formaldehydeMgM3, Double(v.le16(0)) / 100))
+            case (0x1014, 1): m.append(Measurement(.moistureDetected, v.u8(0) == 0 ? 0 : 1))
+            case (0x1015, 1): m.append(Measurement(.smoke, v.u8(0) == 0 ? 0 : 1))
+            case (0x1018, 1): m.append(Measurement(.light, v.u8(0) == 0 ? 0 : 1))
+            case (0x000A, 2): m.append(Measurement(.temperatureC, Double(v.le16(0)) / 100))
+            case (0x4C01, 4): m.append(Measurement(.temperatureC, Double(Float(bitPattern: v.le32(0)))))
+            case (0x4C02, 1): m.append(Measurement(.humidityPercent, Double(v.u8(0))))
+            case (0x4C08, 4): m.append(Measurement(.humidityPercent, Double(Float(bitPattern: v.le32(0)))))
+            default: continue  // other objects: length known, skipped
+            }
+        }
+        for x in m {
+            if x.quantity == .humidityPercent, !(0...100).contains(x.value) {
+                return .malformed("humidity \(x.value) % out of range")
+            }
+            if x.quantity == .batteryPercent, x.value > 100 {
+                return .malformed("battery \(x.value) % out of range")
+            }
+        }
+        return reading(kind, m)
+    }
+}

@@ -1,1 +1,0 @@
-// SensorStore: SQLite storage of readings. See SensorStore.swift once written (issue 4).

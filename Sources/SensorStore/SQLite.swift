@@ -1,0 +1,220 @@
+import CSQLite
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Why a store operation failed, in one line.
+///
+/// SQLite failures keep the extended result code, `sqlite3_errmsg` at the time of failure and what
+/// we were attempting (e.g. "commit batch of 120 rows"), so a log line is enough to act on.
+public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// An `sqlite3_*` call failed.
+    case sqlite(code: Int32, message: String, attempted: String)
+    /// The database was written by a newer blesensor-log; it was opened only to read its version
+    /// and was not modified.
+    case newerSchema(path: String, found: Int32, supported: Int32)
+    /// The file is an SQLite database, but not a blesensor-log store; it was not modified.
+    case foreignDatabase(path: String, reason: String)
+    /// No stored sensor matches the address or alias the user gave.
+    case unknownSensor(String)
+    /// A caller passed a value the store cannot use (empty alias, reversed time range, …).
+    case invalidArgument(String)
+
+    /// The primary SQLite result code (`code & 0xFF`), or `nil` when the error is not SQLite's.
+    public var sqliteCode: Int32? {
+        if case .sqlite(let code, _, _) = self { return code & 0xFF }
+        return nil
+    }
+
+    /// The disk (or the `max_page_count` limit) is full: retry later, nothing was written.
+    public var isDiskFull: Bool { sqliteCode == SQLITE_FULL }
+    /// Another connection holds the write lock longer than our busy timeout: retry later.
+    public var isBusy: Bool { sqliteCode == SQLITE_BUSY || sqliteCode == SQLITE_LOCKED }
+
+    public var description: String {
+        switch self {
+        case .sqlite(let code, let message, let attempted):
+            let name = String(cString: sqlite3_errstr(code))
+            return "store: \(attempted): \(message) (sqlite3 code \(code): \(name))"
+        case .newerSchema(let path, let found, let supported):
+            return "store: \(path) was written by a newer blesensor-log (schema version \(found), this build knows "
+                + "up to \(supported)); upgrade blesensor-log, the file was left untouched"
+        case .foreignDatabase(let path, let reason):
+            return "store: \(path) is not a blesensor-log database (\(reason)); the file was left untouched"
+        case .unknownSensor(let what):
+            return "store: no stored sensor matches '\(what)'"
+        case .invalidArgument(let what):
+            return "store: \(what)"
+        }
+    }
+}
+
+/// `SQLITE_TRANSIENT`: SQLite copies the bound bytes before `bind` returns.
+private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+/// One SQLite connection. Not thread-safe: it belongs to one thread of control, like the logger loop.
+///
+/// Every `sqlite3_*` result is checked; a failure becomes a `StoreError` carrying `sqlite3_errmsg`.
+final class Connection {
+    let handle: OpaquePointer
+    let path: String
+
+    /// Opens `path`. `create` allows creating a missing file; `readOnly` opens without write access.
+    init(path: String, readOnly: Bool, create: Bool, busyTimeoutMillis: Int32) throws(StoreError) {
+        var flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
+        if create && !readOnly { flags |= SQLITE_OPEN_CREATE }
+        // NOMUTEX: each connection is used by one thread only (see the type's comment).
+        flags |= SQLITE_OPEN_NOMUTEX
+        var db: OpaquePointer?
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            // Even on failure SQLite usually returns a handle that holds the message; close it.
+            var message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
+            if let db {
+                let errno = sqlite3_system_errno(db)
+                if errno != 0 { message += " (\(String(cString: strerror(errno))))" }
+                sqlite3_close_v2(db)
+            }
+            throw .sqlite(code: rc, message: message, attempted: "open \(path)")
+        }
+        self.handle = db
+        self.path = path
+        // Extended codes tell SQLITE_IOERR_WRITE from SQLITE_IOERR_FSYNC etc. in the log line.
+        sqlite3_extended_result_codes(db, 1)
+        sqlite3_busy_timeout(db, busyTimeoutMillis)
+    }
+
+    deinit {
+        // sqlite3_close_v2 defers the close until the last statement is finalized; statements hold
+        // a strong reference to this connection, so none is alive here.
+        sqlite3_close_v2(handle)
+    }
+
+    /// The error for a failed call, with the connection's current message.
+    func error(_ rc: Int32, _ attempted: @autoclosure () -> String) -> StoreError {
+        var message = String(cString: sqlite3_errmsg(handle))
+        let errno = sqlite3_system_errno(handle)
+        if (rc & 0xFF) == SQLITE_CANTOPEN || (rc & 0xFF) == SQLITE_IOERR, errno != 0 {
+            message += " (\(String(cString: strerror(errno))))"
+        }
+        return .sqlite(code: rc, message: message, attempted: attempted())
+    }
+
+    /// Runs SQL without results (DDL, pragmas that return nothing, BEGIN/COMMIT).
+    func exec(_ sql: String, _ attempted: @autoclosure () -> String) throws(StoreError) {
+        let rc = sqlite3_exec(handle, sql, nil, nil, nil)
+        guard rc == SQLITE_OK else { throw error(rc, attempted()) }
+    }
+
+    func prepare(_ sql: String) throws(StoreError) -> Statement {
+        var stmt: OpaquePointer?
+        let rc = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, nil)
+        guard rc == SQLITE_OK, let stmt else { throw error(rc, "prepare \(sql.prefix(60))") }
+        return Statement(stmt, self)
+    }
+
+    /// The single integer a query like `PRAGMA user_version` returns.
+    func scalarInt(_ sql: String) throws(StoreError) -> Int64? {
+        let s = try prepare(sql)
+        guard try s.step() else { return nil }
+        return s.isNull(0) ? nil : s.int64(0)
+    }
+
+    /// The single text a query like `PRAGMA journal_mode=WAL` returns.
+    func scalarText(_ sql: String) throws(StoreError) -> String? {
+        let s = try prepare(sql)
+        guard try s.step() else { return nil }
+        return s.text(0)
+    }
+
+    /// Rows changed by the last INSERT/UPDATE/DELETE on this connection.
+    var changes: Int { Int(sqlite3_changes(handle)) }
+    /// `true` outside an explicit transaction (SQLite rolls back on some errors by itself).
+    var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
+
+    /// Rolls back if a transaction is open. Used on error paths, so its own failure is reported
+    /// to the caller's log rather than thrown over the original error.
+    func rollbackIfNeeded() -> StoreError? {
+        guard !isAutocommit else { return nil }
+        let rc = sqlite3_exec(handle, "ROLLBACK", nil, nil, nil)
+        return rc == SQLITE_OK ? nil : error(rc, "roll back")
+    }
+}
+
+/// A prepared statement. Parameters are 1-based, columns 0-based, as in the C API.
+final class Statement {
+    let handle: OpaquePointer
+    let connection: Connection
+
+    init(_ handle: OpaquePointer, _ connection: Connection) {
+        self.handle = handle
+        self.connection = connection
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    private func check(_ rc: Int32, _ what: String) throws(StoreError) {
+        guard rc == SQLITE_OK else { throw connection.error(rc, what) }
+    }
+
+    func bind(_ i: Int32, _ v: Int64) throws(StoreError) { try check(sqlite3_bind_int64(handle, i, v), "bind") }
+    func bind(_ i: Int32, _ v: Int) throws(StoreError) { try bind(i, Int64(v)) }
+    func bind(_ i: Int32, _ v: Double) throws(StoreError) { try check(sqlite3_bind_double(handle, i, v), "bind") }
+    func bind(_ i: Int32, _ v: String) throws(StoreError) {
+        try check(sqlite3_bind_text(handle, i, v, -1, transient), "bind")
+    }
+    func bind(_ i: Int32, _ v: [UInt8]) throws(StoreError) {
+        let rc = v.withUnsafeBytes { sqlite3_bind_blob(handle, i, $0.baseAddress, Int32($0.count), transient) }
+        try check(rc, "bind")
+    }
+    func bindNull(_ i: Int32) throws(StoreError) { try check(sqlite3_bind_null(handle, i), "bind") }
+    func bind(_ i: Int32, _ v: String?) throws(StoreError) {
+        if let v { try bind(i, v) } else { try bindNull(i) }
+    }
+    func bind(_ i: Int32, _ v: Double?) throws(StoreError) {
+        if let v { try bind(i, v) } else { try bindNull(i) }
+    }
+    func bind(_ i: Int32, _ v: Int64?) throws(StoreError) {
+        if let v { try bind(i, v) } else { try bindNull(i) }
+    }
+
+    /// Steps once: `true` with a row to read, `false` when done. Errors reset the statement.
+    func step() throws(StoreError) -> Bool {
+        let rc = sqlite3_step(handle)
+        if rc == SQLITE_ROW { return true }
+        if rc == SQLITE_DONE { return false }
+        let err = connection.error(rc, "run \(String(cString: sqlite3_sql(handle)).prefix(60))")
+        sqlite3_reset(handle)
+        throw err
+    }
+
+    /// Runs to completion (for statements that return no rows, or whose rows are ignored).
+    func run() throws(StoreError) {
+        while try step() {}
+        sqlite3_reset(handle)
+    }
+
+    /// Ready for new bindings. Its result repeats the last step's error, already thrown, so it is
+    /// deliberately not checked.
+    func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    func int64(_ c: Int32) -> Int64 { sqlite3_column_int64(handle, c) }
+    func int(_ c: Int32) -> Int { Int(sqlite3_column_int64(handle, c)) }
+    func double(_ c: Int32) -> Double { sqlite3_column_double(handle, c) }
+    func isNull(_ c: Int32) -> Bool { sqlite3_column_type(handle, c) == SQLITE_NULL }
+    func text(_ c: Int32) -> String? {
+        guard let p = sqlite3_column_text(handle, c) else { return nil }
+        return String(cString: p)
+    }
+    /// The blob's bytes, valid until the next step/reset; empty for NULL or a zero-length blob.
+    func blob(_ c: Int32) -> UnsafeRawBufferPointer {
+        let p = sqlite3_column_blob(handle, c)
+        let n = Int(sqlite3_column_bytes(handle, c))
+        guard let p, n > 0 else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        return UnsafeRawBufferPointer(start: p, count: n)
+    }
+}

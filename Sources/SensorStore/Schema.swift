@@ -1,0 +1,168 @@
+import CSQLite
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The database layout and its migrations.
+///
+/// Layout, and why (measured with 3 quantities per reading, 50 sensors, SQLite 3.40; see the
+/// report of issue 4):
+/// - `readings` holds ONE row per sensor and time, its measurements packed by `MeasurementCodec`,
+///   clustered on `(time_us, sensor_id)` in a WITHOUT ROWID table. Inserts append at the end of the
+///   b-tree, an export over a time range is one sequential scan in output order, and retention
+///   deletes from the front. Measured: 49.5 bytes and one b-tree insert per reading with the
+///   sensor index, against 80.6 bytes and three inserts for one row per quantity
+///   (`(sensor_id, time, quantity_id, value, count)`), which also has to be regrouped for export.
+/// - `readings_by_sensor (sensor_id, time_us)` serves one sensor's export, its last rows, and
+///   `forget`. It costs ~17 bytes per reading; without it a one-sensor query scans every sensor.
+/// - `rollup_hourly` keeps count/sum/min/max/last per (hour, sensor, quantity), written in the
+///   same transaction as the raw rows (invariant 4 in SensorStore.swift). A 24 h summary reads
+///   ~24 × sensors × quantities rollup rows plus the raw rows of at most two partial hours, so
+///   it does not depend on the size of the database; `--by day` over a year reads 8760 rollup
+///   rows per sensor and quantity. Quantity id 0 is the row itself (count and samples of rows).
+/// - `quantities` maps the open-ended keys (`temperature_probe_3_c`) to small ids; ids are never
+///   reused or renumbered.
+/// - Times are integer **microseconds since the Unix epoch, UTC** (`Reading.timeMicros`), so a
+///   0-second interval keeps every advertisement's own time; hours are `time_us / 3_600_000_000`.
+/// - `meta` holds `prune_horizon_us`: retention has removed (or is removing) rows before it.
+enum Schema {
+    /// `PRAGMA application_id` of our files ("BLSG"): tells our store from another SQLite file.
+    static let applicationID: Int32 = 0x424C_5347
+    static let microsPerHour: Int64 = 3_600_000_000
+    /// Quantity id 0 in `rollup_hourly` stands for "the row itself".
+    static let rowQuantityID: Int64 = 0
+
+    /// Migration n (0-based) takes `user_version` from n to n + 1. Append only; never edit one
+    /// that has shipped.
+    static let migrations: [String] = [
+        """
+        CREATE TABLE sensors (
+            id INTEGER PRIMARY KEY,
+            address INTEGER NOT NULL UNIQUE,      -- 48-bit, AA:BB:CC:DD:EE:FF = 0xAABBCCDDEEFF
+            address_type INTEGER NOT NULL,        -- HCI LE address type, as last heard
+            decoder_id TEXT NOT NULL,             -- Registry id, as last heard
+            model TEXT NOT NULL,
+            alias TEXT UNIQUE,                    -- the user's name for it; NULL if none
+            radio_name TEXT,                      -- the name it advertises, as last heard
+            first_seen_us INTEGER NOT NULL,
+            last_seen_us INTEGER NOT NULL,
+            last_battery_pct REAL,
+            last_rssi_dbm INTEGER
+        );
+        CREATE TABLE quantities (
+            id INTEGER PRIMARY KEY,               -- from 1; 0 is reserved for rollup row counts
+            key TEXT NOT NULL UNIQUE,             -- temperature_c, humidity_pct, …
+            is_integer INTEGER NOT NULL
+        );
+        CREATE TABLE readings (
+            time_us INTEGER NOT NULL,             -- bucket start, µs since the Unix epoch (UTC)
+            sensor_id INTEGER NOT NULL,
+            samples INTEGER NOT NULL,             -- advertisements folded into this row
+            data BLOB NOT NULL,                   -- MeasurementCodec
+            PRIMARY KEY (time_us, sensor_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX readings_by_sensor ON readings (sensor_id, time_us);
+        CREATE TABLE rollup_hourly (
+            hour INTEGER NOT NULL,                -- time_us / 3600000000
+            sensor_id INTEGER NOT NULL,
+            quantity_id INTEGER NOT NULL,         -- 0: the rows themselves
+            n_rows INTEGER NOT NULL,
+            n_samples INTEGER NOT NULL,
+            sum_value REAL NOT NULL,              -- of stored values (row means), not of samples
+            min_value REAL NOT NULL,
+            max_value REAL NOT NULL,
+            last_time_us INTEGER NOT NULL,
+            last_value REAL NOT NULL,
+            PRIMARY KEY (hour, sensor_id, quantity_id)
+        ) WITHOUT ROWID;
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID;
+        """
+    ]
+
+    static var version: Int32 { Int32(migrations.count) }
+
+    /// What a file holds, read without writing anything.
+    struct Inspection {
+        var userVersion: Int32
+        var applicationID: Int32
+        var objectCount: Int64
+    }
+
+    /// Reads the header fields and forces a schema parse; a non-SQLite or damaged file fails here
+    /// (SQLITE_NOTADB, SQLITE_CORRUPT) before anything is written.
+    static func inspect(_ c: Connection) throws(StoreError) -> Inspection {
+        let attempted = "check that \(c.path) is a blesensor-log database (nothing written)"
+        do throws(StoreError) {
+            let uv = try c.scalarInt("PRAGMA user_version") ?? 0
+            let app = try c.scalarInt("PRAGMA application_id") ?? 0
+            let objects = try c.scalarInt("SELECT count(*) FROM sqlite_schema") ?? 0
+            return Inspection(userVersion: Int32(truncatingIfNeeded: uv), applicationID: Int32(truncatingIfNeeded: app), objectCount: objects)
+        } catch {
+            if case .sqlite(let code, let message, _) = error { throw .sqlite(code: code, message: message, attempted: attempted) }
+            throw error
+        }
+    }
+
+    /// Refuses files that are not ours or are newer than this build. Never writes.
+    static func validate(_ i: Inspection, path: String) throws(StoreError) {
+        if i.userVersion > version {
+            throw .newerSchema(path: path, found: i.userVersion, supported: version)
+        }
+        if i.applicationID != applicationID {
+            // An empty file (0 objects, no id) is a database we may initialize.
+            if i.applicationID != 0 {
+                throw .foreignDatabase(path: path, reason: "application_id 0x\(String(UInt32(bitPattern: i.applicationID), radix: 16))")
+            }
+            if i.objectCount > 0 {
+                throw .foreignDatabase(path: path, reason: "it holds \(i.objectCount) tables/indexes of another application")
+            }
+        }
+    }
+
+    /// Brings the schema to `version`, each step and the version bump in one transaction.
+    static func migrate(_ c: Connection) throws(StoreError) {
+        try c.exec("BEGIN IMMEDIATE", "begin migration of \(c.path)")
+        do throws(StoreError) {
+            // Re-read under the write lock: another process may have migrated meanwhile.
+            let i = try inspect(c)
+            try validate(i, path: c.path)
+            var v = i.userVersion
+            while v < version {
+                try c.exec(migrations[Int(v)], "apply migration \(v + 1) to \(c.path)")
+                v += 1
+            }
+            try c.exec("PRAGMA user_version = \(version)", "set user_version")
+            try c.exec("PRAGMA application_id = \(applicationID)", "set application_id")
+            try c.exec("COMMIT", "commit migration of \(c.path)")
+        } catch {
+            _ = c.rollbackIfNeeded()
+            throw error
+        }
+    }
+
+    /// Opens a store file: checks it read-only first (a file that is foreign, newer or damaged is
+    /// never opened for writing, so not even a WAL checkpoint can touch it), then opens it for
+    /// writing, migrates, and turns on WAL.
+    static func open(path: String, create: Bool, busyTimeoutMillis: Int32) throws(StoreError) -> Connection {
+        var st = stat()
+        let exists = stat(path, &st) == 0
+        if exists, st.st_size > 0 {
+            let probe = try Connection(path: path, readOnly: true, create: false, busyTimeoutMillis: busyTimeoutMillis)
+            try validate(inspect(probe), path: path)
+        } else if !exists, !create {
+            throw .sqlite(code: SQLITE_CANTOPEN, message: "no such file", attempted: "open \(path)")
+        }
+        let c = try Connection(path: path, readOnly: false, create: create, busyTimeoutMillis: busyTimeoutMillis)
+        let i = try inspect(c)
+        try validate(i, path: path)
+        if i.userVersion < version || i.applicationID != applicationID { try migrate(c) }
+        // WAL: readers never block the writer and see only committed batches. The mode is stored
+        // in the file, so readers opened later use it too.
+        let mode = try c.scalarText("PRAGMA journal_mode = WAL")
+        guard mode?.lowercased() == "wal" else {
+            throw .sqlite(code: SQLITE_ERROR, message: "journal_mode is \(mode ?? "unknown")", attempted: "enable WAL on \(path)")
+        }
+        return c
+    }
+}

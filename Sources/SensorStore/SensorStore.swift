@@ -1,0 +1,549 @@
+import CSQLite
+import SensorDecode
+
+/// SensorStore: readings in one SQLite file that survives a year on a Pi's SD card.
+///
+/// GUARANTEE. A batch of rows is committed atomically with the hourly rollups that summarize it;
+/// a reading is either in a committed batch or still in this process's memory. A crash (kill -9,
+/// power loss) loses at most the rows not yet committed: the open downsampling buckets (one
+/// interval, 60 s by default) and the pending batch (`batchSeconds`, 5 s by default). With
+/// `synchronous=NORMAL` in WAL mode a power cut may also lose the last commits before it, never
+/// the database's consistency.
+///
+/// DEFINITIONS.
+/// - *reading*: what a decoder made of one advertisement (`SensorDecode.Reading`).
+/// - *row*: one sensor's readings folded over one interval (`StoredRow`, table `readings`).
+/// - *batch*: the rows committed in one transaction: every `batchSeconds` (monotonic, driven by
+///   the caller's `tick(now:)`) or every `batchRows` rows, whichever comes first.
+/// - *horizon*: `meta.prune_horizon_us`; retention has removed, or is removing, rows before it.
+///
+/// INVARIANTS.
+/// (1) A row counts as stored only after the COMMIT of its batch returned SQLITE_OK; until then
+///     it stays in `pending`, across any number of failed attempts (disk full, busy).
+/// (2) `PRAGMA user_version` equals the number of applied migrations, and `application_id` is
+///     `Schema.applicationID`. A file with a larger version, another application id, or that is
+///     not SQLite is never written (checked read-only before the writable open).
+/// (3) `readings` has at most one row per (time_us, sensor_id): retransmissions and replays of
+///     the same data do not add rows (`INSERT OR IGNORE`; ignored rows are counted and skipped
+///     by the rollups).
+/// (4) For every hour at or after the horizon, each `rollup_hourly` row equals the aggregate of
+///     the raw rows of its (hour, sensor, quantity): n_rows, n_samples, sum, min, max, and the
+///     value at the latest time. Quantity id 0 aggregates the rows themselves. Both are written
+///     in the same transaction, so every reader snapshot satisfies it.
+/// (5) Memory is bounded whatever the radio shows: the downsampler tracks ≤ `maxSensors`
+///     sensors (evicting the least recently heard eighth), `pending` holds ≤ `maxPendingRows`
+///     rows (dropping the oldest tenth, counted and logged once), the quantity id cache holds
+///     ≤ `maxCachedQuantities` keys (cleared when full); sensor ids are looked up per batch.
+/// (6) A failure is logged once when it starts (one line, `StoreError.description`) and once
+///     when writing resumes; retries happen at most every `batchSeconds`.
+/// (7) Retention deletes at most `pruneRowsPerStep` rows per transaction, oldest first, and only
+///     rollup hours whose raw rows are all gone.
+///
+/// THREADS. A `SensorStore` is used from one thread (the logger loop); it is not Sendable.
+/// Readers (`StoreReader`, a user's `sqlite3`) use their own connections in any process.
+public struct StoreConfiguration: Sendable, Equatable {
+    public var downsample: DownsampleConfiguration
+    /// Commit the pending rows at least this often (monotonic seconds). Default 5.
+    public var batchSeconds: Double
+    /// …or as soon as this many rows are pending. Default 1000.
+    public var batchRows: Int
+    /// Bound of the pending rows while the database refuses writes. Default 100 000 (~20 MB).
+    public var maxPendingRows: Int
+    /// Keep this much history, measured back from the newest reading; `nil` keeps everything.
+    public var retentionSeconds: Int64?
+    public var pruneRowsPerStep: Int
+    /// Seconds between retention steps once nothing is left to prune. Default 60.
+    public var pruneEverySeconds: Double
+    /// How long a commit waits for another writer's lock (e.g. `forget`). Default 200 ms.
+    public var busyTimeoutMillis: Int32
+    /// Bound of the quantity key → id cache. Default 4096.
+    public var maxCachedQuantities: Int
+
+    public init(
+        downsample: DownsampleConfiguration = DownsampleConfiguration(), batchSeconds: Double = 5,
+        batchRows: Int = 1000, maxPendingRows: Int = 100_000, retentionSeconds: Int64? = nil,
+        pruneRowsPerStep: Int = 1000, pruneEverySeconds: Double = 60, busyTimeoutMillis: Int32 = 200,
+        maxCachedQuantities: Int = 4096
+    ) {
+        self.downsample = downsample
+        self.batchSeconds = batchSeconds
+        self.batchRows = batchRows
+        self.maxPendingRows = maxPendingRows
+        self.retentionSeconds = retentionSeconds
+        self.pruneRowsPerStep = pruneRowsPerStep
+        self.pruneEverySeconds = pruneEverySeconds
+        self.busyTimeoutMillis = busyTimeoutMillis
+        self.maxCachedQuantities = maxCachedQuantities
+    }
+}
+
+/// What the writer has done since it opened.
+public struct StoreStatistics: Sendable, Equatable {
+    public var downsample = DownsampleStatistics()
+    /// Rows newly inserted by committed batches.
+    public var committedRows = 0
+    /// Rows of committed batches that already existed (same sensor and time): not stored again.
+    public var ignoredRows = 0
+    public var committedBatches = 0
+    public var failedCommits = 0
+    /// Rows given up because `pending` reached `maxPendingRows` while the database was failing.
+    public var droppedRows = 0
+    public var prunedRows = 0
+}
+
+/// The result of one commit attempt.
+public enum FlushResult: Sendable, Equatable {
+    case nothingPending
+    /// Not yet due, or waiting before a retry.
+    case notDue
+    case committed(rows: Int, inserted: Int)
+    /// Nothing was written; the rows stay pending and will be retried.
+    case failed(StoreError)
+}
+
+/// The logger's sink: downsamples readings and writes them in batches (see the file header).
+///
+/// Driven by the caller's loop: `add(_:now:)` for each reading, `tick(now:)` from the timer, both
+/// with the caller's monotonic clock in seconds, so the writer reads no clock itself.
+public final class SensorStore {
+    public let path: String
+    public let configuration: StoreConfiguration
+    public private(set) var statistics = StoreStatistics()
+    /// The failure the writer is living through, `nil` when the last attempt succeeded.
+    public private(set) var currentFailure: StoreError?
+
+    private let connection: Connection
+    private let log: (String) -> Void
+    private var downsampler: Downsampler
+    private var pending: [StoredRow] = []
+    private var pendingSince: Double?
+    private var nextAttemptAt = -Double.infinity
+    private var failedAttempts = 0
+    private var droppedThisEpisode = 0
+    private var quantityIDs: [String: Int64] = [:]
+    private var lastPruneAt = -Double.infinity
+    private var pruneBacklog = false
+
+    private let upsertSensor: Statement
+    private let selectQuantity: Statement
+    private let insertQuantity: Statement
+    private let insertReading: Statement
+    private let upsertRollup: Statement
+
+    /// Opens (creating if needed) the store at `path` for writing.
+    ///
+    /// - Parameters:
+    ///   - path: the database file. A file that is not ours, newer, or damaged is refused
+    ///     untouched (invariant 2).
+    ///   - log: receives one-line messages about failures and recoveries (invariant 6).
+    /// - Throws: `StoreError` if the file cannot be opened, validated or migrated.
+    public init(path: String, configuration: StoreConfiguration = StoreConfiguration(), log: @escaping (String) -> Void = { _ in })
+        throws(StoreError)
+    {
+        self.path = path
+        self.configuration = configuration
+        self.log = log
+        self.downsampler = Downsampler(configuration.downsample)
+        let c = try Schema.open(path: path, create: true, busyTimeoutMillis: configuration.busyTimeoutMillis)
+        // NORMAL in WAL: a commit is durable once the WAL is synced at checkpoint; a power cut can
+        // lose the last commits but never corrupt the file, and the SD card sees far fewer fsyncs.
+        try c.exec("PRAGMA synchronous = NORMAL", "set synchronous on \(path)")
+        // Keep the WAL file from staying large after a long reader held back checkpoints.
+        try c.exec("PRAGMA journal_size_limit = 8388608", "set journal_size_limit on \(path)")
+        try c.exec("PRAGMA cache_size = -8192", "set cache_size on \(path)")
+        self.connection = c
+        upsertSensor = try c.prepare(
+            """
+            INSERT INTO sensors (address, address_type, decoder_id, model, radio_name, first_seen_us, last_seen_us,
+                                 last_battery_pct, last_rssi_dbm)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+            ON CONFLICT (address) DO UPDATE SET
+                address_type = CASE WHEN excluded.last_seen_us >= last_seen_us THEN excluded.address_type ELSE address_type END,
+                decoder_id = CASE WHEN excluded.last_seen_us >= last_seen_us THEN excluded.decoder_id ELSE decoder_id END,
+                model = CASE WHEN excluded.last_seen_us >= last_seen_us THEN excluded.model ELSE model END,
+                radio_name = CASE WHEN excluded.last_seen_us >= last_seen_us
+                                  THEN coalesce(excluded.radio_name, radio_name) ELSE radio_name END,
+                last_battery_pct = CASE WHEN excluded.last_seen_us >= last_seen_us
+                                  THEN coalesce(excluded.last_battery_pct, last_battery_pct) ELSE last_battery_pct END,
+                last_rssi_dbm = CASE WHEN excluded.last_seen_us >= last_seen_us
+                                  THEN coalesce(excluded.last_rssi_dbm, last_rssi_dbm) ELSE last_rssi_dbm END,
+                first_seen_us = min(first_seen_us, excluded.first_seen_us),
+                last_seen_us = max(last_seen_us, excluded.last_seen_us)
+            RETURNING id
+            """)
+        selectQuantity = try c.prepare("SELECT id FROM quantities WHERE key = ?1")
+        insertQuantity = try c.prepare("INSERT INTO quantities (key, is_integer) VALUES (?1, ?2) RETURNING id")
+        insertReading = try c.prepare("INSERT OR IGNORE INTO readings (time_us, sensor_id, samples, data) VALUES (?1, ?2, ?3, ?4)")
+        upsertRollup = try c.prepare(
+            """
+            INSERT INTO rollup_hourly (hour, sensor_id, quantity_id, n_rows, n_samples, sum_value, min_value, max_value,
+                                       last_time_us, last_value)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+            ON CONFLICT (hour, sensor_id, quantity_id) DO UPDATE SET
+                n_rows = n_rows + excluded.n_rows,
+                n_samples = n_samples + excluded.n_samples,
+                sum_value = sum_value + excluded.sum_value,
+                min_value = min(min_value, excluded.min_value),
+                max_value = max(max_value, excluded.max_value),
+                last_value = CASE WHEN excluded.last_time_us >= last_time_us THEN excluded.last_value ELSE last_value END,
+                last_time_us = max(last_time_us, excluded.last_time_us)
+            """)
+    }
+
+    /// Rows waiting for their commit (not yet stored).
+    public var pendingRows: Int { pending.count }
+    /// Sensors with in-memory downsampling state.
+    public var trackedSensors: Int { downsampler.trackedSensors }
+
+    /// Takes one reading. Commits when `batchRows` rows are pending. Never throws: a failing
+    /// database is a state (`currentFailure`), logged once and retried (invariants 1, 6).
+    /// - Parameter now: the caller's monotonic clock, seconds.
+    @discardableResult
+    public func add(_ reading: Reading, now: Double) -> FlushResult {
+        downsampler.add(reading) { append($0, now: now) }
+        statistics.downsample = downsampler.statistics
+        if pending.count >= configuration.batchRows { return flush(now: now, force: false) }
+        return pending.isEmpty ? .nothingPending : .notDue
+    }
+
+    /// The timer: closes finished downsampling buckets, commits when due, and runs one retention
+    /// step when due. Call it at least every `batchSeconds` (a poll timeout is enough).
+    /// - Parameters:
+    ///   - now: the caller's monotonic clock, seconds.
+    ///   - wallMicros: the wall clock (µs since the epoch), so buckets close even while the radio
+    ///     is silent; `nil` closes them by the radio's time only (replays).
+    @discardableResult
+    public func tick(now: Double, wallMicros: Int64? = nil) -> FlushResult {
+        downsampler.closeDue(wallMicros: wallMicros) { append($0, now: now) }
+        statistics.downsample = downsampler.statistics
+        let result = flush(now: now, force: false)
+        if currentFailure == nil, configuration.retentionSeconds != nil,
+            pruneBacklog || now - lastPruneAt >= configuration.pruneEverySeconds
+        {
+            lastPruneAt = now
+            do throws(StoreError) {
+                try pruneStep()
+            } catch {
+                // A failed prune leaves the data as it was; it is retried at the next step time.
+                log(error.description)
+                pruneBacklog = false
+            }
+        }
+        return result
+    }
+
+    /// Commits every pending row now, whatever the timers say (still at most once per
+    /// `batchSeconds` while failing, unless `force`).
+    @discardableResult
+    public func flush(now: Double, force: Bool = true) -> FlushResult {
+        guard !pending.isEmpty else { return .nothingPending }
+        if !force {
+            let due = pending.count >= configuration.batchRows
+                || now - (pendingSince ?? now) >= configuration.batchSeconds
+            guard due, now >= nextAttemptAt else { return .notDue }
+        }
+        do throws(StoreError) {
+            let inserted = try commit(pending)
+            let n = pending.count
+            statistics.committedRows += inserted
+            statistics.ignoredRows += n - inserted
+            statistics.committedBatches += 1
+            pending.removeAll(keepingCapacity: pending.count <= 4 * configuration.batchRows)
+            pendingSince = nil
+            nextAttemptAt = -Double.infinity
+            if currentFailure != nil {
+                log("store: writing to \(path) resumed after \(failedAttempts) failed attempts; \(n) pending rows committed")
+                currentFailure = nil
+                failedAttempts = 0
+                droppedThisEpisode = 0
+            }
+            return .committed(rows: n, inserted: inserted)
+        } catch {
+            statistics.failedCommits += 1
+            failedAttempts += 1
+            if currentFailure?.sqliteCode != error.sqliteCode || currentFailure == nil {
+                log("\(error.description); keeping \(pending.count) rows in memory, retrying every \(configuration.batchSeconds) s")
+            }
+            currentFailure = error
+            nextAttemptAt = now + configuration.batchSeconds
+            return .failed(error)
+        }
+    }
+
+    /// Writes out every open bucket and commits. Call before exiting; the store stays usable.
+    /// - Throws: the commit's `StoreError`; the rows then stay pending (a later call may succeed).
+    public func close(now: Double) throws(StoreError) {
+        downsampler.closeAll { append($0, now: now) }
+        statistics.downsample = downsampler.statistics
+        if case .failed(let e) = flush(now: now, force: true) { throw e }
+    }
+
+    /// For fault tests: limits the file to `pages` pages (`PRAGMA max_page_count`), which makes
+    /// SQLite answer SQLITE_FULL exactly as a full disk does. Returns the limit in force.
+    @discardableResult
+    public func setMaxPageCount(_ pages: Int64) throws(StoreError) -> Int64 {
+        try connection.scalarInt("PRAGMA max_page_count = \(pages)") ?? 0
+    }
+
+    /// Pages in the database file now.
+    public func pageCount() throws(StoreError) -> Int64 {
+        try connection.scalarInt("PRAGMA page_count") ?? 0
+    }
+
+    // MARK: - Batching
+
+    private func append(_ row: StoredRow, now: Double) {
+        if pending.isEmpty { pendingSince = now }
+        pending.append(row)
+        if pending.count > max(1, configuration.maxPendingRows) {
+            // Invariant 5: drop the oldest tenth at once (amortized O(1) per row).
+            let n = max(1, configuration.maxPendingRows / 10)
+            pending.removeFirst(n)
+            statistics.droppedRows += n
+            if droppedThisEpisode == 0 {
+                log("store: \(n) oldest pending rows dropped: \(configuration.maxPendingRows) rows waiting while \(path) refuses writes")
+            }
+            droppedThisEpisode += n
+        }
+    }
+
+    private struct RollupKey: Hashable {
+        var hour: Int64
+        var sensorID: Int64
+        var quantityID: Int64
+    }
+
+    private struct Rollup {
+        var rows: Int64
+        var samples: Int64
+        var sum: Double
+        var min: Double
+        var max: Double
+        var lastTime: Int64
+        var lastValue: Double
+
+        init(_ samples: Int, _ value: Double, _ time: Int64) {
+            rows = 1
+            self.samples = Int64(samples)
+            sum = value
+            min = value
+            max = value
+            lastTime = time
+            lastValue = value
+        }
+
+        mutating func add(_ samples: Int, _ value: Double, _ time: Int64) {
+            rows += 1
+            self.samples += Int64(samples)
+            sum += value
+            min = Swift.min(min, value)
+            max = Swift.max(max, value)
+            if time >= lastTime {
+                lastTime = time
+                lastValue = value
+            }
+        }
+    }
+
+    /// One transaction: sensors, quantities, rows, rollups. Returns the rows newly inserted.
+    private func commit(_ rows: [StoredRow]) throws(StoreError) -> Int {
+        let attempted = "commit a batch of \(rows.count) rows to \(path)"
+        try connection.exec("BEGIN IMMEDIATE", "begin a batch on \(path)")
+        var newQuantities: [String: Int64] = [:]
+        do throws(StoreError) {
+            // Sensors: one upsert per distinct sensor, with its latest facts in this batch.
+            var latest: [BDAddress: (row: StoredRow, first: Int64, battery: Double?, batteryTime: Int64)] = [:]
+            for r in rows {
+                let battery = r.measurements.first { $0.quantity == .batteryPercent }?.value
+                if var cur = latest[r.address] {
+                    cur.first = min(cur.first, r.firstHeardMicros)
+                    if r.lastHeardMicros >= cur.row.lastHeardMicros { cur.row = r }
+                    if let battery, r.lastHeardMicros >= cur.batteryTime {
+                        cur.battery = battery
+                        cur.batteryTime = r.lastHeardMicros
+                    }
+                    latest[r.address] = cur
+                } else {
+                    latest[r.address] = (r, r.firstHeardMicros, battery, battery == nil ? .min : r.lastHeardMicros)
+                }
+            }
+            var sensorIDs: [BDAddress: Int64] = [:]
+            for (address, s) in latest {
+                let u = upsertSensor
+                try u.bind(1, Int64(bitPattern: address.rawValue))
+                try u.bind(2, Int64(s.row.addressType.rawValue))
+                try u.bind(3, s.row.decoderID)
+                try u.bind(4, s.row.model)
+                try u.bind(5, s.row.name)
+                try u.bind(6, s.first)
+                try u.bind(7, s.row.lastHeardMicros)
+                try u.bind(8, s.battery)
+                try u.bind(9, s.row.rssi.map { Int64($0) })
+                guard try u.step() else {
+                    u.reset()
+                    throw StoreError.sqlite(code: SQLITE_INTERNAL, message: "upsert returned no id", attempted: attempted)
+                }
+                sensorIDs[address] = u.int64(0)
+                u.reset()
+            }
+
+            // Rows, encoded, and their rollups aggregated in memory first (one upsert per key).
+            var rollups: [RollupKey: Rollup] = [:]
+            var inserted = 0
+            var items: [(id: Int64, value: Double)] = []
+            var blob: [UInt8] = []
+            for r in rows {
+                guard let sid = sensorIDs[r.address] else { continue }  // unreachable: every address was upserted
+                items.removeAll(keepingCapacity: true)
+                for m in r.measurements {
+                    items.append((try quantityID(m.quantity, staged: &newQuantities), m.value))
+                }
+                items.sort { $0.id < $1.id }
+                blob.removeAll(keepingCapacity: true)
+                MeasurementCodec.encode(items, into: &blob)
+                let s = insertReading
+                try s.bind(1, r.timeMicros)
+                try s.bind(2, sid)
+                try s.bind(3, r.samples)
+                try s.bind(4, blob)
+                try s.run()
+                s.reset()
+                guard connection.changes == 1 else { continue }  // invariant 3: already stored
+                inserted += 1
+                let hour = Self.hour(r.timeMicros)
+                let rowKey = RollupKey(hour: hour, sensorID: sid, quantityID: Schema.rowQuantityID)
+                if rollups[rowKey] == nil { rollups[rowKey] = Rollup(r.samples, 0, r.timeMicros) } else {
+                    rollups[rowKey]!.add(r.samples, 0, r.timeMicros)
+                }
+                for (qid, value) in items {
+                    let k = RollupKey(hour: hour, sensorID: sid, quantityID: qid)
+                    if rollups[k] == nil { rollups[k] = Rollup(r.samples, value, r.timeMicros) } else {
+                        rollups[k]!.add(r.samples, value, r.timeMicros)
+                    }
+                }
+            }
+            for (k, v) in rollups {
+                let u = upsertRollup
+                try u.bind(1, k.hour)
+                try u.bind(2, k.sensorID)
+                try u.bind(3, k.quantityID)
+                try u.bind(4, v.rows)
+                try u.bind(5, v.samples)
+                try u.bind(6, v.sum)
+                try u.bind(7, v.min)
+                try u.bind(8, v.max)
+                try u.bind(9, v.lastTime)
+                try u.bind(10, v.lastValue)
+                try u.run()
+                u.reset()
+            }
+            try connection.exec("COMMIT", attempted)
+            // Only now are the new ids real (a rolled-back id could be reused by SQLite).
+            if quantityIDs.count + newQuantities.count > configuration.maxCachedQuantities { quantityIDs.removeAll() }
+            quantityIDs.merge(newQuantities) { a, _ in a }
+            return inserted
+        } catch {
+            if let e = connection.rollbackIfNeeded() { log(e.description) }
+            if case .sqlite(let code, let message, _) = error {
+                throw .sqlite(code: code, message: message, attempted: attempted)
+            }
+            throw error
+        }
+    }
+
+    /// The id of a quantity key, creating it inside the current transaction if new.
+    private func quantityID(_ q: Quantity, staged: inout [String: Int64]) throws(StoreError) -> Int64 {
+        if let id = quantityIDs[q.key] ?? staged[q.key] { return id }
+        let s = selectQuantity
+        try s.bind(1, q.key)
+        var id: Int64? = nil
+        if try s.step() { id = s.int64(0) }
+        s.reset()
+        if id == nil {
+            let i = insertQuantity
+            try i.bind(1, q.key)
+            try i.bind(2, q.isInteger ? 1 : 0)
+            if try i.step() { id = i.int64(0) }
+            i.reset()
+        }
+        guard let id else {
+            throw StoreError.sqlite(code: SQLITE_INTERNAL, message: "no id for quantity \(q.key)", attempted: "store quantity")
+        }
+        staged[q.key] = id
+        return id
+    }
+
+    static func hour(_ t: Int64) -> Int64 {
+        t >= 0 ? t / Schema.microsPerHour : (t - Schema.microsPerHour + 1) / Schema.microsPerHour
+    }
+
+    // MARK: - Retention
+
+    /// One retention step (invariant 7): deletes ≤ `pruneRowsPerStep` of the oldest rows before
+    /// the cutoff, and the rollup hours left without rows. `tick` calls it every
+    /// `pruneEverySeconds`, or at every tick while a backlog remains. Returns the rows deleted.
+    @discardableResult
+    public func pruneStep() throws(StoreError) -> Int {
+        guard let keep = configuration.retentionSeconds, downsampler.radioTimeMicros != .min else { return 0 }
+        // Hour-aligned, so whole rollup hours go and partial hours never straddle the horizon.
+        let cutoff = Self.hour(downsampler.radioTimeMicros - keep * 1_000_000) * Schema.microsPerHour
+        let attempted = "prune rows before \(cutoff) µs from \(path)"
+        try connection.exec("BEGIN IMMEDIATE", attempted)
+        do throws(StoreError) {
+            let n = max(1, configuration.pruneRowsPerStep)
+            let probe = try connection.prepare("SELECT time_us FROM readings WHERE time_us < ?1 ORDER BY time_us LIMIT 1 OFFSET ?2")
+            try probe.bind(1, cutoff)
+            try probe.bind(2, n - 1)
+            let nth: Int64? = try probe.step() ? probe.int64(0) : nil
+            probe.reset()
+            let del = try connection.prepare("DELETE FROM readings WHERE time_us < ?1")
+            var bound = nth ?? cutoff
+            try del.bind(1, bound)
+            try del.run()
+            var deleted = connection.changes
+            if deleted == 0, let nth {
+                // ≥ n rows share the oldest time (one per sensor): take that one time whole.
+                bound = nth + 1
+                del.reset()
+                try del.bind(1, bound)
+                try del.run()
+                deleted = connection.changes
+            }
+            let rollups = try connection.prepare("DELETE FROM rollup_hourly WHERE hour < ?1")
+            try rollups.bind(1, Self.hour(bound))
+            try rollups.run()
+            let horizon = try connection.prepare(
+                "INSERT INTO meta (key, value) VALUES ('prune_horizon_us', ?1) "
+                    + "ON CONFLICT (key) DO UPDATE SET value = max(value, excluded.value)")
+            try horizon.bind(1, cutoff)
+            try horizon.run()
+            try connection.exec("COMMIT", attempted)
+            statistics.prunedRows += deleted
+            // At least a full step was older than the cutoff: more may remain, go on next tick.
+            pruneBacklog = nth != nil
+            return deleted
+        } catch {
+            if let e = connection.rollbackIfNeeded() { log(e.description) }
+            throw error
+        }
+    }
+
+    // MARK: - Invariants
+
+    #if DEBUG
+    /// Checks invariants 2, 4 and 5 (the database part reads every row: tests only).
+    /// - Returns: one line per violation; empty when all hold.
+    public func checkInvariants() throws(StoreError) -> [String] {
+        var problems: [String] = []
+        if pending.count > max(1, configuration.maxPendingRows) { problems.append("(5) pending \(pending.count) rows") }
+        if downsampler.trackedSensors > max(1, configuration.downsample.maxSensors) {
+            problems.append("(5) downsampler tracks \(downsampler.trackedSensors) sensors")
+        }
+        if quantityIDs.count > configuration.maxCachedQuantities { problems.append("(5) quantity cache \(quantityIDs.count)") }
+        let v = try connection.scalarInt("PRAGMA user_version") ?? -1
+        if v != Int64(Schema.version) { problems.append("(2) user_version \(v) != \(Schema.version)") }
+        problems += try RollupCheck.run(connection)
+        return problems
+    }
+    #endif
+}

@@ -1,0 +1,374 @@
+import CSQLite
+import SensorDecode
+
+/// A stored sensor, as the `sensors` table knows it.
+public struct SensorInfo: Sendable, Equatable {
+    public var id: Int64
+    public var address: BDAddress
+    public var addressType: AddressType
+    public var decoderID: String
+    public var model: String
+    /// The user's name for it (`setAlias`), `nil` if none.
+    public var alias: String?
+    /// The name it advertises, as last heard (radio text, escaped by the decoder).
+    public var radioName: String?
+    /// Receive times, µs since the Unix epoch.
+    public var firstSeenMicros: Int64
+    public var lastSeenMicros: Int64
+    public var lastBatteryPercent: Double?
+    public var lastRSSI: Int8?
+}
+
+/// How a user names a sensor on the command line.
+public enum SensorSelector: Sendable, Hashable, CustomStringConvertible {
+    case address(BDAddress)
+    case alias(String)
+
+    /// `AA:BB:CC:DD:EE:FF` (or 12 hex digits) is an address; anything else an alias.
+    public init(_ text: String) {
+        if let a = BDAddress(text) { self = .address(a) } else { self = .alias(text) }
+    }
+
+    public var description: String {
+        switch self {
+        case .address(let a): a.description
+        case .alias(let s): s
+        }
+    }
+}
+
+/// A half-open time range `[from, to)` in µs since the Unix epoch; `nil` is unbounded.
+public struct TimeRange: Sendable, Equatable {
+    public var from: Int64?
+    public var to: Int64?
+    public init(from: Int64? = nil, to: Int64? = nil) {
+        self.from = from
+        self.to = to
+    }
+    public static let all = TimeRange()
+}
+
+/// One exported row: a sensor's measurements at one stored time.
+public struct ExportRow: Sendable, Equatable {
+    /// Bucket start (see `DownsampleConfiguration`), µs since the Unix epoch.
+    public var timeMicros: Int64
+    public var sensor: SensorInfo
+    /// Advertisements folded into this row.
+    public var samples: Int
+    /// Sorted by quantity key.
+    public var measurements: [Measurement]
+}
+
+/// Statistics of one quantity of one sensor over a period.
+public struct QuantitySummary: Sendable, Equatable {
+    public var quantity: Quantity
+    /// Stored rows that carry it, and the advertisements folded into them.
+    public var rows: Int
+    public var samples: Int
+    /// Over stored values (row means for continuous quantities), each row weighing the same.
+    public var min: Double
+    public var mean: Double
+    public var max: Double
+    /// The value of the latest row in the period, and that row's time (µs).
+    public var last: Double
+    public var lastTimeMicros: Int64
+}
+
+/// One sensor over one period (the whole range, an hour, or a day).
+public struct SensorSummary: Sendable, Equatable {
+    public var sensor: SensorInfo
+    /// Start of the hour or day (µs since the epoch, UTC instant); `nil` for the whole range.
+    public var periodStartMicros: Int64?
+    public var rows: Int
+    public var samples: Int
+    public var lastTimeMicros: Int64
+    /// Sorted by quantity key.
+    public var quantities: [QuantitySummary]
+}
+
+/// How a summary splits the range.
+public enum SummaryGrouping: Sendable, Equatable {
+    case none
+    case hour
+    /// Days starting at local midnight for a fixed UTC offset (seconds east of UTC). Offsets that
+    /// are whole hours use the rollups; others are computed from the raw rows (slower).
+    case day(utcOffsetSeconds: Int64)
+}
+
+/// Read side of the store for the CLI: export, summary, sensors, alias, forget.
+///
+/// Each query runs in one read transaction, so it sees one committed state: never half a batch,
+/// and rollups always matching raw rows (invariant 4 of SensorStore.swift). In WAL mode it never
+/// blocks the logger. Used from one thread; open one per thread or process.
+public final class StoreReader {
+    public let path: String
+    let connection: Connection
+    /// Quantity ids are never renumbered (Schema), so the cache only ever grows with the table.
+    var quantitiesByID: [Int64: Quantity] = [:]
+
+    /// Opens an existing store (never creates one). A file that is not ours, newer, or damaged
+    /// is refused untouched.
+    public init(path: String, busyTimeoutMillis: Int32 = 5000) throws(StoreError) {
+        self.path = path
+        connection = try Schema.open(path: path, create: false, busyTimeoutMillis: busyTimeoutMillis)
+    }
+
+    // MARK: - Sensors
+
+    private static let sensorColumns =
+        "id, address, address_type, decoder_id, model, alias, radio_name, first_seen_us, last_seen_us, last_battery_pct, last_rssi_dbm"
+
+    private static func sensor(_ s: Statement) -> SensorInfo {
+        SensorInfo(
+            id: s.int64(0), address: BDAddress(rawValue: UInt64(bitPattern: s.int64(1))),
+            addressType: AddressType(rawValue: UInt8(truncatingIfNeeded: s.int64(2))), decoderID: s.text(3) ?? "",
+            model: s.text(4) ?? "", alias: s.text(5), radioName: s.text(6), firstSeenMicros: s.int64(7),
+            lastSeenMicros: s.int64(8), lastBatteryPercent: s.isNull(9) ? nil : s.double(9),
+            lastRSSI: s.isNull(10) ? nil : Int8(truncatingIfNeeded: s.int64(10)))
+    }
+
+    /// Every stored sensor, by address.
+    public func sensors() throws(StoreError) -> [SensorInfo] {
+        let s = try connection.prepare("SELECT \(Self.sensorColumns) FROM sensors ORDER BY address")
+        var out: [SensorInfo] = []
+        while try s.step() { out.append(Self.sensor(s)) }
+        return out
+    }
+
+    /// The sensor a selector names.
+    /// - Throws: `.unknownSensor` if none matches.
+    public func sensor(_ selector: SensorSelector) throws(StoreError) -> SensorInfo {
+        let s: Statement
+        switch selector {
+        case .address(let a):
+            s = try connection.prepare("SELECT \(Self.sensorColumns) FROM sensors WHERE address = ?1")
+            try s.bind(1, Int64(bitPattern: a.rawValue))
+        case .alias(let name):
+            s = try connection.prepare("SELECT \(Self.sensorColumns) FROM sensors WHERE alias = ?1")
+            try s.bind(1, name)
+        }
+        guard try s.step() else { throw .unknownSensor(selector.description) }
+        return Self.sensor(s)
+    }
+
+    /// Names a sensor; `nil` removes its alias. Aliases are unique and may not look like an address.
+    public func setAlias(_ alias: String?, for selector: SensorSelector) throws(StoreError) {
+        if let alias {
+            guard !alias.isEmpty, alias.utf8.count <= 64 else { throw .invalidArgument("an alias is 1 to 64 bytes") }
+            guard BDAddress(alias) == nil else { throw .invalidArgument("alias '\(alias)' looks like an address") }
+        }
+        let target = try sensor(selector)
+        if let alias {
+            do throws(StoreError) {
+                let other = try sensor(.alias(alias))
+                if other.id != target.id { throw StoreError.invalidArgument("alias '\(alias)' is already used by \(other.address)") }
+            } catch .unknownSensor {
+                // Free: the expected case.
+            }
+        }
+        let s = try connection.prepare("UPDATE sensors SET alias = ?1 WHERE id = ?2")
+        try s.bind(1, alias)
+        try s.bind(2, target.id)
+        try s.run()
+    }
+
+    /// Deletes a sensor, its readings and its rollups. Readings go in steps of `rowsPerStep`
+    /// per transaction so the logger is never locked out for long; the last step removes the
+    /// remaining rows, the rollups and the sensor together. If the sensor is still on the air,
+    /// the logger will store it again as a new sensor.
+    /// - Returns: the number of readings deleted.
+    @discardableResult
+    public func forget(_ selector: SensorSelector, rowsPerStep: Int = 1000) throws(StoreError) -> Int {
+        let target = try sensor(selector)
+        let attempted = "forget \(target.address) in \(path)"
+        var total = 0
+        let chunk = try connection.prepare(
+            "DELETE FROM readings WHERE sensor_id = ?1 AND time_us IN "
+                + "(SELECT time_us FROM readings WHERE sensor_id = ?1 ORDER BY time_us LIMIT ?2)")
+        while true {
+            try inWriteTransaction(attempted) { () throws(StoreError) in
+                try chunk.bind(1, target.id)
+                try chunk.bind(2, max(1, rowsPerStep))
+                try chunk.run()
+            }
+            let n = connection.changes
+            total += n
+            if n < max(1, rowsPerStep) { break }
+        }
+        try inWriteTransaction(attempted) { () throws(StoreError) in
+            for sql in [
+                "DELETE FROM readings WHERE sensor_id = ?1", "DELETE FROM rollup_hourly WHERE sensor_id = ?1",
+                "DELETE FROM sensors WHERE id = ?1",
+            ] {
+                let s = try connection.prepare(sql)
+                try s.bind(1, target.id)
+                try s.run()
+                if sql.hasPrefix("DELETE FROM readings") { total += connection.changes }
+            }
+        }
+        return total
+    }
+
+    private func inWriteTransaction(_ attempted: String, _ body: () throws(StoreError) -> Void) throws(StoreError) {
+        try connection.exec("BEGIN IMMEDIATE", attempted)
+        do throws(StoreError) {
+            try body()
+            try connection.exec("COMMIT", attempted)
+        } catch {
+            _ = connection.rollbackIfNeeded()
+            throw error
+        }
+    }
+
+    /// Runs `body` in one read snapshot.
+    func inReadTransaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        try connection.exec("BEGIN", "begin a read on \(path)")
+        do throws(StoreError) {
+            let v = try body()
+            try connection.exec("COMMIT", "end a read on \(path)")
+            return v
+        } catch {
+            _ = connection.rollbackIfNeeded()
+            throw error
+        }
+    }
+
+    // MARK: - Shared helpers
+
+    func loadQuantities() throws(StoreError) {
+        let s = try connection.prepare("SELECT id, key, is_integer FROM quantities")
+        while try s.step() { quantitiesByID[s.int64(0)] = Quantity(s.text(1) ?? "?", integer: s.int64(2) != 0) }
+    }
+
+    func quantity(_ id: Int64) throws(StoreError) -> Quantity {
+        if let q = quantitiesByID[id] { return q }
+        try loadQuantities()
+        // A row naming an unknown id means a damaged file; keep going with a visible name.
+        return quantitiesByID[id] ?? Quantity("quantity_\(id)")
+    }
+
+    /// Start of the range, clipped to the retention horizon (rows before it may be half-pruned).
+    func effectiveFrom(_ range: TimeRange) throws(StoreError) -> Int64 {
+        let horizon = try connection.scalarInt("SELECT value FROM meta WHERE key = 'prune_horizon_us'") ?? .min
+        return max(range.from ?? .min, horizon)
+    }
+
+    /// The selected sensors by id; `nil` means all.
+    func resolve(_ selectors: [SensorSelector]) throws(StoreError) -> [Int64: SensorInfo]? {
+        guard !selectors.isEmpty else { return nil }
+        var out: [Int64: SensorInfo] = [:]
+        for sel in selectors {
+            let s = try sensor(sel)
+            out[s.id] = s
+        }
+        return out
+    }
+
+    func allSensorsByID() throws(StoreError) -> [Int64: SensorInfo] {
+        var out: [Int64: SensorInfo] = [:]
+        for s in try sensors() { out[s.id] = s }
+        return out
+    }
+
+    /// Splits `[from, to)` into whole hours (answered by rollups) and at most two raw edges.
+    static func split(from: Int64, to: Int64) -> (hours: Range<Int64>, raw: [Range<Int64>]) {
+        guard from < to else { return (0..<0, []) }
+        let h = Schema.microsPerHour
+        let firstFull = from == .min ? Int64.min / h : SensorStore.hour(from) + (from % h == 0 ? 0 : 1)
+        let endFull = to == .max ? Int64.max / h : SensorStore.hour(to)
+        guard firstFull < endFull else { return (0..<0, [from..<to]) }
+        var raw: [Range<Int64>] = []
+        if from != .min, from < firstFull * h { raw.append(from..<(firstFull * h)) }
+        if to != .max, endFull * h < to { raw.append((endFull * h)..<to) }
+        return (firstFull..<endFull, raw)
+    }
+
+    // MARK: - Integrity
+
+    /// `PRAGMA integrity_check`: `["ok"]` when the file is sound.
+    public func integrityCheck() throws(StoreError) -> [String] {
+        let s = try connection.prepare("PRAGMA integrity_check")
+        var out: [String] = []
+        while try s.step() { out.append(s.text(0) ?? "") }
+        return out
+    }
+
+    /// Checks invariant 4 (rollups equal raw rows above the horizon) by reading every row.
+    /// - Returns: one line per violation (at most 20); empty when it holds.
+    public func verifyRollups() throws(StoreError) -> [String] {
+        try inReadTransaction { () throws(StoreError) in try RollupCheck.run(connection) }
+    }
+}
+
+/// Recomputes the rollups from raw rows and compares (invariant 4).
+enum RollupCheck {
+    private struct Key: Hashable {
+        var hour: Int64
+        var sensor: Int64
+        var quantity: Int64
+    }
+    private struct Agg: Equatable {
+        var rows: Int64 = 0
+        var samples: Int64 = 0
+        var sum = 0.0
+        var min = Double.infinity
+        var max = -Double.infinity
+        var lastTime = Int64.min
+        var lastValue = 0.0
+        mutating func add(_ n: Int64, _ v: Double, _ t: Int64) {
+            rows += 1
+            samples += n
+            sum += v
+            min = Swift.min(min, v)
+            max = Swift.max(max, v)
+            if t >= lastTime {
+                lastTime = t
+                lastValue = v
+            }
+        }
+    }
+
+    static func run(_ c: Connection) throws(StoreError) -> [String] {
+        let horizon = try c.scalarInt("SELECT value FROM meta WHERE key = 'prune_horizon_us'") ?? .min
+        let minHour = horizon == .min ? Int64.min : SensorStore.hour(horizon + Schema.microsPerHour - 1)
+        var expected: [Key: Agg] = [:]
+        let raw = try c.prepare("SELECT time_us, sensor_id, samples, data FROM readings WHERE time_us >= ?1")
+        try raw.bind(1, minHour == .min ? Int64.min : minHour * Schema.microsPerHour)
+        var problems: [String] = []
+        while try raw.step() {
+            let t = raw.int64(0)
+            let sid = raw.int64(1)
+            let n = raw.int64(2)
+            let hour = SensorStore.hour(t)
+            expected[Key(hour: hour, sensor: sid, quantity: Schema.rowQuantityID), default: Agg()].add(n, 0, t)
+            let ok = MeasurementCodec.decode(raw.blob(3)) { qid, v in
+                expected[Key(hour: hour, sensor: sid, quantity: qid), default: Agg()].add(n, v, t)
+            }
+            if !ok && problems.count < 20 { problems.append("row (\(t), \(sid)) has a malformed data blob") }
+        }
+        let roll = try c.prepare(
+            "SELECT hour, sensor_id, quantity_id, n_rows, n_samples, sum_value, min_value, max_value, last_time_us, "
+                + "last_value FROM rollup_hourly WHERE hour >= ?1")
+        try roll.bind(1, minHour)
+        while try roll.step() {
+            let k = Key(hour: roll.int64(0), sensor: roll.int64(1), quantity: roll.int64(2))
+            guard let e = expected.removeValue(forKey: k) else {
+                if problems.count < 20 { problems.append("(4) rollup \(k) has no raw rows") }
+                continue
+            }
+            let sum = roll.double(5)
+            let close = abs(sum - e.sum) <= 1e-9 * Swift.max(1, abs(sum), abs(e.sum)) * Double(e.rows)
+            if roll.int64(3) != e.rows || roll.int64(4) != e.samples || !close || roll.double(6) != e.min
+                || roll.double(7) != e.max || roll.int64(8) != e.lastTime || roll.double(9) != e.lastValue
+            {
+                if problems.count < 20 {
+                    problems.append(
+                        "(4) rollup \(k) = rows \(roll.int64(3)) samples \(roll.int64(4)) sum \(sum) min \(roll.double(6)) "
+                            + "max \(roll.double(7)) last \(roll.int64(8))=\(roll.double(9)); raw = \(e)")
+                }
+            }
+        }
+        for (k, _) in expected.prefix(Swift.max(0, 20 - problems.count)) { problems.append("(4) raw rows of \(k) have no rollup") }
+        return problems
+    }
+}

@@ -1,0 +1,45 @@
+import SensorDecode
+import Testing
+
+@Suite struct IBeaconTests {
+    let decoder = IBeaconDecoder()
+
+    @Test func headerSampleNamesTheBeacon() {
+        let r = GroupA.readings(
+            GroupA.decode(decoder, GroupA.bytes("1aff4c000215e2c56db5dffb48d2b060d0f5a71096e000010002c5")))
+        #expect(r.count == 1)
+        #expect(r.first?.model == "iBeacon")
+        #expect(r.first?.frameKind == "e2c56db5-dffb-48d2-b060-d0f5a71096e0/1/2")
+        #expect(r.first?.measurements.isEmpty == true)
+    }
+
+    @Test func otherAppleTypesAndCompaniesAreNotMine() {
+        #expect(GroupA.decode(decoder, GroupA.bytes("07ff4c0010020b00")) == .notMine)  // "Nearby"
+        #expect(
+            GroupA.decode(decoder, GroupA.bytes("1aff59000215e2c56db5dffb48d2b060d0f5a71096e000010002c5")) == .notMine)
+    }
+
+    @Test func truncationNeverCrashes() {
+        let whole = GroupA.bytes("1aff4c000215e2c56db5dffb48d2b060d0f5a71096e000010002c5")
+        for n in 0..<whole.count {
+            var ad = Array(whole.prefix(n))
+            if n > 0 { ad[0] = UInt8(n - 1) }  // keep the AD framing consistent
+            let outcome = GroupA.decode(decoder, ad)
+            #expect(n < 6 ? outcome == .notMine : GroupA.isMalformed(outcome), "\(n) bytes: \(outcome)")
+        }
+    }
+
+    /// Every peer record with an iBeacon (Tilt, Jaalee, HolyIOT, Teltonika, …) is named as one.
+    @Test(.enabled(if: PeerVector.isAvailable, PeerVector.skipMessage))
+    func peerRecordsWithIBeaconsAreNamed() {
+        let beacons = PeerVector.all.filter {
+            guard let md = AdvertisingData(parsing: $0.adBytes).manufacturerData(company: 0x004C) else { return false }
+            return md.data.starts(with: [0x02, 0x15])
+        }
+        #expect(beacons.count >= 10)
+        for v in beacons {
+            #expect(
+                GroupA.readings(GroupA.decode(decoder, v.adBytes, from: v.address)).first?.model == "iBeacon", "\(v)")
+        }
+    }
+}

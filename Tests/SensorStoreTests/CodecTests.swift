@@ -1,0 +1,145 @@
+import SensorDecode
+import Testing
+
+@testable import SensorStore
+
+@Suite struct MeasurementCodecTests {
+    @Test func headerSampleEncodesAsDocumented() {
+        var out: [UInt8] = []
+        MeasurementCodec.encode([(1, 21.37), (3, 87)], into: &out)
+        #expect(out == [0x01, 0x02, 0xB2, 0x21, 0x03, 0x00, 0xAE, 0x01])
+    }
+
+    static let values: [Double] = [
+        0, 1, -1, 21.37, -12.5, 99.9, 1013.25, 0.001, 12345.6789, 1.0 / 3.0, -40.123456, 1e300, -1e-300,
+        .infinity, -.infinity, 4_294_967_296, 9_007_199_254_740_994, .pi, 65535, -32768,
+    ]
+
+    @Test(arguments: values) func everyValueRoundTripsBitForBit(_ v: Double) throws {
+        var out: [UInt8] = []
+        MeasurementCodec.encode([(7, v), (300, v)], into: &out)
+        let back = try #require(MeasurementCodec.decode(out))
+        #expect(back.map(\.id) == [7, 300])
+        #expect(back.map(\.value.bitPattern) == [v.bitPattern, v.bitPattern] || (v == 0 && back.allSatisfy { $0.value == 0 }))
+    }
+
+    @Test func nanSurvivesAsNaN() throws {
+        var out: [UInt8] = []
+        MeasurementCodec.encode([(1, .nan)], into: &out)
+        let back = try #require(MeasurementCodec.decode(out))
+        #expect(back.count == 1 && back[0].value.isNaN)
+    }
+
+    @Test func decimalValuesTakeFewBytes() {
+        var out: [UInt8] = []
+        MeasurementCodec.encode([(1, 21.37), (2, 45.5), (3, 87)], into: &out)
+        #expect(out.count <= 12)
+    }
+
+    @Test func everyTruncationIsRejectedWithoutCrashing() {
+        var out: [UInt8] = []
+        MeasurementCodec.encode([(1, 21.37), (200, 1.0 / 3.0), (3, 87)], into: &out)
+        // Cuts inside a measurement fail; cuts between measurements decode the prefix.
+        let boundaries: Set<Int> = [0, 4, 4 + 11, out.count]
+        for n in 0...out.count {
+            let r = MeasurementCodec.decode(Array(out.prefix(n)))
+            #expect((r != nil) == boundaries.contains(n), "prefix \(n)")
+        }
+    }
+
+    @Test func unknownKindIsMalformed() {
+        #expect(MeasurementCodec.decode([0x01, 0x09, 0x00]) == nil)
+        #expect(MeasurementCodec.decode([0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01]) == nil)
+    }
+}
+
+@Suite struct DownsamplerTests {
+    let a = BDAddress(rawValue: 0xA4C1_3800_0001)
+    let t0: Int64 = 1_700_000_040_000_000  // 12:34:00 UTC-aligned minute? 1_700_000_040 % 60 == 0
+
+    func reading(_ t: Int64, temp: Double, battery: Double, address: BDAddress? = nil) -> Reading {
+        Reading(
+            address: address ?? a, decoderID: "test", model: "M",
+            measurements: [Measurement(.temperatureC, temp), Measurement(.batteryPercent, battery)], timeMicros: t)
+    }
+
+    func run(_ d: inout Downsampler, _ rs: [Reading], closeAll: Bool = true) -> [StoredRow] {
+        var out: [StoredRow] = []
+        for r in rs { d.add(r) { out.append($0) } }
+        if closeAll { d.closeAll { out.append($0) } }
+        return out
+    }
+
+    @Test func oneMinuteFoldsIntoMeanOfContinuousAndLastOfWholeQuantities() throws {
+        #expect(t0 % 60_000_000 == 0)
+        var d = Downsampler(DownsampleConfiguration(intervalSeconds: 60))
+        let rows = run(&d, [
+            reading(t0 + 1_000_000, temp: 20, battery: 90), reading(t0 + 20_000_000, temp: 21, battery: 89),
+            reading(t0 + 59_000_000, temp: 22.5, battery: 88),
+        ])
+        let row = try #require(rows.first)
+        #expect(rows.count == 1)
+        #expect(row.timeMicros == t0)
+        #expect(row.samples == 3)
+        #expect(row.firstHeardMicros == t0 + 1_000_000 && row.lastHeardMicros == t0 + 59_000_000)
+        #expect(row.measurements == [Measurement(.batteryPercent, 88), Measurement(.temperatureC, (20 + 21 + 22.5) / 3)])
+    }
+
+    @Test func retransmissionOfTheSameFrameIsCountedOnce() throws {
+        var d = Downsampler(DownsampleConfiguration(intervalSeconds: 60))
+        let rows = run(&d, [reading(t0 + 1_000_000, temp: 20, battery: 90), reading(t0 + 1_004_000, temp: 20, battery: 90)])
+        #expect(rows.count == 1)
+        #expect(rows.first?.samples == 1)
+        #expect(d.statistics.duplicates == 1)
+    }
+
+    @Test func intervalZeroStoresEveryAdvertisementButNoRetransmission() {
+        var d = Downsampler(DownsampleConfiguration(intervalSeconds: 0))
+        let rows = run(&d, [
+            reading(t0, temp: 20, battery: 90), reading(t0 + 2_000, temp: 20, battery: 90),  // same frame heard again
+            reading(t0 + 1_500_000, temp: 20, battery: 90),  // outside the window: a new advertisement
+            reading(t0 + 1_600_000, temp: 20.5, battery: 90),  // new value
+        ])
+        #expect(rows.map(\.timeMicros) == [t0, t0 + 1_500_000, t0 + 1_600_000])
+        #expect(rows.allSatisfy { $0.samples == 1 })
+    }
+
+    @Test func bucketsCloseOnceTheRadioTimePassesTheirEnd() {
+        var d = Downsampler(DownsampleConfiguration(intervalSeconds: 60))
+        let b = BDAddress(rawValue: 0xA4C1_3800_0002)
+        var out: [StoredRow] = []
+        d.add(reading(t0 + 10_000_000, temp: 20, battery: 90)) { out.append($0) }
+        d.add(reading(t0 + 50_000_000, temp: 5, battery: 50, address: b)) { out.append($0) }
+        d.closeDue { out.append($0) }
+        #expect(out.isEmpty)
+        d.add(reading(t0 + 61_000_000, temp: 6, battery: 50, address: b)) { out.append($0) }  // b's own next bucket
+        #expect(out.map(\.address) == [b])
+        d.closeDue { out.append($0) }  // radio time 61 s: a's minute is over too
+        #expect(out.map(\.address) == [b, a])
+        d.closeDue(wallMicros: t0 + 121_000_000) { out.append($0) }
+        #expect(out.count == 3)
+        #expect(d.openBuckets == 0)
+    }
+
+    @Test func anAddressFloodStaysWithinTheBoundAndLosesNoReading() {
+        var d = Downsampler(DownsampleConfiguration(intervalSeconds: 60, maxSensors: 64))
+        var rng = SplitMix(state: 1)
+        var rows: [StoredRow] = []
+        for i in 0..<10_000 {
+            let r = reading(
+                t0 + Int64(i) * 1000, temp: Double(i), battery: 1, address: BDAddress(rawValue: rng.next()))
+            d.add(r) { rows.append($0) }
+            #expect(d.trackedSensors <= 64)
+        }
+        d.closeAll { rows.append($0) }
+        #expect(rows.reduce(0) { $0 + $1.samples } == 10_000)
+        #expect(d.statistics.evictedSensors >= 10_000 - 64)
+    }
+
+    @Test func aReadingOlderThanItsOpenBucketBecomesItsOwnRow() {
+        var d = Downsampler(DownsampleConfiguration(intervalSeconds: 60))
+        let rows = run(&d, [reading(t0 + 70_000_000, temp: 1, battery: 1), reading(t0 + 5_000_000, temp: 2, battery: 2)])
+        #expect(Set(rows.map(\.timeMicros)) == [t0, t0 + 60_000_000])
+        #expect(d.statistics.outOfOrder == 1)
+    }
+}

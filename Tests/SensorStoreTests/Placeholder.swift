@@ -1,1 +1,0 @@
-// Tests for SensorStoreTests are added by their modules' work.

@@ -1,0 +1,478 @@
+import Foundation
+import SensorDecode
+import Testing
+
+@testable import SensorStore
+
+/// Brute-force statistics from exported rows: what a summary must equal.
+private struct Expected: Equatable {
+    var rows = 0
+    var samples = 0
+    var sum = 0.0
+    var min = Double.infinity
+    var max = -Double.infinity
+    var lastTime = Int64.min
+    var last = 0.0
+}
+
+private func bruteForce(_ rows: [ExportRow], period: (Int64) -> Int64?) -> [String: Expected] {
+    var out: [String: Expected] = [:]
+    for r in rows {
+        let p = period(r.timeMicros).map(String.init) ?? "-"
+        for m in r.measurements {
+            let k = "\(r.sensor.address) \(p) \(m.quantity.key)"
+            var e = out[k, default: Expected()]
+            e.rows += 1
+            e.samples += r.samples
+            e.sum += m.value
+            e.min = min(e.min, m.value)
+            e.max = max(e.max, m.value)
+            if r.timeMicros >= e.lastTime {
+                e.lastTime = r.timeMicros
+                e.last = m.value
+            }
+            out[k] = e
+        }
+    }
+    return out
+}
+
+private func flatten(_ summaries: [SensorSummary]) -> [String: Expected] {
+    var out: [String: Expected] = [:]
+    for s in summaries {
+        let p = s.periodStartMicros.map(String.init) ?? "-"
+        for q in s.quantities {
+            out["\(s.sensor.address) \(p) \(q.quantity.key)"] = Expected(
+                rows: q.rows, samples: q.samples, sum: q.mean * Double(q.rows), min: q.min, max: q.max,
+                lastTime: q.lastTimeMicros, last: q.last)
+        }
+    }
+    return out
+}
+
+private func sameStatistics(_ a: [String: Expected], _ b: [String: Expected]) -> Bool {
+    guard Set(a.keys) == Set(b.keys) else { return false }
+    for (k, x) in a {
+        let y = b[k]!
+        guard x.rows == y.rows, x.samples == y.samples, x.min == y.min, x.max == y.max, x.lastTime == y.lastTime,
+            x.last == y.last, abs(x.sum - y.sum) <= 1e-9 * Swift.max(1, abs(x.sum)) * Double(x.rows)
+        else { return false }
+    }
+    return true
+}
+
+@Suite struct StoreTests {
+    let t0: Int64 = 1_700_000_000_000_000
+
+    /// Readings of `sensors` sensors with a varying quantity set, at irregular times over `hours`.
+    func mixedReadings(sensors: Int, count: Int, hours: Int64, seed: UInt64 = 7) -> [Reading] {
+        var rng = SplitMix(state: seed)
+        var out: [Reading] = []
+        let span = hours * 3_600_000_000
+        for k in 0..<count {
+            let s = Int(rng.next() % UInt64(sensors))
+            var ms = [Measurement(.temperatureC, Double(Int(rng.next() % 6000) - 2000) / 100)]
+            if s % 2 == 0 { ms.append(Measurement(.humidityPercent, Double(rng.next() % 1000) / 10)) }
+            if s % 3 == 0 { ms.append(Measurement(.temperatureProbeC(3), Double(rng.next() % 3000) / 10)) }
+            if k % 5 == 0 { ms.append(Measurement(.batteryPercent, Double(rng.next() % 101))) }
+            let t = t0 + Int64(k) * span / Int64(count) + Int64(rng.next() % 1000)
+            out.append(
+                Reading(
+                    address: BDAddress(rawValue: 0xA4C1_3800_0000 + UInt64(s)), decoderID: "test", model: "M\(s)",
+                    measurements: ms, timeMicros: t, rssi: -60, name: "dev\(s)"))
+        }
+        return out
+    }
+
+    func write(_ path: String, _ readings: [Reading], interval: Int = 0, batchRows: Int = 500) throws -> SensorStore {
+        var config = StoreConfiguration()
+        config.downsample.intervalSeconds = interval
+        config.batchRows = batchRows
+        let store = try SensorStore(path: path, configuration: config)
+        var now = 0.0
+        for r in readings {
+            now += 0.01
+            store.add(r, now: now)
+            store.tick(now: now)
+        }
+        try store.close(now: now + 10)
+        return store
+    }
+
+    @Test func everyReadingComesBackFromTheExportInTimeOrder() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        let readings = mixedReadings(sensors: 6, count: 3000, hours: 5)
+        let store = try write(dir.file("a.db"), readings)
+        #expect(store.statistics.committedRows == 3000)
+        #expect(try store.checkInvariants() == [])
+
+        let reader = try StoreReader(path: dir.file("a.db"))
+        let (quantities, rows) = try exportAll(reader)
+        #expect(quantities.map(\.key) == ["battery_pct", "humidity_pct", "temperature_c", "temperature_probe_3_c"])
+        let sorted = readings.sorted { ($0.timeMicros, $0.address) < ($1.timeMicros, $1.address) }
+        #expect(rows.count == sorted.count)
+        for (r, x) in zip(rows, sorted) {
+            #expect(r.timeMicros == x.timeMicros && r.sensor.address == x.address && r.samples == 1)
+            #expect(r.measurements == x.measurements.sorted { $0.quantity < $1.quantity })
+        }
+        #expect(try reader.integrityCheck() == ["ok"])
+        #expect(try reader.verifyRollups() == [])
+    }
+
+    @Test func exportFiltersByTimeRangeAddressAndAlias() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        let readings = mixedReadings(sensors: 6, count: 2000, hours: 4)
+        _ = try write(dir.file("a.db"), readings)
+        let reader = try StoreReader(path: dir.file("a.db"))
+        let a1 = BDAddress(rawValue: 0xA4C1_3800_0001)
+        let a2 = BDAddress(rawValue: 0xA4C1_3800_0002)
+        try reader.setAlias("kitchen", for: .address(a2))
+        let range = TimeRange(from: t0 + 1_234_567_890, to: t0 + 9_000_000_000)
+        let inRange = readings.filter { $0.timeMicros >= range.from! && $0.timeMicros < range.to! }
+
+        let one = try exportAll(reader, range: range, sensors: [.address(a1)])
+        #expect(one.rows.map(\.timeMicros) == inRange.filter { $0.address == a1 }.map(\.timeMicros))
+        // Sensor 1 is odd and not a multiple of 3: only temperature and sometimes battery.
+        #expect(one.quantities.map(\.key) == ["battery_pct", "temperature_c"])
+
+        let two = try exportAll(reader, range: range, sensors: [SensorSelector("kitchen"), SensorSelector(a1.description)])
+        let expected = inRange.filter { $0.address == a1 || $0.address == a2 }
+            .sorted { ($0.timeMicros, $0.address) < ($1.timeMicros, $1.address) }
+        #expect(two.rows.map(\.timeMicros) == expected.map(\.timeMicros))
+        #expect(two.rows.first { $0.sensor.address == a2 }?.sensor.alias == "kitchen")
+
+        #expect(throws: StoreError.unknownSensor("pantry")) { _ = try reader.export(sensors: [.alias("pantry")]) }
+    }
+
+    @Test(arguments: [
+        SummaryGrouping.none, .hour, .day(utcOffsetSeconds: 3600), .day(utcOffsetSeconds: -16200),
+    ])
+    func summaryFromRollupsEqualsBruteForceOverRawRows(_ grouping: SummaryGrouping) throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        let readings = mixedReadings(sensors: 5, count: 6000, hours: 30)
+        _ = try write(dir.file("a.db"), readings, interval: 60)
+        let reader = try StoreReader(path: dir.file("a.db"))
+        for range in [
+            TimeRange.all, TimeRange(from: t0 + 1_800_000_123, to: t0 + 26 * 3_600_000_000 + 77),
+            TimeRange(from: t0 + 100, to: t0 + 2_000_000_000),  // inside one hour
+        ] {
+            let (_, rows) = try exportAll(reader, range: range)
+            let period: (Int64) -> Int64?
+            switch grouping {
+            case .none: period = { _ in nil }
+            case .hour: period = { SensorStore.hour($0) * 3_600_000_000 }
+            case .day(let off):
+                period = { t in
+                    let d: Int64 = 86_400_000_000
+                    let l = t + off * 1_000_000
+                    return (l >= 0 ? l / d : (l - d + 1) / d) * d - off * 1_000_000
+                }
+            }
+            let summary = try reader.summary(range: range, by: grouping)
+            #expect(sameStatistics(flatten(summary), bruteForce(rows, period: period)), "range \(range)")
+            let perSensorRows = Dictionary(grouping: rows) { "\($0.sensor.address) \(period($0.timeMicros) ?? 0)" }
+            for s in summary {
+                let mine = perSensorRows["\(s.sensor.address) \(s.periodStartMicros ?? 0)"] ?? []
+                #expect(s.rows == mine.count && s.samples == mine.reduce(0) { $0 + $1.samples })
+            }
+        }
+    }
+
+    @Test func downsampledRowsKeepTheirSampleCounts() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        let readings = mixedReadings(sensors: 3, count: 3000, hours: 2)
+        let store = try write(dir.file("a.db"), readings, interval: 60)
+        let reader = try StoreReader(path: dir.file("a.db"))
+        let (_, rows) = try exportAll(reader)
+        #expect(rows.reduce(0) { $0 + $1.samples } == 3000 - store.statistics.downsample.duplicates)
+        #expect(rows.allSatisfy { $0.timeMicros % 60_000_000 == 0 })
+        #expect(Set(rows.map { "\($0.timeMicros) \($0.sensor.address)" }).count == rows.count)
+    }
+
+    @Test func writingTheSameReadingsAgainAddsNoRow() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        let readings = mixedReadings(sensors: 4, count: 1000, hours: 3)
+        _ = try write(dir.file("a.db"), readings, interval: 60)
+        let again = try write(dir.file("a.db"), readings, interval: 60)
+        #expect(again.statistics.committedRows == 0)
+        #expect(again.statistics.ignoredRows > 0)
+        let reader = try StoreReader(path: dir.file("a.db"))
+        #expect(try reader.verifyRollups() == [])
+    }
+
+    @Test func sensorsTableKeepsLastFacts() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        let readings = mixedReadings(sensors: 3, count: 300, hours: 1)
+        _ = try write(dir.file("a.db"), readings)
+        let reader = try StoreReader(path: dir.file("a.db"))
+        let sensors = try reader.sensors()
+        #expect(sensors.count == 3)
+        for s in sensors {
+            let mine = readings.filter { $0.address == s.address }
+            #expect(s.firstSeenMicros == mine.map(\.timeMicros).min() && s.lastSeenMicros == mine.map(\.timeMicros).max())
+            #expect(s.lastBatteryPercent == mine.last { $0.value(.batteryPercent) != nil }?.value(.batteryPercent))
+            #expect(s.radioName == mine.last?.name && s.model == mine.last?.model && s.lastRSSI == -60)
+        }
+    }
+
+    @Test func aliasesAreUniqueAndNeverLookLikeAddresses() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        _ = try write(dir.file("a.db"), mixedReadings(sensors: 2, count: 20, hours: 1))
+        let reader = try StoreReader(path: dir.file("a.db"))
+        let a0 = BDAddress(rawValue: 0xA4C1_3800_0000)
+        let a1 = BDAddress(rawValue: 0xA4C1_3800_0001)
+        try reader.setAlias("cellar", for: .address(a0))
+        #expect(try reader.sensor(.alias("cellar")).address == a0)
+        #expect(throws: StoreError.self) { try reader.setAlias("cellar", for: .address(a1)) }
+        #expect(throws: StoreError.self) { try reader.setAlias("A4:C1:38:00:00:09", for: .address(a1)) }
+        try reader.setAlias(nil, for: .alias("cellar"))
+        #expect(try reader.sensor(.address(a0)).alias == nil)
+    }
+
+    @Test func forgetRemovesTheSensorItsReadingsAndItsRollups() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        let readings = mixedReadings(sensors: 3, count: 3000, hours: 3)
+        _ = try write(dir.file("a.db"), readings)
+        let reader = try StoreReader(path: dir.file("a.db"))
+        let gone = BDAddress(rawValue: 0xA4C1_3800_0001)
+        let n = try reader.forget(.address(gone), rowsPerStep: 100)
+        #expect(n == readings.filter { $0.address == gone }.count)
+        #expect(try reader.sensors().map(\.address).contains(gone) == false)
+        #expect(try exportAll(reader).rows.allSatisfy { $0.sensor.address != gone })
+        #expect(try reader.summary().allSatisfy { $0.sensor.address != gone })
+        #expect(try reader.verifyRollups() == [])
+    }
+
+    @Test func retentionPrunesInSmallStepsAndKeepsRollupsEqualToRows() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        var config = StoreConfiguration()
+        config.downsample.intervalSeconds = 0
+        config.retentionSeconds = 3 * 3600
+        config.pruneRowsPerStep = 100
+        config.batchRows = 200
+        let store = try SensorStore(path: dir.file("a.db"), configuration: config)
+        let readings = (0..<(10 * 60 * 4)).map { tortureReading($0, sensors: 4) }  // 10 h, 4 sensors, 1/min
+        var now = 0.0
+        for r in readings {
+            now += 0.01
+            store.add(r, now: now)
+        }
+        try store.close(now: now)
+        var steps = 0
+        var last = -1
+        while last != 0 {
+            let before = store.statistics.prunedRows
+            now += 1
+            store.tick(now: now)
+            last = store.statistics.prunedRows - before
+            #expect(last <= 100)
+            steps += 1
+            #expect(steps < 1000)
+        }
+        let newest = readings.last!.timeMicros
+        let cutoff = SensorStore.hour(newest - 3 * 3_600_000_000) * 3_600_000_000
+        let reader = try StoreReader(path: dir.file("a.db"))
+        let (_, rows) = try exportAll(reader)
+        #expect(rows.first.map { $0.timeMicros >= cutoff } == true)
+        #expect(rows.count == readings.filter { $0.timeMicros >= cutoff }.count)
+        #expect(store.statistics.prunedRows == readings.count - rows.count)
+        #expect(steps > 10)
+        #expect(try reader.verifyRollups() == [])
+        #expect(try store.checkInvariants() == [])
+    }
+
+    @Test func aFullDiskKeepsThePendingBatchLogsOnceAndResumes() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        let log = LogLines()
+        var config = StoreConfiguration()
+        config.downsample.intervalSeconds = 0
+        config.batchRows = 100
+        config.batchSeconds = 1
+        let store = try SensorStore(path: dir.file("a.db"), configuration: config, log: log.append)
+        let pages = try store.pageCount()
+        try store.setMaxPageCount(pages + 8)
+        var now = 0.0
+        var failures = 0
+        let total = 3000
+        for k in 0..<total {
+            now += 0.01
+            if case .failed(let e) = store.add(tortureReading(k, sensors: 5), now: now) {
+                #expect(e.isDiskFull)
+                failures += 1
+            }
+            store.tick(now: now)
+        }
+        #expect(failures > 0)
+        #expect(store.currentFailure?.isDiskFull == true)
+        #expect(store.pendingRows > 0)
+        #expect(log.lines.count == 1)
+        #expect(log.lines.first?.contains("full") == true)
+        let committedBefore = store.statistics.committedRows
+        // Space returns.
+        try store.setMaxPageCount(1 << 30)
+        now += 2
+        store.tick(now: now)
+        try store.close(now: now)
+        #expect(store.currentFailure == nil)
+        #expect(log.lines.count == 2 && log.lines[1].contains("resumed"))
+        #expect(store.statistics.committedRows == total)
+        #expect(committedBefore < total)
+        let reader = try StoreReader(path: dir.file("a.db"))
+        let (_, rows) = try exportAll(reader)
+        #expect(rows.count == total)
+        #expect(try reader.integrityCheck() == ["ok"])
+        #expect(try reader.verifyRollups() == [])
+    }
+
+    @Test func pendingRowsAreBoundedWhileTheDatabaseFails() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        let log = LogLines()
+        var config = StoreConfiguration()
+        config.downsample.intervalSeconds = 0
+        config.batchRows = 50
+        config.maxPendingRows = 500
+        let store = try SensorStore(path: dir.file("a.db"), configuration: config, log: log.append)
+        try store.setMaxPageCount(try store.pageCount())
+        for k in 0..<5000 { store.add(tortureReading(k, sensors: 3), now: Double(k)) }
+        #expect(store.pendingRows <= 500)
+        #expect(store.statistics.droppedRows >= 4000)
+        #expect(store.statistics.droppedRows + store.pendingRows + store.statistics.committedRows == 5000)
+        #expect(log.lines.filter { $0.contains("dropped") }.count == 1)
+        #expect(try store.checkInvariants() == [])
+    }
+
+    @Test func aReaderSnapshotNeverSeesALaterBatch() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        var config = StoreConfiguration()
+        config.downsample.intervalSeconds = 0
+        config.batchRows = 100
+        let store = try SensorStore(path: dir.file("a.db"), configuration: config)
+        for k in 0..<100 { store.add(tortureReading(k, sensors: 4), now: 0) }
+        let reader = try StoreReader(path: dir.file("a.db"))
+        let cursor = try reader.export()
+        let first = try cursor.next()
+        #expect(first != nil)
+        // The logger keeps committing while the export is open: neither waits for the other.
+        for k in 100..<1000 {
+            if case .failed(let e) = store.add(tortureReading(k, sensors: 4), now: 0) { Issue.record("\(e)") }
+        }
+        #expect(store.statistics.committedRows == 1000)
+        var n = 1
+        while try cursor.next() != nil { n += 1 }
+        #expect(n == 100)
+        #expect(try exportAll(reader).rows.count == 1000)
+    }
+}
+
+@Suite struct OpenRefusalTests {
+    @Test func aNewerDatabaseIsRefusedAndLeftUntouched() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        let path = dir.file("new.db")
+        do {
+            let s = try SensorStore(path: path)
+            s.add(tortureReading(0, sensors: 1), now: 0)
+            try s.close(now: 0)
+        }
+        do {
+            let c = try Connection(path: path, readOnly: false, create: false, busyTimeoutMillis: 100)
+            try c.exec("PRAGMA user_version = 99", "test")
+            try c.exec("PRAGMA wal_checkpoint(TRUNCATE)", "test")
+        }
+        let before = try #require(fileBytes(path))
+        #expect(throws: StoreError.newerSchema(path: path, found: 99, supported: Schema.version)) {
+            _ = try SensorStore(path: path)
+        }
+        #expect(throws: StoreError.self) { _ = try StoreReader(path: path) }
+        #expect(fileBytes(path) == before)
+        let message = StoreError.newerSchema(path: path, found: 99, supported: 1).description
+        #expect(message.contains("newer") && !message.contains("\n"))
+    }
+
+    @Test func aFileThatIsNotSQLiteIsRefusedAndLeftUntouched() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        let path = dir.file("notes.db")
+        var rng = SplitMix(state: 3)
+        let garbage = (0..<8192).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(garbage)))
+        do {
+            _ = try SensorStore(path: path)
+            Issue.record("opened a garbage file")
+        } catch {
+            #expect(error.sqliteCode == 26)  // SQLITE_NOTADB
+            #expect(error.description.contains("nothing written"))
+        }
+        #expect(fileBytes(path) == garbage)
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+    }
+
+    @Test func aDamagedStoreIsRefusedAndLeftUntouched() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        let path = dir.file("bad.db")
+        do {
+            let s = try SensorStore(path: path)
+            for k in 0..<50 { s.add(tortureReading(k, sensors: 2), now: 0) }
+            try s.close(now: 0)
+            let c = try Connection(path: path, readOnly: false, create: false, busyTimeoutMillis: 100)
+            try c.exec("PRAGMA wal_checkpoint(TRUNCATE)", "test")
+        }
+        var bytes = try #require(fileBytes(path))
+        // Keep the 100-byte header, wipe the rest of page 1 (the schema's root).
+        for i in 100..<4096 { bytes[i] = 0x5A }
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
+        #expect(throws: StoreError.self) { _ = try SensorStore(path: path) }
+        #expect(fileBytes(path) == bytes)
+    }
+
+    @Test func anotherApplicationsDatabaseIsRefused() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        let path = dir.file("other.db")
+        do {
+            let c = try Connection(path: path, readOnly: false, create: true, busyTimeoutMillis: 100)
+            try c.exec("CREATE TABLE t (x); INSERT INTO t VALUES (1)", "test")
+        }
+        let before = try #require(fileBytes(path))
+        do {
+            _ = try SensorStore(path: path)
+            Issue.record("opened a foreign database")
+        } catch {
+            guard case .foreignDatabase = error else {
+                Issue.record("wrong error \(error)")
+                return
+            }
+        }
+        #expect(fileBytes(path) == before)
+    }
+
+    @Test func aReaderNeverCreatesAMissingDatabase() {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        let path = dir.file("missing.db")
+        #expect(throws: StoreError.self) { _ = try StoreReader(path: path) }
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test func anEmptyFileBecomesAStore() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        let path = dir.file("empty.db")
+        #expect(FileManager.default.createFile(atPath: path, contents: Data()))
+        let s = try SensorStore(path: path)
+        #expect(try s.checkInvariants() == [])
+    }
+}
