@@ -17,11 +17,15 @@ let usage = """
       capture FILE
                   capture reader → HCI parsing → report assembly → decode, no store;
                   prints advertisements/s and counts (scripts/bench runs it under callgrind)
+      ingest --db PATH --rows N [--sensors S] [--batch B]
+                  rows/s through SensorStore's batched writer (regular synthetic readings)
+      gendb --db PATH (--rows N | --days D) [--sensors S] [--end-now 1]
+                  a database for export/summary, one transaction per 100 000 rows
       has NAME    exit 0 when measurement NAME is built in (scripts/bench asks before running it)
     """
 
-/// The measurements this build has. The store benchmarks join when SensorStore's writer lands.
-let measurements: Set<String> = ["decode", "capture"]
+/// The measurements this build has.
+let measurements: Set<String> = ["decode", "capture", "ingest", "gendb"]
 
 func runBench() -> Int32 {
     let args = CommandLine.arguments
@@ -34,6 +38,8 @@ func runBench() -> Int32 {
         switch args[1] {
         case "decode": try DecodeBench.run(options)
         case "capture": try CaptureBench.run(options)
+        case "ingest": try StoreBench.ingest(options)
+        case "gendb": try StoreBench.gendb(options)
         case "has": return options.positional.allSatisfy(measurements.contains) ? 0 : 1
         case "--help", "-h", "help":
             print(usage)
