@@ -61,7 +61,13 @@ public final class CaptureReader {
         self.path = path
         input = try CaptureInput(path: path)
         format = .pcapng  // replaced below; the sniffer needs `self`
-        format = try sniff()
+        do { format = try sniff() } catch { throw Self.named(error, path) }
+    }
+
+    /// Format errors name the file: a replay of several captures must say which one is bad.
+    private static func named(_ error: SourceError, _ path: String) -> SourceError {
+        guard case .format(let what, let offset) = error else { return error }
+        return .format("\(path): \(what)", offset: offset)
     }
 
     /// The next record, or `nil` at a clean end of the file.
@@ -80,8 +86,9 @@ public final class CaptureReader {
             }
             return record
         } catch {
-            failure = error
-            throw error
+            let named = Self.named(error, path)
+            failure = named
+            throw named
         }
     }
 
@@ -89,35 +96,36 @@ public final class CaptureReader {
 
     private func sniff() throws(SourceError) -> CaptureFormat {
         let have = try input.require(24)
-        guard have >= 4 else { throw SourceError.format("\(path): file truncated in its header (\(have) bytes)", offset: 0) }
+        guard have >= 4 else { throw SourceError.format("file truncated in its header (\(have) bytes)", offset: 0) }
         let magicBE = input.be32(0)
         switch magicBE {
         case 0x6274_736E:  // "btsn"
             guard have >= 16 else {
-                throw SourceError.format("\(path): btsnoop header truncated (\(have) of 16 bytes)", offset: 0)
+                throw SourceError.format("btsnoop header truncated (\(have) of 16 bytes)", offset: 0)
             }
             guard input.be32(4) == 0x6F6F_7000 else {
-                throw SourceError.format("\(path): not a btsnoop file (bad identification pattern)", offset: 0)
+                throw SourceError.format("not a btsnoop file (bad identification pattern)", offset: 0)
             }
             let version = input.be32(8)
             guard version == 1 else {
-                throw SourceError.format("\(path): btsnoop version \(version) (only 1 exists)", offset: 8)
+                throw SourceError.format("btsnoop version \(version) (only 1 exists)", offset: 8)
             }
             let link = input.be32(12)
-            guard [CaptureLinkType.btsnoopHCI, CaptureLinkType.btsnoopH4, CaptureLinkType.btsnoopMonitor].contains(link)
-            else { throw SourceError.format("\(path): btsnoop link type \(link) is not HCI, H4 or Linux monitor", offset: 12) }
+            guard
+                [CaptureLinkType.btsnoopHCI, CaptureLinkType.btsnoopH4, CaptureLinkType.btsnoopMonitor].contains(link)
+            else { throw SourceError.format("btsnoop link type \(link) is not HCI, H4 or Linux monitor", offset: 12) }
             input.consume(16)
             return .btsnoop(linkType: link)
         case 0xA1B2_C3D4, 0xD4C3_B2A1, 0xA1B2_3C4D, 0x4D3C_B2A1:
             guard have >= 24 else {
-                throw SourceError.format("\(path): pcap header truncated (\(have) of 24 bytes)", offset: 0)
+                throw SourceError.format("pcap header truncated (\(have) of 24 bytes)", offset: 0)
             }
             let bigEndian = magicBE == 0xA1B2_C3D4 || magicBE == 0xA1B2_3C4D
             let nanoseconds = magicBE == 0xA1B2_3C4D || magicBE == 0x4D3C_B2A1
             // Link type: low 16 bits; the upper bits carry FCS information (pcap spec §LinkType).
             let link = input.u32(20, bigEndian: bigEndian) & 0xFFFF
             guard CaptureLinkType.isPcapBluetooth(link) else {
-                throw SourceError.format("\(path): pcap link type \(link) is not 187, 201 or 254 (Bluetooth HCI)", offset: 20)
+                throw SourceError.format("pcap link type \(link) is not 187, 201 or 254 (Bluetooth HCI)", offset: 20)
             }
             input.consume(24)
             return .pcap(linkType: link, nanoseconds: nanoseconds, bigEndian: bigEndian)
@@ -125,7 +133,7 @@ public final class CaptureReader {
             return .pcapng  // the Section Header Block is read as the first block
         default:
             let hex = Hex.encode([input.u8(0), input.u8(1), input.u8(2), input.u8(3)])
-            throw SourceError.format("\(path): not a btsnoop, pcap or pcapng file (magic \(hex))", offset: 0)
+            throw SourceError.format("not a btsnoop, pcap or pcapng file (magic \(hex))", offset: 0)
         }
     }
 
@@ -135,12 +143,15 @@ public final class CaptureReader {
         let at = input.offset
         let have = try input.require(24)
         if have == 0 { return nil }
-        guard have >= 24 else { throw SourceError.format("btsnoop record header truncated (\(have) of 24 bytes)", offset: at) }
+        guard have >= 24 else {
+            throw SourceError.format("btsnoop record header truncated (\(have) of 24 bytes)", offset: at)
+        }
         let included = input.be32(4)
         let flags = input.be32(8)
         let ts = input.be64(16)
         guard included <= UInt32(Self.maxRecordLength) else {
-            throw SourceError.format("btsnoop record length \(included) is absurd (max \(Self.maxRecordLength))", offset: at)
+            throw SourceError.format(
+                "btsnoop record length \(included) is absurd (max \(Self.maxRecordLength))", offset: at)
         }
         let length = Int(included)
         let total = try input.require(24 + length)
@@ -159,12 +170,15 @@ public final class CaptureReader {
         let at = input.offset
         let have = try input.require(16)
         if have == 0 { return nil }
-        guard have >= 16 else { throw SourceError.format("pcap record header truncated (\(have) of 16 bytes)", offset: at) }
+        guard have >= 16 else {
+            throw SourceError.format("pcap record header truncated (\(have) of 16 bytes)", offset: at)
+        }
         let seconds = Int64(input.u32(0, bigEndian: bigEndian))
         let fraction = Int64(input.u32(4, bigEndian: bigEndian))
         let included = input.u32(8, bigEndian: bigEndian)
         guard included <= UInt32(Self.maxRecordLength) else {
-            throw SourceError.format("pcap record length \(included) is absurd (max \(Self.maxRecordLength))", offset: at)
+            throw SourceError.format(
+                "pcap record length \(included) is absurd (max \(Self.maxRecordLength))", offset: at)
         }
         let length = Int(included)
         let total = try input.require(16 + length)
@@ -197,7 +211,9 @@ public final class CaptureReader {
             let at = input.offset
             let have = try input.require(12)
             if have == 0 { return nil }
-            guard have >= 8 else { throw SourceError.format("pcapng block header truncated (\(have) of 8 bytes)", offset: at) }
+            guard have >= 8 else {
+                throw SourceError.format("pcapng block header truncated (\(have) of 8 bytes)", offset: at)
+            }
             let type = input.u32(0, bigEndian: pcapng.bigEndian)
             if type == PcapngBlock.sectionHeader {
                 try readSectionHeader(at: at)
@@ -205,7 +221,8 @@ public final class CaptureReader {
             }
             let length = Int(input.u32(4, bigEndian: pcapng.bigEndian))
             guard length >= 12, length % 4 == 0 else {
-                throw SourceError.format("pcapng block length \(length) is invalid (< 12 or not a multiple of 4)", offset: at)
+                throw SourceError.format(
+                    "pcapng block length \(length) is invalid (< 12 or not a multiple of 4)", offset: at)
             }
             switch type {
             case PcapngBlock.interfaceDescription:
@@ -215,7 +232,8 @@ public final class CaptureReader {
             default:
                 // Name resolution, statistics, secrets, custom blocks: not ours; stream past them.
                 guard try input.skip(Int64(length)) else {
-                    throw SourceError.format("pcapng block of type \(type) truncated (\(length) bytes declared)", offset: at)
+                    throw SourceError.format(
+                        "pcapng block of type \(type) truncated (\(length) bytes declared)", offset: at)
                 }
             }
         }
@@ -238,17 +256,23 @@ public final class CaptureReader {
 
     private func readSectionHeader(at: Int64) throws(SourceError) {
         let have = try input.require(28)
-        guard have >= 28 else { throw SourceError.format("pcapng section header truncated (\(have) of 28 bytes)", offset: at) }
+        guard have >= 28 else {
+            throw SourceError.format("pcapng section header truncated (\(have) of 28 bytes)", offset: at)
+        }
         let bomBE = input.be32(8)
         let bigEndian: Bool
         switch bomBE {
         case 0x1A2B_3C4D: bigEndian = true
         case 0x4D3C_2B1A: bigEndian = false
         default:
-            throw SourceError.format("pcapng byte-order magic \(Hex.encode([input.u8(8), input.u8(9), input.u8(10), input.u8(11)])) is invalid", offset: at + 8)
+            throw SourceError.format(
+                "pcapng byte-order magic \(Hex.encode((8..<12).map { input.u8($0) })) is invalid",
+                offset: at + 8)
         }
         let major = input.u16(12, bigEndian: bigEndian)
-        guard major == 1 else { throw SourceError.format("pcapng major version \(major) (only 1 is read)", offset: at + 12) }
+        guard major == 1 else {
+            throw SourceError.format("pcapng major version \(major) (only 1 is read)", offset: at + 12)
+        }
         let length = Int(input.u32(4, bigEndian: bigEndian))
         guard length >= 28, length % 4 == 0 else {
             throw SourceError.format("pcapng section header length \(length) is invalid", offset: at)
@@ -260,7 +284,9 @@ public final class CaptureReader {
 
     private func readInterfaceDescription(at: Int64, length: Int) throws(SourceError) {
         try holdBlock(at: at, length: length, what: "interface description", limit: Self.maxHeaderBlockLength)
-        guard length >= 20 else { throw SourceError.format("pcapng interface description of \(length) bytes (< 20)", offset: at) }
+        guard length >= 20 else {
+            throw SourceError.format("pcapng interface description of \(length) bytes (< 20)", offset: at)
+        }
         let be = pcapng.bigEndian
         var interface = PcapngInterface(
             linkType: UInt32(input.u16(8, bigEndian: be)), snapLength: input.u32(12, bigEndian: be),
@@ -278,7 +304,8 @@ public final class CaptureReader {
             switch (code, optionLength) {
             case (PcapngOption.ifTsresol, 1):
                 guard let r = PcapngResolution(input.u8(i + 4)) else {
-                    throw SourceError.format("pcapng if_tsresol 0x\(Hex.encode([input.u8(i + 4)])) is out of range", offset: at + Int64(i))
+                    throw SourceError.format(
+                        "pcapng if_tsresol 0x\(Hex.encode([input.u8(i + 4)])) is out of range", offset: at + Int64(i))
                 }
                 interface.resolution = r
             case (PcapngOption.ifTsoffset, 8):
@@ -296,13 +323,17 @@ public final class CaptureReader {
     private func readPacketBlock(type: UInt32, at: Int64, length: Int) throws(SourceError) -> CaptureRecord {
         let be = pcapng.bigEndian
         guard length <= Self.maxRecordLength + 64 else {
-            throw SourceError.format("pcapng packet block length \(length) is absurd (max \(Self.maxRecordLength + 64))", offset: at)
+            throw SourceError.format(
+                "pcapng packet block length \(length) is absurd (max \(Self.maxRecordLength + 64))", offset: at)
         }
         let have = try input.require(length)
-        guard have >= length else { throw SourceError.format("pcapng packet block truncated (\(have) of \(length) bytes)", offset: at) }
+        guard have >= length else {
+            throw SourceError.format("pcapng packet block truncated (\(have) of \(length) bytes)", offset: at)
+        }
         let trailer = Int(input.u32(length - 4, bigEndian: be))
         guard trailer == length else {
-            throw SourceError.format("pcapng packet block: trailing length \(trailer) differs from \(length)", offset: at)
+            throw SourceError.format(
+                "pcapng packet block: trailing length \(trailer) differs from \(length)", offset: at)
         }
         let interfaceID: Int
         let ticks: UInt64?
@@ -311,26 +342,34 @@ public final class CaptureReader {
         var inboundHint: Bool? = nil
         switch type {
         case PcapngBlock.enhancedPacket:
-            guard length >= 32 else { throw SourceError.format("pcapng enhanced packet block of \(length) bytes (< 32)", offset: at) }
+            guard length >= 32 else {
+                throw SourceError.format("pcapng enhanced packet block of \(length) bytes (< 32)", offset: at)
+            }
             interfaceID = Int(input.u32(8, bigEndian: be))
             ticks = UInt64(input.u32(12, bigEndian: be)) << 32 | UInt64(input.u32(16, bigEndian: be))
             captured = Int(input.u32(20, bigEndian: be))
             dataStart = 28
             guard captured <= length - 32 else {
-                throw SourceError.format("pcapng packet length \(captured) runs past its \(length)-byte block", offset: at)
+                throw SourceError.format(
+                    "pcapng packet length \(captured) runs past its \(length)-byte block", offset: at)
             }
             inboundHint = epbInbound(at: at, optionsFrom: 28 + (captured + 3) & ~3, to: length - 4)
         case PcapngBlock.obsoletePacket:
-            guard length >= 32 else { throw SourceError.format("pcapng packet block of \(length) bytes (< 32)", offset: at) }
+            guard length >= 32 else {
+                throw SourceError.format("pcapng packet block of \(length) bytes (< 32)", offset: at)
+            }
             interfaceID = Int(input.u16(8, bigEndian: be))
             ticks = UInt64(input.u32(12, bigEndian: be)) << 32 | UInt64(input.u32(16, bigEndian: be))
             captured = Int(input.u32(20, bigEndian: be))
             dataStart = 28
             guard captured <= length - 32 else {
-                throw SourceError.format("pcapng packet length \(captured) runs past its \(length)-byte block", offset: at)
+                throw SourceError.format(
+                    "pcapng packet length \(captured) runs past its \(length)-byte block", offset: at)
             }
         default:  // simple packet block: original length, data; no interface id (0) and no time
-            guard length >= 16 else { throw SourceError.format("pcapng simple packet block of \(length) bytes (< 16)", offset: at) }
+            guard length >= 16 else {
+                throw SourceError.format("pcapng simple packet block of \(length) bytes (< 16)", offset: at)
+            }
             interfaceID = 0
             ticks = nil
             dataStart = 12
@@ -339,13 +378,15 @@ public final class CaptureReader {
             captured = n
         }
         guard interfaceID < pcapng.interfaces.count else {
-            throw SourceError.format("pcapng packet for interface \(interfaceID), but \(pcapng.interfaces.count) described", offset: at)
+            throw SourceError.format(
+                "pcapng packet for interface \(interfaceID), but \(pcapng.interfaces.count) described", offset: at)
         }
         let interface = pcapng.interfaces[interfaceID]
         let time = ticks.map { interface.resolution.unixMicros(ticks: $0, offsetSeconds: interface.offsetSeconds) } ?? 0
         let record: CaptureRecord
         if CaptureLinkType.isPcapBluetooth(interface.linkType) {
-            record = decodeLink(interface.linkType, at: dataStart, count: captured, time: time, flags: 0, inboundHint: inboundHint)
+            record = decodeLink(
+                interface.linkType, at: dataStart, count: captured, time: time, flags: 0, inboundHint: inboundHint)
         } else {
             record = .other(reason: "pcapng interface link type \(interface.linkType)", timeMicros: time)
         }
@@ -383,11 +424,14 @@ public final class CaptureReader {
         case CaptureLinkType.btsnoopHCI:
             let received = flags & 0x1 != 0
             let type: HCIPacketType = flags & 0x2 != 0 ? (received ? .event : .command) : .aclData
-            return .packet(HCIPacket(type: type, bytes: input.bytes(at, count: count), incoming: received, timeMicros: time), adapter: 0)
+            return .packet(
+                HCIPacket(type: type, bytes: input.bytes(at, count: count), incoming: received, timeMicros: time),
+                adapter: 0)
         case CaptureLinkType.btsnoopH4:
             return h4(at: at, count: count, time: time, incoming: flags & 0x1 != 0, adapter: 0)
         case CaptureLinkType.btsnoopMonitor:
-            return monitor(opcode: UInt16(flags & 0xFFFF), adapter: UInt16(flags >> 16), at: at, count: count, time: time)
+            return monitor(
+                opcode: UInt16(flags & 0xFFFF), adapter: UInt16(flags >> 16), at: at, count: count, time: time)
         case CaptureLinkType.pcapH4:
             return h4(at: at, count: count, time: time, incoming: inboundHint, adapter: 0)
         case CaptureLinkType.pcapH4WithPHDR:
@@ -395,7 +439,8 @@ public final class CaptureReader {
             return h4(at: at + 4, count: count - 4, time: time, incoming: input.be32(at) & 0x1 != 0, adapter: 0)
         case CaptureLinkType.pcapLinuxMonitor:
             guard count >= 4 else { return .other(reason: "monitor header shorter than 4 bytes", timeMicros: time) }
-            return monitor(opcode: input.be16(at + 2), adapter: input.be16(at), at: at + 4, count: count - 4, time: time)
+            return monitor(
+                opcode: input.be16(at + 2), adapter: input.be16(at), at: at + 4, count: count - 4, time: time)
         default:
             return .other(reason: "link type \(link)", timeMicros: time)
         }
@@ -408,7 +453,8 @@ public final class CaptureReader {
         }
         // Without a direction (pcap 187 without epb_flags): events and data come in, commands go out.
         let inbound = incoming ?? (type != .command)
-        let packet = HCIPacket(type: type, bytes: input.bytes(at + 1, count: count - 1), incoming: inbound, timeMicros: time)
+        let packet = HCIPacket(
+            type: type, bytes: input.bytes(at + 1, count: count - 1), incoming: inbound, timeMicros: time)
         return .packet(packet, adapter: adapter)
     }
 
@@ -416,7 +462,9 @@ public final class CaptureReader {
         guard let (type, incoming) = MonitorOpcode.packet(opcode) else {
             return .other(reason: MonitorOpcode.name(opcode), timeMicros: time)
         }
-        return .packet(HCIPacket(type: type, bytes: input.bytes(at, count: count), incoming: incoming, timeMicros: time), adapter: adapter)
+        return .packet(
+            HCIPacket(type: type, bytes: input.bytes(at, count: count), incoming: incoming, timeMicros: time),
+            adapter: adapter)
     }
 }
 
@@ -429,7 +477,8 @@ public enum CaptureFormat: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .btsnoop(let l): "btsnoop (link type \(l))"
-        case .pcap(let l, let ns, let be): "pcap (link type \(l), \(ns ? "ns" : "µs"), \(be ? "big" : "little")-endian)"
+        case .pcap(let l, let ns, let be):
+            "pcap (link type \(l), \(ns ? "ns" : "µs"), \(be ? "big" : "little")-endian)"
         case .pcapng: "pcapng"
         }
     }
@@ -531,7 +580,9 @@ public enum BTSnoopTime {
     public static func unixMicros(_ ts: UInt64) -> Int64 { Int64(bitPattern: ts) &- epoch2000 &+ unix2000Micros }
 
     /// The btsnoop stamp for microseconds since the Unix epoch.
-    public static func stamp(unixMicros: Int64) -> UInt64 { UInt64(bitPattern: unixMicros &- unix2000Micros &+ epoch2000) }
+    public static func stamp(unixMicros: Int64) -> UInt64 {
+        UInt64(bitPattern: unixMicros &- unix2000Micros &+ epoch2000)
+    }
 }
 
 /// pcapng block types (draft-ietf-opsawg-pcapng §4).

@@ -8,17 +8,22 @@
 /// Not thread-safe: one loop owns it.
 public final class CaptureSource: HCIPacketSource {
     public let reader: CaptureReader
+    /// Only packets of this controller index (monitor captures can hold several); `nil` = all.
+    public let adapter: UInt16?
 
     public var name: String { reader.path }
     public var fileDescriptor: Int32? { nil }
 
-    public init(path: String) throws(SourceError) {
+    public init(path: String, adapter: UInt16? = nil) throws(SourceError) {
         reader = try CaptureReader(path: path)
+        self.adapter = adapter
     }
 
     public func next(timeout: Double) throws(SourceError) -> SourceEvent {
         while let record = try reader.nextRecord() {
-            if case .packet(let packet, _) = record { return .packet(packet) }
+            if case .packet(let packet, let index) = record, adapter == nil || adapter == index {
+                return .packet(packet)
+            }
         }
         return .end
     }

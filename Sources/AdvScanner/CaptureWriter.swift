@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Writes HCI packets to a btsnoop file, link type 1002 (H4), the format Android snoop logs use and

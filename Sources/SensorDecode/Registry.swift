@@ -1,8 +1,9 @@
 /// The one list of decoders, and dispatch from an advertisement to the decoders that may want it.
 ///
 /// A registry is a value: `Registry.standard(keys:)` builds the default list; tests build their
-/// own. Order matters only where two decoders claim the same selector (the first that returns
-/// readings wins).
+/// own. Every decoder whose selector matches is run, in list order, and all their readings are
+/// kept (one advertisement can carry two formats, e.g. a Govee frame with an iBeacon glued on);
+/// the peer vectors show no advertisement that two decoders both decode.
 public struct Registry: Sendable {
     public let decoders: [any SensorDecoder]
     private let byServiceData: [UInt16: [Int]]

@@ -15,8 +15,13 @@ struct Subcommand: Sendable {
 
 /// Every subcommand, in the order `--help` lists them.
 let subcommands: [Subcommand] = [
-    DecodeCommand.subcommand,
+    RunCommand.subcommand,
+    ReplayCommand.subcommand,
     ScanCommand.subcommand,
+    ExportCommand.subcommand,
+    SummaryCommand.subcommand,
+    SensorsCommand.subcommand,
+    DecodeCommand.subcommand,
 ]
 
 @MainActor func topLevelHelp() -> String {

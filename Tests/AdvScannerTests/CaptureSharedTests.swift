@@ -39,8 +39,11 @@ enum TsharkOracle {
     /// item that starts 7 bytes after its address (address 6, data length 1).
     static func reports(_ tshark: String, _ path: String) throws -> [TimedReport] {
         let r = try TestEnv.run(
-            tshark, ["-r", path, "-Y", "bthci_evt.le_meta_subevent == 0x02", "-T", "json", "-x", "--no-duplicate-keys",
-                     "-J", "frame bthci_evt"])
+            tshark,
+            [
+                "-r", path, "-Y", "bthci_evt.le_meta_subevent == 0x02", "-T", "json", "-x", "--no-duplicate-keys",
+                "-J", "frame bthci_evt",
+            ])
         #expect(r.status == 0, "tshark failed: \(r.err)")
         guard let frames = try JSONSerialization.jsonObject(with: r.out) as? [[String: Any]] else {
             Issue.record("tshark JSON is not a list of frames")
@@ -69,7 +72,9 @@ enum TsharkOracle {
 
     /// Walks tshark's JSON tree for `bthci_evt.bd_addr_raw` and `btcommon.eir_ad.advertising_data_raw`
     /// items: `[hex, position, length, bitmask, type]`, or lists of them when keys repeat.
-    private static func collect(_ node: Any, into addresses: inout [(hex: String, pos: Int)], _ datas: inout [Int: String]) {
+    private static func collect(
+        _ node: Any, into addresses: inout [(hex: String, pos: Int)], _ datas: inout [Int: String]
+    ) {
         guard let dict = node as? [String: Any] else {
             if let list = node as? [Any] { for item in list { collect(item, into: &addresses, &datas) } }
             return
@@ -107,16 +112,22 @@ enum TsharkOracle {
 func ourReports(_ path: String) throws -> (events: Int, reports: [TimedReport]) {
     let events = advertisingEvents(try TestEnv.packets(path))
     let reports = events.flatMap { e in
-        e.reports.map { TimedReport(timeMicros: e.time, pair: AddressData(address: $0.address.description, data: $0.data)) }
+        e.reports.map {
+            TimedReport(timeMicros: e.time, pair: AddressData(address: $0.address.description, data: $0.data))
+        }
     }
     return (events.count, reports)
 }
 
 @Suite("Real captures (../shared/captures)")
 struct CaptureSharedTests {
-    @Test("the number of LE Advertising Report events and advertisers equals the README's", arguments: SharedCapture.all)
+    @Test(
+        "the number of LE Advertising Report events and advertisers equals the README's", arguments: SharedCapture.all)
     func countsMatchReadme(_ c: SharedCapture) throws {
-        guard c.isAvailable else { print(c.skipMessage); return }
+        guard c.isAvailable else {
+            print(c.skipMessage)
+            return
+        }
         let (events, reports) = try ourReports(c.path)
         #expect(events == c.events)
         #expect(Set(reports.map(\.pair.address)).count == c.advertisers)
@@ -128,34 +139,54 @@ struct CaptureSharedTests {
 
     @Test("every (time, address, data) matches tshark's dissection", arguments: SharedCapture.all)
     func reportsMatchTshark(_ c: SharedCapture) throws {
-        guard c.isAvailable else { print(c.skipMessage); return }
-        guard let tshark = TestEnv.tshark else { print("SKIP \(c): tshark is not installed (Debian package tshark)"); return }
+        guard c.isAvailable else {
+            print(c.skipMessage)
+            return
+        }
+        guard let tshark = TestEnv.tshark else {
+            print("SKIP \(c): tshark is not installed (Debian package tshark)")
+            return
+        }
         let ours = try ourReports(c.path).reports
         let theirs = try TsharkOracle.reports(tshark, c.path)
         #expect(!theirs.isEmpty)
         #expect(ours.count == theirs.count)
-        let firstDifference = zip(ours, theirs).enumerated().first { $0.element.0 != $0.element.1 }
-        #expect(firstDifference == nil, "report \(firstDifference?.offset ?? -1): ours \(String(describing: firstDifference?.element.0)), tshark \(String(describing: firstDifference?.element.1))")
+        if let (i, (mine, tshark)) = zip(ours, theirs).enumerated().first(where: { $0.element.0 != $0.element.1 }) {
+            Issue.record("report \(i): ours \(mine), tshark \(tshark)")
+        }
     }
 
     @Test("the README's example report is there, at its time")
     func readmeExample() throws {
         let c = SharedCapture.all[0]
-        guard c.isAvailable else { print(c.skipMessage); return }
+        guard c.isAvailable else {
+            print(c.skipMessage)
+            return
+        }
         let reports = try ourReports(c.path).reports
         let needle: [UInt8] = [0x00, 0x03, 0x6D, 0x6A, 0x55, 0x00]
         let hit = reports.first { r in
             r.pair.address == "A4:C1:38:EC:0B:03" && r.pair.data.count >= needle.count
-                && (0...(r.pair.data.count - needle.count)).contains { Array(r.pair.data[$0..<$0 + needle.count]) == needle }
+                && (0...(r.pair.data.count - needle.count)).contains {
+                    Array(r.pair.data[$0..<$0 + needle.count]) == needle
+                }
         }
         #expect(hit != nil)
         if let hit { #expect(abs(hit.timeMicros - 1_600_549_030_690_000) < 10_000, "time \(hit.timeMicros)") }
     }
 
-    @Test("converted by editcap (pcapng, btsnoop, pcap), every capture gives the same reports", arguments: SharedCapture.all)
+    @Test(
+        "converted by editcap (pcapng, btsnoop, pcap), every capture gives the same reports",
+        arguments: SharedCapture.all)
     func editcapConversions(_ c: SharedCapture) throws {
-        guard c.isAvailable else { print(c.skipMessage); return }
-        guard let editcap = TestEnv.editcap else { print("SKIP \(c): editcap is not installed (Debian package tshark)"); return }
+        guard c.isAvailable else {
+            print(c.skipMessage)
+            return
+        }
+        guard let editcap = TestEnv.editcap else {
+            print("SKIP \(c): editcap is not installed (Debian package tshark)")
+            return
+        }
         let dir = try TestEnv.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
         let original = try ourReports(c.path)

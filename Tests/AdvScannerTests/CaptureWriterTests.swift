@@ -8,9 +8,15 @@ struct CaptureWriterTests {
     /// The sample packets plus the H4 types 1001 cannot express (SCO, ISO), both directions.
     static let packets: [HCIPacket] =
         SamplePackets.packets + [
-            HCIPacket(type: .scoData, bytes: [0x01, 0x00, 0x02, 0xAA, 0xBB], incoming: true, timeMicros: SamplePackets.time(7)),
-            HCIPacket(type: .isoData, bytes: [0x02, 0x00, 0x01, 0x00, 0xCC], incoming: false, timeMicros: SamplePackets.time(8)),
-            HCIPacket(type: .event, bytes: [0x0F, 0x04, 0x00, 0x01, 0x0B, 0x20], incoming: true, timeMicros: SamplePackets.time(9)),
+            HCIPacket(
+                type: .scoData, bytes: [0x01, 0x00, 0x02, 0xAA, 0xBB], incoming: true, timeMicros: SamplePackets.time(7)
+            ),
+            HCIPacket(
+                type: .isoData, bytes: [0x02, 0x00, 0x01, 0x00, 0xCC], incoming: false,
+                timeMicros: SamplePackets.time(8)),
+            HCIPacket(
+                type: .event, bytes: [0x0F, 0x04, 0x00, 0x01, 0x0B, 0x20], incoming: true,
+                timeMicros: SamplePackets.time(9)),
         ]
 
     static func write(_ packets: [HCIPacket], to path: String, flushBytes: Int = 64 * 1024) throws -> CaptureWriter {
@@ -37,23 +43,34 @@ struct CaptureWriterTests {
 
     @Test("tshark reads our file: same advertising events, packet types and directions")
     func tsharkReadsOurFile() throws {
-        guard let tshark = TestEnv.tshark else { print("SKIP tsharkReadsOurFile: tshark is not installed"); return }
+        guard let tshark = TestEnv.tshark else {
+            print("SKIP tsharkReadsOurFile: tshark is not installed")
+            return
+        }
         let dir = try TestEnv.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("ours.btsnoop").path
         try Self.write(Self.packets, to: path).close()
-        #expect(try TestEnv.tsharkCount(tshark, path, "bthci_evt.le_meta_subevent == 0x02") == advertisingEvents(Self.packets).count)
+        #expect(
+            try TestEnv.tsharkCount(tshark, path, "bthci_evt.le_meta_subevent == 0x02")
+                == advertisingEvents(Self.packets).count)
         let r = try TestEnv.run(tshark, ["-r", path, "-T", "fields", "-e", "hci_h4.type", "-e", "hci_h4.direction"])
         #expect(r.status == 0, "\(r.err)")
         let lines = String(decoding: r.out, as: UTF8.self).split(separator: "\n").map(String.init)
-        let ours = Self.packets.map { "0x\(Hex.encode([$0.type.rawValue]).lowercased())\t0x\($0.incoming ? "01" : "00")" }
+        let ours = Self.packets.map {
+            "0x\(Hex.encode([$0.type.rawValue]).lowercased())\t0x\($0.incoming ? "01" : "00")"
+        }
         #expect(lines == ours)
     }
 
-    @Test("the real captures survive a read → write → read round trip, and tshark agrees on the copy",
-          arguments: SharedCapture.all)
+    @Test(
+        "the real captures survive a read → write → read round trip, and tshark agrees on the copy",
+        arguments: SharedCapture.all)
     func rewriteRealCapture(_ c: SharedCapture) throws {
-        guard c.isAvailable else { print(c.skipMessage); return }
+        guard c.isAvailable else {
+            print(c.skipMessage)
+            return
+        }
         let dir = try TestEnv.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
         let copy = dir.appendingPathComponent("copy.btsnoop").path
@@ -67,7 +84,10 @@ struct CaptureWriterTests {
 
     @Test("btmon -r opens our file")
     func btmonReadsOurFile() throws {
-        guard let btmon = TestEnv.btmon else { print("SKIP btmonReadsOurFile: btmon is not installed (Debian package bluez)"); return }
+        guard let btmon = TestEnv.btmon else {
+            print("SKIP btmonReadsOurFile: btmon is not installed (Debian package bluez)")
+            return
+        }
         let dir = try TestEnv.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("ours.btsnoop").path
@@ -75,10 +95,13 @@ struct CaptureWriterTests {
         let r = try TestEnv.run(btmon, ["-r", path, "--no-pager"])
         #expect(r.status == 0, "\(r.err)")
         let text = String(decoding: r.out, as: UTF8.self)
-        #expect(text.components(separatedBy: "LE Advertising Report").count - 1 == advertisingEvents(Self.packets).count)
+        #expect(
+            text.components(separatedBy: "LE Advertising Report").count - 1 == advertisingEvents(Self.packets).count)
     }
 
-    @Test("a file cut at every byte offset of its last record: all earlier records, then a clean end or a truncation error")
+    @Test(
+        "a file cut at every byte offset of its last record: all earlier records, then a clean end or a truncation error"
+    )
     func cutAtEveryOffset() throws {
         let dir = try TestEnv.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -100,10 +123,13 @@ struct CaptureWriterTests {
                 #expect(r.error == nil && packets == Array(Self.packets.dropLast()))
             } else {
                 #expect(packets == Array(Self.packets.dropLast()), "cut \(cut)")
-                #expect(r.error == .format(
-                    cut - lastStart < 24 ? "btsnoop record header truncated (\(cut - lastStart) of 24 bytes)"
-                        : "btsnoop record truncated (\(cut - lastStart - 24) of \(1 + last.bytes.count) bytes)",
-                    offset: Int64(lastStart)), "cut \(cut)")
+                #expect(
+                    r.error
+                        == .format(
+                            cut - lastStart < 24
+                                ? "\(cutPath): btsnoop record header truncated (\(cut - lastStart) of 24 bytes)"
+                                : "\(cutPath): btsnoop record truncated (\(cut - lastStart - 24) of \(1 + last.bytes.count) bytes)",
+                            offset: Int64(lastStart)), "cut \(cut)")
             }
         }
     }
@@ -136,7 +162,10 @@ struct CaptureWriterTests {
             _ = try CaptureWriter(path: "/nonexistent-dir/x.btsnoop")
             Issue.record("created a file in a missing directory")
         } catch {
-            guard case .system(let call, let e, let detail) = error else { Issue.record("\(error)"); return }
+            guard case .system(let call, let e, let detail) = error else {
+                Issue.record("\(error)")
+                return
+            }
             #expect(call == "open" && e == ENOENT && detail == "/nonexistent-dir/x.btsnoop")
         }
     }

@@ -17,10 +17,12 @@ struct SplitMix64: RandomNumberGenerator {
 
 /// Re-encodes legacy reports the way the specification lays them out (report after report).
 func encodeLegacy(_ reports: [AdvertisingReport]) -> [UInt8] {
-    SpecEvents.legacy(reports.map {
-        SpecEvents.Legacy(eventType: UInt8($0.eventType), addressType: $0.addressType, address: $0.address, data: $0.data,
-                          rssi: $0.rssi ?? 127)
-    })
+    SpecEvents.legacy(
+        reports.map {
+            SpecEvents.Legacy(
+                eventType: UInt8($0.eventType), addressType: $0.addressType, address: $0.address, data: $0.data,
+                rssi: $0.rssi ?? 127)
+        })
 }
 
 @Suite("HCI event parsing")
@@ -35,7 +37,8 @@ struct HCIEventTests {
         #expect(r.map(\.eventType) == [0x00, 0x03, 0x04])
         #expect(r.map(\.addressType) == [0x01, 0x00, 0x01])
         #expect(r.map(\.address.description) == ["A4:C1:38:EC:0B:03", "11:22:33:44:55:66", "C0:FF:EE:00:00:01"])
-        #expect(r.map(\.data) == [[0x02, 0x01, 0x06, 0x03, 0xFF, 0x88, 0xEC], [], [0x05, 0x09, 0x41, 0x42, 0x43, 0x44]])
+        #expect(
+            r.map(\.data) == [[0x02, 0x01, 0x06, 0x03, 0xFF, 0x88, 0xEC], [], [0x05, 0x09, 0x41, 0x42, 0x43, 0x44]])
         #expect(r.map(\.rssi) == [-60, -60, -90])
         #expect(r.allSatisfy { !$0.isExtended && $0.dataStatus == .complete })
     }
@@ -65,7 +68,10 @@ struct HCIEventTests {
             .init(eventType: 0x0020, address: a, data: [2]),
             .init(eventType: 0x0040, address: a, data: [3]),
         ])
-        guard case .success(.advertisingReports(let r)) = HCIEvent.parse(event) else { Issue.record("not parsed"); return }
+        guard case .success(.advertisingReports(let r)) = HCIEvent.parse(event) else {
+            Issue.record("not parsed")
+            return
+        }
         #expect(r.map(\.dataStatus) == [.complete, .moreToCome, .truncated])
     }
 
@@ -78,7 +84,9 @@ struct HCIEventTests {
         #expect(HCIEvent.parse(h4: []) == .failure(.empty))
     }
 
-    @Test("an event cut at every length is an error value", arguments: [SamplePackets.legacyThree, SamplePackets.extendedTwo])
+    @Test(
+        "an event cut at every length is an error value",
+        arguments: [SamplePackets.legacyThree, SamplePackets.extendedTwo])
     func truncatedEverywhere(_ event: [UInt8]) {
         for n in 0..<event.count {
             guard case .failure = HCIEvent.parse(Array(event.prefix(n))) else {
@@ -99,21 +107,33 @@ struct HCIEventTests {
     func lyingReportCount() {
         var more = SamplePackets.legacyThree
         more[3] = 4
-        guard case .failure(.badReport(_, let index, _)) = HCIEvent.parse(more) else { Issue.record("4 of 3 parsed"); return }
+        guard case .failure(.badReport(_, let index, _)) = HCIEvent.parse(more) else {
+            Issue.record("4 of 3 parsed")
+            return
+        }
         #expect(index == 3)
 
         var fewer = SamplePackets.legacyThree
         fewer[3] = 2
-        guard case .failure(.trailingBytes(_, let count)) = HCIEvent.parse(fewer) else { Issue.record("2 of 3 parsed"); return }
+        guard case .failure(.trailingBytes(_, let count)) = HCIEvent.parse(fewer) else {
+            Issue.record("2 of 3 parsed")
+            return
+        }
         #expect(count == 6 + 9 + 1)  // the third report: header 9, data 6, RSSI 1
 
         var zero = SamplePackets.legacyOne
         zero[3] = 0
-        guard case .failure = HCIEvent.parse(zero) else { Issue.record("0 reports parsed"); return }
+        guard case .failure = HCIEvent.parse(zero) else {
+            Issue.record("0 reports parsed")
+            return
+        }
 
         var extendedMore = SamplePackets.extendedTwo
         extendedMore[3] = 3
-        guard case .failure = HCIEvent.parse(extendedMore) else { Issue.record("3 of 2 extended parsed"); return }
+        guard case .failure = HCIEvent.parse(extendedMore) else {
+            Issue.record("3 of 2 extended parsed")
+            return
+        }
     }
 
     @Test("a data length past the end of the event, or above 31 in a legacy report, is rejected")
@@ -121,24 +141,35 @@ struct HCIEventTests {
         // legacyOne: 3E len 02 01 | type addrtype addr(6) | data_len at offset 12
         var past = SamplePackets.legacyOne
         past[12] = 30
-        guard case .failure(.badReport(_, 0, let why)) = HCIEvent.parse(past) else { Issue.record("parsed"); return }
+        guard case .failure(.badReport(_, 0, let why)) = HCIEvent.parse(past) else {
+            Issue.record("parsed")
+            return
+        }
         #expect(why.contains("runs past"))
 
         let big = SpecEvents.legacy([.init(address: BDAddress(rawValue: 1), data: [UInt8](repeating: 0, count: 32))])
-        guard case .failure(.badReport(_, 0, let why2)) = HCIEvent.parse(big) else { Issue.record("parsed"); return }
+        guard case .failure(.badReport(_, 0, let why2)) = HCIEvent.parse(big) else {
+            Issue.record("parsed")
+            return
+        }
         #expect(why2.contains("> 31"))
 
         var extendedPast = SamplePackets.extendedTwo
         // First extended report's data length: code, length, subevent, count, then 23 fixed bytes → offset 27.
         extendedPast[27] = 200
-        guard case .failure = HCIEvent.parse(extendedPast) else { Issue.record("parsed"); return }
+        guard case .failure = HCIEvent.parse(extendedPast) else {
+            Issue.record("parsed")
+            return
+        }
     }
 
     @Test("100,000 random and mutated packets: every one an error or a report list that re-encodes to itself")
     func randomPackets() {
         var rng = SplitMix64(state: 0x5EED_0001)
-        let seeds = [SamplePackets.legacyThree, SamplePackets.legacyOne, SamplePackets.extendedTwo,
-                     [0x0E, 0x04, 0x01, 0x0C, 0x20, 0x00]]
+        let seeds = [
+            SamplePackets.legacyThree, SamplePackets.legacyOne, SamplePackets.extendedTwo,
+            [0x0E, 0x04, 0x01, 0x0C, 0x20, 0x00],
+        ]
         var parsed = 0
         var legacyOK = 0
         for i in 0..<100_000 {
@@ -147,7 +178,8 @@ struct HCIEventTests {
             case 0:  // pure noise, any length up to 300
                 p = (0..<Int.random(in: 0...300, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
             case 1:  // noise behind a plausible LE Meta header
-                let body = (0..<Int.random(in: 0...255, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+                let body = (0..<Int.random(in: 0...255, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng)
+                }
                 p = [0x3E, UInt8(body.count), [0x02, 0x0D].randomElement(using: &rng)!] + body.dropFirst()
                 if body.isEmpty { p = [0x3E, 0] }
             default:  // a valid event with 1–3 bytes changed, or cut, or extended

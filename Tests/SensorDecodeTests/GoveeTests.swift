@@ -156,7 +156,7 @@ import Testing
             "both probes 0xFFFF (unplugged): govee-ble reports 0.0 °C, we omit them",
     ]
 
-    @Test(.enabled(if: PeerVector.isAvailable, Comment(rawValue: PeerVector.skipMessage)))
+    @Test(.enabled(if: PeerVector.isAvailable, PeerVector.skipMessage))
     func peerVectorsMatch() {
         let vectors = PeerVector.all.filter { $0.format.hasPrefix("govee_") }
         GroupB.checkVectors(vectors, probes: { $0.device.contains("H5055") }, excluded: Self.excluded)

@@ -114,7 +114,7 @@ import Testing
         "TestRuuviTag.test_ruuvitag_v4": "data format 4 (Eddystone URL) is not decoded (deprecated firmware)",
     ]
 
-    @Test(.enabled(if: PeerVector.isAvailable, Comment(rawValue: PeerVector.skipMessage)))
+    @Test(.enabled(if: PeerVector.isAvailable, PeerVector.skipMessage))
     func peerVectorsMatch() {
         GroupB.checkVectors(
             PeerVector.all.filter { $0.format.hasPrefix("ruuvi_") },

@@ -71,7 +71,7 @@ import Testing
         GroupB.truncations(decoder, value: [0, 0, 0, 4]) { GroupB.name("s") + GroupB.ad(0xFF, $0) }
     }
 
-    @Test(.enabled(if: PeerVector.isAvailable, Comment(rawValue: PeerVector.skipMessage)))
+    @Test(.enabled(if: PeerVector.isAvailable, PeerVector.skipMessage))
     func peerVectorsMatch() {
         GroupB.checkVectors(PeerVector.all.filter { $0.format == "sensorpush" })
     }

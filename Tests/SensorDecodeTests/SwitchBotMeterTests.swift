@@ -72,7 +72,7 @@ import Testing
     }
 
     /// SwitchBot vectors are filed under format `other`; they are picked by device name.
-    @Test(.enabled(if: PeerVector.isAvailable, Comment(rawValue: PeerVector.skipMessage)))
+    @Test(.enabled(if: PeerVector.isAvailable, PeerVector.skipMessage))
     func peerVectorsMatch() {
         let devices: Set<String> = ["Switchbot / Meter TH plus", "THX1/W230150X", "W340001X"]
         GroupB.checkVectors(PeerVector.all.filter { $0.format == "other" && devices.contains($0.device) })

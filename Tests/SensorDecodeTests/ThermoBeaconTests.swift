@@ -71,7 +71,7 @@ import Testing
         GroupB.truncations(decoder, value: Self.frame(temperature: -120)) { GroupB.manufacturer(0x0010, $0) }
     }
 
-    @Test(.enabled(if: PeerVector.isAvailable, Comment(rawValue: PeerVector.skipMessage)))
+    @Test(.enabled(if: PeerVector.isAvailable, PeerVector.skipMessage))
     func peerVectorsMatch() {
         // battery_pct is ignored: the peers derive it from the voltage ((mV − 2000)/10, capped);
         // the device sends only the voltage, which we report and which is checked.

@@ -1,0 +1,125 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import SensorDecode
+import SensorStore
+
+/// `blesensor-log export`: stored readings as CSV (RFC 4180) or JSON lines, streamed in constant
+/// memory from one read snapshot (the logger keeps writing meanwhile).
+enum ExportCommand {
+    static let spec = CommandSpec(
+        name: "export",
+        abstract: "Export stored readings as CSV or JSON lines.",
+        options: [
+            .flag("csv", help: "CSV with a header: time,address,alias,model,<one column per quantity> (default)."),
+            .flag("jsonl", help: "One JSON object per row."),
+            .value("since", "T", help: "From T: ISO 8601 date/time (local unless it has an offset) or 90m, 24h, 7d ago."),
+            .value("until", "T", help: "Up to (not including) T; same forms as --since."),
+            .value("sensor", "ADDR|ALIAS", repeatable: true, help: "Only this sensor (repeatable)."),
+            StoreAccess.dbOption,
+            .flag("local", help: "Times in local time with their offset (default: UTC with Z)."),
+        ],
+        discussion: """
+            Cells of text that a spreadsheet would run as a formula (=, +, -, @) are prefixed with '.
+            EXIT STATUS: 0; 64 bad option or unknown sensor; 66 no database; 74 output or read error.
+            """)
+
+    static let subcommand = Subcommand(spec: spec, run: run)
+
+    /// `--since`/`--until` → a half-open range in µs.
+    static func timeRange(_ args: ParsedArguments, now: Int64) throws(CLIError) -> TimeRange {
+        var range = TimeRange()
+        for (name, keyPath) in [("since", \TimeRange.from), ("until", \TimeRange.to)] {
+            guard let text = args.value(name) else { continue }
+            guard let t = TimeArguments.time(text, nowMicros: now) else {
+                throw .usage("--\(name) wants an ISO 8601 date/time or a duration like 24h, got '\(text)'")
+            }
+            range[keyPath: keyPath] = t
+        }
+        if let f = range.from, let t = range.to, f > t { throw .usage("--until is before --since") }
+        return range
+    }
+
+    static func run(_ args: ParsedArguments) throws(CLIError) -> Int32 {
+        if args.has("csv"), args.has("jsonl") { throw .usage("--csv and --jsonl exclude each other") }
+        let jsonl = args.has("jsonl")
+        let range = try timeRange(args, now: Timestamp.nowMicros())
+        let reader = try StoreAccess.openReader(path: StoreAccess.databasePath(args))
+        let selectors = args.all("sensor").map(SensorSelector.init)
+        let cursor: ExportCursor
+        do { cursor = try reader.export(range: range, sensors: selectors) } catch { throw StoreAccess.cliError(error) }
+        let out = OutputWriter(fd: 1, capacity: 1 << 18)
+        var times = TimeFormatter(local: args.has("local"))
+        let columns = cursor.quantities
+        var columnIndex: [Quantity: Int] = [:]
+        for (i, q) in columns.enumerated() { columnIndex[q] = i }
+        if !jsonl {
+            out.write("time,address,alias,model" + columns.map { "," + CSV.text($0.key) }.joined() + CSV.recordEnd)
+        }
+        var cells = [String?](repeating: nil, count: columns.count)
+        var sensorText: [Int64: String] = [:]  // "address,alias,model" per sensor, escaped once
+        do throws(StoreError) {
+            while let row = try cursor.next() {
+                if jsonl {
+                    var s = "{\"time\":\"" + times.format(row.timeMicros) + "\",\"address\":\"\(row.sensor.address)\""
+                    s += ",\"alias\":" + (row.sensor.alias.map(JSON.string) ?? "null")
+                    s += ",\"model\":" + JSON.string(row.sensor.model) + ",\"samples\":\(row.samples)"
+                    for m in row.measurements {
+                        s += ",\"\(m.quantity.key)\":" + JSON.number(m.value, integer: m.quantity.isInteger)
+                    }
+                    out.write(s + "}\n")
+                } else {
+                    let who = sensorText[row.sensor.id] ?? {
+                        let t = "\(row.sensor.address)," + CSV.text(row.sensor.alias ?? "") + "," + CSV.text(row.sensor.model)
+                        if sensorText.count > 4096 { sensorText.removeAll() }
+                        sensorText[row.sensor.id] = t
+                        return t
+                    }()
+                    for i in cells.indices { cells[i] = nil }
+                    for m in row.measurements {
+                        if let i = columnIndex[m.quantity] { cells[i] = JSON.number(m.value, integer: m.quantity.isInteger) }
+                    }
+                    var line = times.format(row.timeMicros)
+                    line += ","
+                    line += who
+                    for c in cells {
+                        line += ","
+                        if let c { line += c }
+                    }
+                    line += CSV.recordEnd
+                    out.write(line)
+                }
+                if out.failed != nil { break }
+            }
+        } catch {
+            out.flush()
+            throw StoreAccess.cliError(error)
+        }
+        cursor.close()
+        out.flush()
+        if let e = out.failed, e != EPIPE {
+            throw CLIError("cannot write output: \(String(cString: strerror(e)))", code: ExitCode.ioError)
+        }
+        return ExitCode.ok
+    }
+}
+
+/// ISO 8601 time stamps for many rows: UTC with `Z`, or local time with the offset in force at
+/// each instant (looked up once per hour of data, not per row).
+struct TimeFormatter {
+    let local: Bool
+    private var cachedHour: Int64 = .min
+    private var cachedOffset: Int64 = 0
+
+    init(local: Bool) { self.local = local }
+
+    mutating func format(_ micros: Int64) -> String {
+        guard local else { return Timestamp.iso8601(micros: micros, localOffsetSeconds: nil) }
+        let hour = micros / 3_600_000_000
+        if hour != cachedHour {
+            cachedHour = hour
+            cachedOffset = Timestamp.localOffset(atSeconds: micros / 1_000_000)
+        }
+        return Timestamp.iso8601(micros: micros, localOffsetSeconds: cachedOffset)
+    }
+}

@@ -1,0 +1,106 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import AdvScanner
+import SensorDecode
+import SensorStore
+
+/// `blesensor-log replay FILE`: a capture through the same pipeline as `run` (decoders,
+/// downsampling, store), with the times recorded in the capture.
+enum ReplayCommand {
+    static let spec = CommandSpec(
+        name: "replay",
+        abstract: "Feed a btsnoop/pcap/pcapng capture through the logger's pipeline.",
+        arguments: [("FILE", "A capture: btsnoop (btmon -w, Android), pcap or pcapng (tcpdump -i bluetooth0).")],
+        options: [
+            StoreAccess.dbOption,
+            .flag("jsonl", help: "Print the readings as JSON lines instead of storing them."),
+            StoreOptions.interval, StoreOptions.keep, StoreOptions.only,
+            .flag("verbose", short: "v", help: "Log every reading on standard error."),
+        ],
+        discussion: """
+            EXIT STATUS: 0; 64 bad option; 65 the capture is truncated or corrupt (what came before the
+            damage is still stored) or the database is not ours; 66 the capture cannot be opened.
+            """)
+
+    static let subcommand = Subcommand(spec: spec, run: run)
+
+    static func run(_ args: ParsedArguments) throws(CLIError) -> Int32 {
+        let path = args.positionals[0]
+        let verbose = args.has("verbose")
+        let log = EventLog(verbose: verbose)
+        if args.has("jsonl"), args.value("db") != nil { throw .usage("--jsonl and --db exclude each other") }
+        let storeConfig = try StoreOptions.configuration(args)
+        let only = try StoreOptions.onlyAddresses(args)
+
+        let source: any HCIPacketSource
+        do { source = try openCapture(path: path) } catch {
+            if case .system = error { throw CLIError("\(path): \(error)", code: ExitCode.noInput) }
+            throw CLIError("\(path): \(error)", code: ExitCode.dataError)
+        }
+        let dbPath = StoreAccess.databasePath(args)
+        let keys = try KeyFile(databasePath: dbPath).load()
+        var pipeline = Pipeline(registry: Registry.standard(keys: keys), only: only)
+        var extractor = AdvertisementExtractor()
+
+        let out = args.has("jsonl") ? OutputWriter(fd: 1) : nil
+        let store = out == nil
+            ? try StoreAccess.openWriter(path: dbPath, configuration: storeConfig, log: { log.warning($0) }) : nil
+
+        // The store's batch timer runs on the capture's clock, so a replay commits in the same
+        // batches a live run would have.
+        var captureError: SourceError? = nil
+        var packets = 0
+        var clock = 0.0
+        loop: while true {
+            let event: SourceEvent
+            do { event = try source.next(timeout: 0) } catch {
+                captureError = error
+                break
+            }
+            switch event {
+            case .end, .timeout: break loop
+            case .packet(let packet):
+                packets += 1
+                clock = Double(packet.timeMicros) / 1e6
+                for ad in extractor.advertisements(from: packet) {
+                    for r in pipeline.process(ad, onProblem: { log.warning($0) }) {
+                        if let out {
+                            out.write(JSON.reading(r, includeTime: true) + "\n")
+                        } else if !r.measurements.isEmpty {
+                            store!.add(r, now: clock)
+                            if verbose { log.debug(JSON.reading(r, includeTime: true)) }
+                        }
+                    }
+                }
+                if let store, packets % 4096 == 0 { store.tick(now: clock) }
+                if let out, out.failed != nil { break loop }
+            }
+        }
+        var status = ExitCode.ok
+        if let out {
+            out.flush()
+            if let e = out.failed, e != EPIPE {
+                throw CLIError("cannot write output: \(String(cString: strerror(e)))", code: ExitCode.ioError)
+            }
+        }
+        if let store {
+            do { try store.close(now: clock) } catch {
+                log.error("\(store.pendingRows) rows could not be committed: \(error)")
+                status = ExitCode.ioError
+            }
+        }
+        if extractor.malformedEvents > 0 {
+            log.warning("\(path): \(extractor.malformedEvents) malformed HCI events skipped (first: \(extractor.firstMalformed!))")
+        }
+        let stored = store.map { ", \($0.statistics.committedRows) rows stored in \(dbPath)" } ?? ""
+        if store != nil || verbose {
+            log.info("\(path): \(packets) packets, \(pipeline.advertisements) advertisements, \(pipeline.readings) readings\(stored)")
+        }
+        if let captureError {
+            printError("Error: \(path): \(captureError)")
+            return status == ExitCode.ok ? ExitCode.dataError : status
+        }
+        return status
+    }
+}
