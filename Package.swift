@@ -19,6 +19,7 @@ let package = Package(
         .target(name: "AdvScanner", dependencies: ["CBlueZHCI", "SensorDecode"]),
         .target(name: "SensorStore", dependencies: ["CSQLite", "SensorDecode"]),
         .executableTarget(name: "blesensor-log", dependencies: ["AdvScanner", "SensorDecode", "SensorStore"]),
+        .executableTarget(name: "blesensor-bench", dependencies: ["SensorDecode", "AdvScanner", "SensorStore"]),
         // Drives SensorStore as a real process for the crash/disk-full tests and benchmarks; not a product.
         .executableTarget(name: "store-torture", dependencies: ["SensorStore", "SensorDecode"]),
         // Test-only helpers shared by the test targets (seeded random input).

@@ -1,0 +1,208 @@
+#!/usr/bin/env python3
+"""The peers' side of scripts/bench: Python decoders and sqlite3 on the same data, in the same run.
+
+Subcommands (each prints one line `key=value ...` that scripts/bench reads):
+  vectors VECTORS.jsonl OUT.txt     the mixed vector set as `AA:BB:CC:DD:EE:FF <AD hex>` lines, the
+                                    input of `blesensor-bench decode` (written to a temp dir, never
+                                    into the repo: the vectors are other projects' data)
+  bleparser VECTORS.jsonl           advertisements/s through bleparser's BleParser.parse_raw_data,
+                                    fed the HCI LE Advertising Report event built from the AD bytes
+                                    (the way ble_monitor's own tests feed it)
+  theengs VECTORS.jsonl             advertisements/s through TheengsDecoder.decodeBLE, fed the JSON
+                                    document Theengs Gateway builds (id, name, manufacturerdata with
+                                    its company id, servicedata + servicedatauuid)
+  ingest SRC.db DST.db BATCH        rows/s of sqlite3.executemany inserting the rows that
+                                    blesensor-bench wrote into SRC.db, into the same table in DST.db
+
+Only the decode call is timed: building HCI packets or JSON strings happens once, before the clock
+starts, exactly as the Swift side parses its hex once. Rates are the median of several rounds.
+"""
+import json
+import re
+import logging
+import os
+import statistics
+import sys
+import time
+
+ADDRESS = re.compile(r"[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}")
+
+
+def load_advertisements(path):
+    """(address text, AD bytes) for every vector with AD bytes, in file order."""
+    out = []
+    for n, line in enumerate(open(path, encoding="utf-8")):
+        line = line.strip()
+        if not line:
+            continue
+        rec = json.loads(line)
+        ad_hex = rec.get("raw_adv_hex") or rec.get("adv_hex_synthesized")
+        if not ad_hex:
+            continue
+        address = rec.get("address") or ""
+        if not ADDRESS.fullmatch(address):
+            # Missing, or a macOS CoreBluetooth UUID in the peer's test: a placeholder per vector.
+            address = "00:00:00:00:%02X:%02X" % (n >> 8 & 0xFF, n & 0xFF)
+        out.append((address.upper(), bytes.fromhex(ad_hex)))
+    return out
+
+
+def ad_structures(ad):
+    """(type, payload) of each AD structure; stops at a zero length or an overrun (like btmon)."""
+    i = 0
+    while i < len(ad):
+        length = ad[i]
+        if length == 0 or i + 1 + length > len(ad):
+            break
+        yield ad[i + 1], ad[i + 2 : i + 1 + length]
+        i += 1 + length
+
+
+def timed_rate(fn, items, rounds, min_seconds):
+    """Median items/s over `rounds` rounds of at least `min_seconds` each; also fn's hit count."""
+    rates = []
+    hits = sum(1 for x in items if fn(x))
+    for _ in range(rounds):
+        n = 0
+        start = time.perf_counter()
+        while True:
+            for x in items:
+                fn(x)
+            n += len(items)
+            elapsed = time.perf_counter() - start
+            if elapsed >= min_seconds:
+                break
+        rates.append(n / elapsed)
+    return statistics.median(rates), hits
+
+
+def hci_event(address, ad, rssi=-60):
+    """HCI LE Meta / LE Advertising Report event with one report, with the H4 indicator 0x04:
+    04 3E len 02 01 evt_type addr_type addr(6, LE) data_len data rssi."""
+    addr = bytes.fromhex(address.replace(":", ""))[::-1]
+    body = bytes([0x02, 0x01, 0x00, 0x00]) + addr + bytes([len(ad)]) + ad + bytes([rssi & 0xFF])
+    return bytes([0x04, 0x3E, len(body)]) + body
+
+
+def theengs_json(address, ad, rssi=-60):
+    doc = {"id": address, "rssi": rssi}
+    for t, p in ad_structures(ad):
+        if t in (0x08, 0x09) and "name" not in doc:
+            doc["name"] = p.decode("utf-8", "replace")
+        elif t == 0xFF and "manufacturerdata" not in doc:
+            doc["manufacturerdata"] = p.hex()
+        elif t == 0x16 and len(p) >= 2 and "servicedata" not in doc:
+            doc["servicedatauuid"] = "0x%04x" % (p[0] | p[1] << 8)
+            doc["servicedata"] = p[2:].hex()
+    return json.dumps(doc)
+
+
+def cmd_vectors(src, dst):
+    ads = load_advertisements(src)
+    with open(dst, "w", encoding="ascii") as f:
+        for address, ad in ads:
+            f.write("%s %s\n" % (address, ad.hex()))
+    print("vectors=%d" % len(ads))
+
+
+def cmd_bleparser(src, rounds, min_seconds):
+    logging.disable(logging.CRITICAL)
+    from bleparser import BleParser
+
+    parser = BleParser()
+    # Legacy reports carry at most 255 AD bytes in this framing; longer (extended) ones are skipped.
+    packets = [hci_event(a, ad) for a, ad in load_advertisements(src) if len(ad) <= 240]
+
+    raised = set()
+
+    def one(p):
+        # bleparser raises on some real frames (e.g. a TypeError in smartdry); its caller,
+        # ble_monitor, survives those, so the benchmark does too and counts them.
+        try:
+            sensor, _tracker = parser.parse_raw_data(p)
+        except Exception:
+            raised.add(p)
+            return False
+        return sensor is not None
+
+    # Some bleparser decoders print() on every frame ("packet_id is …"); send that to /dev/null
+    # so that the terminal's speed is not part of the measurement.
+    real_stdout = sys.stdout
+    sys.stdout = open(os.devnull, "w")
+    try:
+        rate, hits = timed_rate(one, packets, rounds, min_seconds)
+    finally:
+        sys.stdout.close()
+        sys.stdout = real_stdout
+    print("adv_per_s=%.0f decoded=%d total=%d raised=%d" % (rate, hits, len(packets), len(raised)))
+
+
+def cmd_theengs(src, rounds, min_seconds):
+    from TheengsDecoder import decodeBLE
+
+    docs = [theengs_json(a, ad) for a, ad in load_advertisements(src)]
+
+    def one(d):
+        return decodeBLE(d) is not None
+
+    rate, hits = timed_rate(one, docs, rounds, min_seconds)
+    print("adv_per_s=%.0f decoded=%d total=%d" % (rate, hits, len(docs)))
+
+
+def cmd_ingest(src, dst, batch):
+    """Reads the rows blesensor-bench wrote through SensorStore (table `readings`, in key order)
+    and inserts the same rows with executemany into a fresh file with the same table and index
+    definitions and the same settings the store uses (WAL, synchronous=NORMAL), one transaction
+    per `batch` rows. Only the inserts are timed."""
+    import sqlite3
+
+    source = sqlite3.connect(src)
+    ddl = [
+        r[0]
+        for r in source.execute(
+            "SELECT sql FROM sqlite_schema WHERE tbl_name = 'readings' AND sql IS NOT NULL ORDER BY type DESC"
+        )
+    ]
+    rows = source.execute("SELECT time_us, sensor_id, samples, data FROM readings ORDER BY time_us, sensor_id").fetchall()
+    source.close()
+    con = sqlite3.connect(dst, isolation_level=None)
+    con.execute("PRAGMA journal_mode=WAL")
+    con.execute("PRAGMA synchronous=NORMAL")
+    for sql in ddl:
+        con.execute(sql)
+    start = time.perf_counter()
+    for i in range(0, len(rows), batch):
+        con.execute("BEGIN")
+        con.executemany("INSERT INTO readings (time_us, sensor_id, samples, data) VALUES (?, ?, ?, ?)", rows[i : i + batch])
+        con.execute("COMMIT")
+    elapsed = time.perf_counter() - start
+    con.close()
+    print("rows_per_s=%.0f rows=%d" % (len(rows) / elapsed, len(rows)))
+
+
+def main(argv):
+    if len(argv) < 2:
+        print(__doc__, file=sys.stderr)
+        return 64
+    cmd = argv[1]
+    rounds = 5
+    min_seconds = 0.5
+    if "--quick" in argv:
+        argv = [a for a in argv if a != "--quick"]
+        rounds, min_seconds = 3, 0.2
+    if cmd == "vectors" and len(argv) == 4:
+        cmd_vectors(argv[2], argv[3])
+    elif cmd == "bleparser" and len(argv) == 3:
+        cmd_bleparser(argv[2], rounds, min_seconds)
+    elif cmd == "theengs" and len(argv) == 3:
+        cmd_theengs(argv[2], rounds, min_seconds)
+    elif cmd == "ingest" and len(argv) == 5:
+        cmd_ingest(argv[2], argv[3], int(argv[4]))
+    else:
+        print(__doc__, file=sys.stderr)
+        return 64
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
