@@ -57,6 +57,8 @@ enum ExportCommand {
             out.write("time,address,alias,model" + columns.map { "," + CSV.text($0.key) }.joined() + CSV.recordEnd)
         }
         var cells = [Double?](repeating: nil, count: columns.count)
+        var lastQuantities: [Quantity] = []
+        var lastColumns: [Int] = []
         var sensorText: [Int64: [UInt8]] = [:]  // ",address,alias,model" per sensor, escaped once
         do throws(StoreError) {
             while let row = try cursor.next() {
@@ -77,9 +79,13 @@ enum ExportCommand {
                         return t
                     }()
                     for i in cells.indices { cells[i] = nil }
-                    for m in row.measurements {
-                        if let i = columnIndex[m.quantity] { cells[i] = m.value }
+                    // Rows of one sensor carry the same quantities: reuse the last row's column
+                    // positions when its quantity list is the same (no hashing per value).
+                    if !row.measurements.elementsEqual(lastQuantities, by: { $0.quantity == $1 }) {
+                        lastQuantities = row.measurements.map(\.quantity)
+                        lastColumns = lastQuantities.map { columnIndex[$0] ?? -1 }
                     }
+                    for (k, m) in row.measurements.enumerated() where lastColumns[k] >= 0 { cells[lastColumns[k]] = m.value }
                     out.append { buffer in
                         times.append(row.timeMicros, to: &buffer)
                         buffer.append(contentsOf: who)

@@ -69,6 +69,10 @@ enum Timestamp {
         let days = s >= 0 ? s / 86400 : (s - 86399) / 86400
         let sod = s - days * 86400
         let (y, m, d) = civil(fromDays: days)
+        func two(_ v: Int64) {
+            out.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: v / 10))
+            out.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: v % 10))
+        }
         func digits(_ v: Int64, _ n: Int) {
             var div: Int64 = 1
             for _ in 1..<n { div *= 10 }
@@ -79,12 +83,12 @@ enum Timestamp {
                 div /= 10
             }
         }
-        if y >= 0 && y <= 9999 { digits(y, 4) } else { out.append(contentsOf: String(y).utf8) }
-        out.append(UInt8(ascii: "-")); digits(m, 2)
-        out.append(UInt8(ascii: "-")); digits(d, 2)
-        out.append(UInt8(ascii: "T")); digits(sod / 3600, 2)
-        out.append(UInt8(ascii: ":")); digits(sod / 60 % 60, 2)
-        out.append(UInt8(ascii: ":")); digits(sod % 60, 2)
+        if y >= 0 && y <= 9999 { two(y / 100); two(y % 100) } else { out.append(contentsOf: String(y).utf8) }
+        out.append(UInt8(ascii: "-")); two(m)
+        out.append(UInt8(ascii: "-")); two(d)
+        out.append(UInt8(ascii: "T")); two(sod / 3600)
+        out.append(UInt8(ascii: ":")); two(sod / 60 % 60)
+        out.append(UInt8(ascii: ":")); two(sod % 60)
         if frac != 0 {
             out.append(UInt8(ascii: "."))
             digits(frac, 6)
@@ -94,9 +98,9 @@ enum Timestamp {
         } else {
             out.append(offset < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
             let a = abs(offset)
-            digits(a / 3600, 2)
+            two(a / 3600)
             out.append(UInt8(ascii: ":"))
-            digits(a / 60 % 60, 2)
+            two(a / 60 % 60)
         }
     }
 }
