@@ -22,9 +22,11 @@ let package = Package(
         .executableTarget(name: "blesensor-bench", dependencies: ["SensorDecode", "AdvScanner", "SensorStore"]),
         // Drives SensorStore as a real process for the crash/disk-full tests and benchmarks; not a product.
         .executableTarget(name: "store-torture", dependencies: ["SensorStore", "SensorDecode"]),
-        .testTarget(name: "SensorDecodeTests", dependencies: ["SensorDecode"]),
-        .testTarget(name: "SensorStoreTests", dependencies: ["SensorStore", "SensorDecode", "store-torture"]),
-        .testTarget(name: "AdvScannerTests", dependencies: ["AdvScanner", "SensorDecode"]),
-        .testTarget(name: "CLITests", dependencies: ["SensorDecode"]),
+        // Test-only helpers shared by the test targets (seeded random input).
+        .target(name: "TestSupport", path: "Sources/TestSupport"),
+        .testTarget(name: "SensorDecodeTests", dependencies: ["SensorDecode", "TestSupport"]),
+        .testTarget(name: "SensorStoreTests", dependencies: ["TestSupport", "SensorStore", "SensorDecode", "store-torture"]),
+        .testTarget(name: "AdvScannerTests", dependencies: ["TestSupport", "AdvScanner", "SensorDecode"]),
+        .testTarget(name: "CLITests", dependencies: ["SensorDecode", "AdvScanner"]),
     ]
 )

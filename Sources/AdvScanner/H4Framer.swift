@@ -8,6 +8,8 @@
 /// | 0x04      | event  | code (1) · length (1)               | byte 1                   |
 /// | 0x05      | ISO    | handle+flags (2) · length (2, LE)   | bytes 2–3, low 14 bits   |
 ///
+/// Only the controller → host direction is framed: 0x01 counts as garbage.
+///
 /// H4 has no sync word or checksum, so framing is lost for good if one byte goes missing (a UART
 /// overrun, attaching in the middle of a packet: vm-e2e finding 11). Resynchronisation rule: a
 /// byte that is not a known indicator, an event whose code is not one a controller sends (0x00,
@@ -44,7 +46,8 @@ public struct H4Framer: Sendable {
         var out: [(HCIPacketType, [UInt8])] = []
         while start < buffer.count {
             let indicator = buffer[start]
-            guard let type = HCIPacketType(rawValue: indicator) else {
+            // Controllers never send commands (0x01): in this direction it is garbage too.
+            guard let type = HCIPacketType(rawValue: indicator), type != .command else {
                 start += 1
                 skippedBytes += 1
                 continue

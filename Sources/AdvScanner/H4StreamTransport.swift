@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// An external controller reached as an H4 byte stream: `tcp:HOST:PORT` (a Bumble virtual
@@ -58,7 +58,8 @@ public final class H4StreamTransport: ScanTransport {
         close()
         switch endpoint {
         case .tcp(let host, let port): fd = try Self.connectTCP(host: host, port: port, name: name)
-        case .serial(let path, let baud, let rtscts): fd = try Self.openSerial(path: path, baud: baud, rtscts: rtscts, name: name)
+        case .serial(let path, let baud, let rtscts):
+            fd = try Self.openSerial(path: path, baud: baud, rtscts: rtscts, name: name)
         }
     }
 
@@ -69,10 +70,15 @@ public final class H4StreamTransport: ScanTransport {
         let deadline = Clock.monotonic() + 2
         while off < packet.count {
             let n = packet.withUnsafeBytes { p -> Int in
-                if case .tcp = endpoint { return Glibc.send(fd, p.baseAddress! + off, p.count - off, Int32(MSG_NOSIGNAL)) }
+                if case .tcp = endpoint {
+                    return Glibc.send(fd, p.baseAddress! + off, p.count - off, Int32(MSG_NOSIGNAL))
+                }
                 return Glibc.write(fd, p.baseAddress! + off, p.count - off)
             }
-            if n > 0 { off += n; continue }
+            if n > 0 {
+                off += n
+                continue
+            }
             let e = errno
             if n < 0, e == EINTR { continue }
             if n < 0, e == EAGAIN || e == EWOULDBLOCK {
@@ -143,28 +149,41 @@ public final class H4StreamTransport: ScanTransport {
         var ai: UnsafeMutablePointer<addrinfo>? = first
         while let a = ai {
             ai = a.pointee.ai_next
-            let s = socket(a.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-            if s < 0 { lastErrno = errno; continue }
+            let s = socket(
+                a.pointee.ai_family,
+                Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            if s < 0 {
+                lastErrno = errno
+                continue
+            }
             var ok = Glibc.connect(s, a.pointee.ai_addr, a.pointee.ai_addrlen) == 0
             if !ok, errno == EINPROGRESS {
                 var pfd = pollfd(fd: s, events: Int16(POLLOUT), revents: 0)
                 if poll(&pfd, 1, 5000) == 1 {
                     var soErr: Int32 = 0
                     var len = socklen_t(MemoryLayout<Int32>.size)
-                    if getsockopt(s, SOL_SOCKET, SO_ERROR, &soErr, &len) == 0, soErr == 0 { ok = true } else { lastErrno = soErr }
+                    if getsockopt(s, SOL_SOCKET, SO_ERROR, &soErr, &len) == 0, soErr == 0 {
+                        ok = true
+                    } else {
+                        lastErrno = soErr
+                    }
                 } else {
                     lastErrno = ETIMEDOUT
                 }
             } else if !ok {
                 lastErrno = errno
             }
-            guard ok else { _ = Glibc.close(s); continue }
+            guard ok else {
+                _ = Glibc.close(s)
+                continue
+            }
             var one: Int32 = 1
             // Without TCP_NODELAY every command round trip can gain ~40 ms; not fatal, so only noted.
             _ = setsockopt(s, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
             return s
         }
-        if lastErrno == ECONNREFUSED || lastErrno == ETIMEDOUT || lastErrno == EHOSTUNREACH || lastErrno == ENETUNREACH {
+        if lastErrno == ECONNREFUSED || lastErrno == ETIMEDOUT || lastErrno == EHOSTUNREACH || lastErrno == ENETUNREACH
+        {
             throw .unavailable("\(name): \(SourceError.strerror(lastErrno).lowercased())")
         }
         throw .system(call: "connect", errno: lastErrno, detail: name)
@@ -195,7 +214,9 @@ public final class H4StreamTransport: ScanTransport {
         let fd = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else {
             let e = errno
-            if e == ENOENT || e == ENODEV || e == ENXIO { throw .unavailable("\(name): \(SourceError.strerror(e).lowercased())") }
+            if e == ENOENT || e == ENODEV || e == ENXIO {
+                throw .unavailable("\(name): \(SourceError.strerror(e).lowercased())")
+            }
             throw .system(call: "open", errno: e, detail: name)
         }
         var tio = termios()
@@ -235,7 +256,8 @@ public enum TransportSpec: Sendable, Equatable, CustomStringConvertible {
         }
         if text.hasPrefix("tcp:") {
             let rest = text.dropFirst(4)
-            guard let colon = rest.lastIndex(of: ":"), let port = UInt16(rest[rest.index(after: colon)...]), port > 0 else {
+            guard let colon = rest.lastIndex(of: ":"), let port = UInt16(rest[rest.index(after: colon)...]), port > 0
+            else {
                 return .failure(.configuration("'\(text)': expected tcp:HOST:PORT"))
             }
             var host = String(rest[..<colon])
@@ -246,7 +268,10 @@ public enum TransportSpec: Sendable, Equatable, CustomStringConvertible {
         if text.hasPrefix("serial:") {
             var parts = text.dropFirst(7).split(separator: ":", omittingEmptySubsequences: false).map(String.init)
             var rtscts = false
-            if parts.last == "rtscts" { rtscts = true; parts.removeLast() }
+            if parts.last == "rtscts" {
+                rtscts = true
+                parts.removeLast()
+            }
             var baud = 1_000_000
             if parts.count == 2 {
                 guard let b = Int(parts[1]), H4StreamTransport.baudConstant(b) != nil else {

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import SensorDecode
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// HCI command packets a passive scanner sends (Core Specification Vol 4 Part E §5.4.1, §7), and
 /// the channel that sends one and waits for its answer.
@@ -100,7 +101,9 @@ public struct HCICommand: Sendable, Equatable, CustomStringConvertible {
     }
 
     private static func le16(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
-    private static func le64(_ v: UInt64) -> [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: v >> (8 * UInt64($0))) } }
+    private static func le64(_ v: UInt64) -> [UInt8] {
+        (0..<8).map { UInt8(truncatingIfNeeded: v >> (8 * UInt64($0))) }
+    }
 
     public static let reset = HCICommand(opcode: HCIOpcode.reset)
     public static let readLocalSupportedCommands = HCICommand(opcode: HCIOpcode.readLocalSupportedCommands)
@@ -276,7 +279,7 @@ public final class CommandChannel {
             case .timeout: continue
             case .end: throw .ended(opcode: command.opcode)
             case .packet(let p):
-                observer?(p)
+                if p.bytes.first != HCIEventCode.stackInternal { observer?(p) }  // kernel-made, not wire traffic
                 if let r = Self.answer(to: command.opcode, in: p) { return r }
                 keep(p)
             }

@@ -19,8 +19,9 @@ public enum HCIEventCode {
     public static let hardwareError: UInt8 = 0x10
     /// `subevent code (1) | subevent parameters`
     public static let leMeta: UInt8 = 0x3E
-    /// BlueZ stack-internal event (not on the wire; raw sockets bound to HCI_DEV_NONE):
-    /// `type (1) | data`, type 0x01 = device event: `event (2, LE) | dev_id (2, LE)`.
+    /// BlueZ stack-internal event (not on the wire; raw sockets bound to HCI_DEV_NONE), BlueZ's
+    /// `evt_stack_internal`: `type (2, LE) | data`; type 0x0001 is a device event (`evt_si_device`):
+    /// `event (2, LE) | dev_id (2, LE)`, 6 parameter bytes in all.
     public static let stackInternal: UInt8 = 0xFD
 }
 
@@ -127,10 +128,10 @@ extension HCIEvent {
                 .success(.hardwareError(code: p.u8(0)))
             },
             Row(code: HCIEventCode.leMeta, name: "LE Meta", minLength: 1, parse: parseLEMeta),
-            Row(code: HCIEventCode.stackInternal, name: "Stack Internal", minLength: 1) { p in
-                // Only device events (type 1, 4 bytes) are interpreted.
-                if p.u8(0) == 0x01, p.count >= 5 {
-                    return .success(.deviceEvent(event: p.le16(1), devID: p.le16(3)))
+            Row(code: HCIEventCode.stackInternal, name: "Stack Internal", minLength: 2) { p in
+                // Only device events (type 1, then 4 bytes) are interpreted.
+                if p.le16(0) == 0x0001, p.count == 6 {
+                    return .success(.deviceEvent(event: p.le16(2), devID: p.le16(4)))
                 }
                 return .success(.unknown(code: HCIEventCode.stackInternal, parameters: Array(p)))
             },

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CBlueZHCI
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A Linux adapter `hciN` through raw HCI sockets (AF_BLUETOOTH / SOCK_RAW / BTPROTO_HCI,
 /// HCI_CHANNEL_RAW), shared with the kernel and with bluetoothd.
@@ -52,10 +53,14 @@ public final class HCISocketTransport: ScanTransport {
 
     /// A raw HCI socket, or the error a user can act on.
     static func rawSocket(_ name: String) throws(SourceError) -> Int32 {
-        let s = socket(AF_BLUETOOTH, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), BTPROTO_HCI)
+        let s = socket(
+            AF_BLUETOOTH, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue),
+            BTPROTO_HCI)
         guard s >= 0 else {
             let e = errno
-            if e == EAFNOSUPPORT { throw .unavailable("this kernel has no Bluetooth support (socket(AF_BLUETOOTH): EAFNOSUPPORT)") }
+            if e == EAFNOSUPPORT {
+                throw .unavailable("this kernel has no Bluetooth support (socket(AF_BLUETOOTH): EAFNOSUPPORT)")
+            }
             throw .system(call: "socket(AF_BLUETOOTH)", errno: e, detail: name)
         }
         return s
@@ -68,7 +73,9 @@ public final class HCISocketTransport: ScanTransport {
         addr.hci_dev = dev
         addr.hci_channel = UInt16(HCI_CHANNEL_RAW)
         let b = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(s, $0, socklen_t(MemoryLayout<sockaddr_hci>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(s, $0, socklen_t(MemoryLayout<sockaddr_hci>.size))
+            }
         }
         guard b == 0 else {
             let e = errno
@@ -102,7 +109,10 @@ public final class HCISocketTransport: ScanTransport {
         do {
             try Self.bindAndFilter(
                 s, dev: devID,
-                events: [HCIEventCode.commandComplete, HCIEventCode.commandStatus, HCIEventCode.hardwareError, HCIEventCode.leMeta],
+                events: [
+                    HCIEventCode.commandComplete, HCIEventCode.commandStatus, HCIEventCode.hardwareError,
+                    HCIEventCode.leMeta,
+                ],
                 name: name)
         } catch {
             _ = Glibc.close(s)
@@ -126,7 +136,9 @@ public final class HCISocketTransport: ScanTransport {
             if n == packet.count { return }
             let e = n < 0 ? errno : EIO
             if e == EINTR { continue }
-            if e == EPERM { throw .system(call: "write", errno: e, detail: "\(name): sending HCI commands needs CAP_NET_RAW") }
+            if e == EPERM {
+                throw .system(call: "write", errno: e, detail: "\(name): sending HCI commands needs CAP_NET_RAW")
+            }
             throw .system(call: "write", errno: e, detail: name)
         }
     }
@@ -166,9 +178,7 @@ public final class HCISocketTransport: ScanTransport {
                 guard bytes.count >= 8, bytes[0] == HCIEventCode.stackInternal, bytes[2] == 0x01, bytes[3] == 0x00,
                     UInt16(bytes[6]) | UInt16(bytes[7]) << 8 == devID
                 else { continue }
-                // Re-shaped to what HCIEvent parses: type (1) | event (2) | dev_id (2).
-                let shaped: [UInt8] = [HCIEventCode.stackInternal, 5, 0x01, bytes[4], bytes[5], bytes[6], bytes[7]]
-                return HCIPacket(type: .event, bytes: shaped, incoming: true, timeMicros: Clock.wallMicros())
+                return HCIPacket(type: .event, bytes: bytes, incoming: true, timeMicros: Clock.wallMicros())
             }
             return HCIPacket(type: .event, bytes: bytes, incoming: true, timeMicros: Clock.wallMicros())
         }

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import SensorDecode
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Scan control: the conversation with the controller that keeps advertising reports flowing for
 /// months — through adapters going down and up, unplugs, dropped connections, other programs
@@ -41,18 +42,26 @@ import SensorDecode
 ///
 /// Choosing the command set: Read Local Supported Commands (octet 37 bits 5–6 = extended scan).
 /// Extended is tried first where supported (newer controllers answer legacy commands with Command
-/// Disallowed once anything used extended ones). Any Command Disallowed moves on to the other set;
+/// Disallowed once anything used extended ones); a silence re-arm tries the other set first, in
+/// case the one in use is accepted but reports nothing. Any Command Disallowed moves on to the other set;
 /// when both are disallowed, another program is scanning: we listen anyway and never switch its
 /// scan off. Scanning is passive with duplicate filtering off (a filter would freeze readings).
+/// A raw socket without CAP_NET_RAW cannot send commands (EPERM): we also just listen.
+///
+/// Who owns the controller: over H4 we are its only host, so `arm()` starts with HCI Reset and
+/// installs the event masks (`HCIEventMasks`: LE Meta, LE Advertising Report, LE Extended
+/// Advertising Report); on a raw socket the kernel owns both and we send neither.
 ///
 /// Logging: each transition is logged once at `.info`; repeats of the same condition (another
 /// failed reconnect, another silent minute) go to `.debug`, so a months-long outage is a few lines.
-/// Not thread-safe: one loop owns a `Scanner`.
+/// Not thread-safe: one loop owns a `LiveScanner`.
 
 /// What the scanner logs, and where. Lines are complete sentences without trailing newline.
 public struct ScanLog: Sendable {
     public enum Level: Int, Sendable, Comparable {
-        case debug = 0, info = 1, warning = 2
+        case debug = 0
+        case info = 1
+        case warning = 2
         public static func < (a: Level, b: Level) -> Bool { a.rawValue < b.rawValue }
     }
 
@@ -89,11 +98,15 @@ public struct ScanConfig: Sendable, Equatable {
 
     /// Interval and window in 0.625 ms slots, or why they are unusable.
     public func slots() -> Result<(interval: UInt16, window: UInt16), ScanError> {
-        guard intervalMs.isFinite, windowMs.isFinite else { return .failure(.configuration("interval/window must be numbers")) }
+        guard intervalMs.isFinite, windowMs.isFinite else {
+            return .failure(.configuration("interval/window must be numbers"))
+        }
         guard (2.5...10240).contains(intervalMs), (2.5...10240).contains(windowMs) else {
             return .failure(.configuration("interval and window must be between 2.5 and 10240 ms"))
         }
-        guard windowMs <= intervalMs else { return .failure(.configuration("the window cannot be longer than the interval")) }
+        guard windowMs <= intervalMs else {
+            return .failure(.configuration("the window cannot be longer than the interval"))
+        }
         return .success((UInt16((intervalMs / 0.625).rounded()), UInt16((windowMs / 0.625).rounded())))
     }
 }
@@ -155,7 +168,7 @@ public struct ScanStats: Sendable, Equatable {
 }
 
 /// The scanner: scan control state machine plus (in ScanLoop.swift) the poll loop.
-public final class Scanner {
+public final class LiveScanner {
     public enum State: Sendable, Equatable {
         case closed
         case scanning
@@ -190,6 +203,11 @@ public final class Scanner {
     /// Set on a kernel DOWN: someone powered the adapter off on purpose; wait for their UP.
     private var adminDown = false
     private var upPermissionLogged = false
+    private var sendPermissionLogged = false
+    /// The set the next arm tries first (after a silent period on the other one).
+    private var flipTo: ScanCommandSet?
+    /// The start-up line (adapter, command set) has been logged.
+    private var announced = false
     /// Polled during command waits so a stop request is honoured within ≤ 1 s.
     var interrupted: () -> Bool = { false }
 
@@ -208,7 +226,8 @@ public final class Scanner {
         }
     }
 
-    /// The `--capture` hook: sees every packet sent and received.
+    /// The `--capture` hook: sees every command sent and every packet received from the controller
+    /// (not the kernel's device events), in order, with its wall-clock time.
     public var packetObserver: ((HCIPacket) -> Void)? {
         get { channel.observer }
         set { channel.observer = newValue }
@@ -226,7 +245,7 @@ public final class Scanner {
             case .unavailable(let why): throw .unavailable(why)
             case .system(let call, let e, _) where e == EAFNOSUPPORT && call.hasPrefix("socket"):
                 throw .unavailable("this kernel has no Bluetooth support (socket(AF_BLUETOOTH): EAFNOSUPPORT)")
-            default: throw .unavailable("\(transport.name): \(error)")
+            default: throw .unavailable(error.description)  // .system names the device itself
             }
         }
         lastAdvertisement = now
@@ -240,7 +259,8 @@ public final class Scanner {
         case .up:
             state = .scanning
             if arm(now: now) {
-                log.info("\(transport.name): \(scanDescription)")
+                announced = true
+                log.info("\(transport.name): \(scanDescription)" + (startupNote.map { "; " + $0 } ?? ""))
             } else {
                 transportFailed("could not start scanning", now: now)
             }
@@ -249,14 +269,19 @@ public final class Scanner {
 
     /// Runs the arming sequence on an open transport; `true` when we scan (or listen to someone
     /// else's scan). On `false` the caller moves to reopening.
+    /// - Parameter reset: send HCI Reset first (owned controllers, after opening or a Hardware
+    ///   Error); the silence watchdog re-arms without it.
     @discardableResult
-    func arm(now: Double) -> Bool {
+    func arm(now: Double, reset: Bool = true) -> Bool {
         assembler = ReportAssembler()
         sharedScan = false
         do {
-            if transport.ownsController {
+            if transport.ownsController, reset {
                 let r = try run(.reset)
-                guard r.ok else { log.warning("\(transport.name): Reset failed: \(HCIStatus.name(r.status))"); return false }
+                guard r.ok else {
+                    log.warning("\(transport.name): Reset failed: \(HCIStatus.name(r.status))")
+                    return false
+                }
                 weEnabled = false  // a reset stops scanning
             }
             if supported == nil {
@@ -264,18 +289,37 @@ public final class Scanner {
                 if r.ok, let s = SupportedCommands(r.returnParameters) {
                     supported = s
                 } else {
-                    log.debug("\(transport.name): Read Local Supported Commands: \(HCIStatus.name(r.status)); assuming legacy scan commands")
+                    log.debug(
+                        "\(transport.name): Read Local Supported Commands: \(HCIStatus.name(r.status)); assuming legacy scan commands"
+                    )
                 }
             }
-            if transport.ownsController {
+            if transport.ownsController, reset {
                 for cmd in [HCICommand.setEventMask(HCIEventMasks.page1), .leSetEventMask(HCIEventMasks.le)] {
                     let r = try run(cmd)
-                    if !r.ok { log.debug("\(transport.name): \(HCIOpcode.name(cmd.opcode)): \(HCIStatus.name(r.status))") }
+                    if !r.ok {
+                        log.debug("\(transport.name): \(HCIOpcode.name(cmd.opcode)): \(HCIStatus.name(r.status))")
+                    }
                 }
             }
             let extendedListed = supported?.extendedScan ?? false
-            let order: [ScanCommandSet] =
+            var order: [ScanCommandSet] =
                 extendedListed && config.preferExtended ? [.extended, .legacy] : [.legacy, .extended]
+            if let flip = flipTo {
+                // The last arm was followed by silence: try the other set first this time.
+                order = [flip, flip == .legacy ? .extended : .legacy]
+                flipTo = nil
+            }
+            if weEnabled, let current = commandSet {
+                // Parameters cannot change while scanning, and the two sets cannot be mixed: our own
+                // scan goes off first. Command Disallowed here means someone already stopped it.
+                let off: HCICommand = current == .legacy ? .leSetScanEnable(false) : .leSetExtendedScanEnable(false)
+                let r = try run(off)
+                if !r.ok {
+                    log.debug("\(transport.name): \(HCIOpcode.name(off.opcode)) (off): \(HCIStatus.name(r.status))")
+                }
+                weEnabled = false
+            }
             var refusals: [String] = []
             for set in order {
                 switch try enable(set) {
@@ -289,7 +333,10 @@ public final class Scanner {
                 case .failed(let what):
                     // Unknown command / unsupported on this set: the other set may still work.
                     refusals.append("\(set): \(what)")
-                    if set == order.last { log.warning("\(transport.name): cannot start scanning (\(refusals.joined(separator: "; ")))"); return false }
+                    if set == order.last {
+                        log.warning("\(transport.name): cannot start scanning (\(refusals.joined(separator: "; ")))")
+                        return false
+                    }
                 }
             }
             if refusals.allSatisfy({ $0.contains("Disallowed") }) {
@@ -298,14 +345,30 @@ public final class Scanner {
                 weEnabled = false
                 sharedScan = true
                 lastAdvertisement = now
-                log.info("\(transport.name): scanning is controlled by another program (\(refusals.joined(separator: "; "))); listening to its reports")
+                log.info(
+                    "\(transport.name): scanning is controlled by another program (\(refusals.joined(separator: "; "))); listening to its reports"
+                )
                 return true
             }
             log.warning("\(transport.name): cannot start scanning (\(refusals.joined(separator: "; ")))")
             return false
         } catch {
-            log.debug("\(transport.name): arming failed: \(error)")
             if case .interrupted = error { return true }  // stopping anyway
+            if case .transport(.system(_, let e, _)) = error, e == EPERM || e == EACCES {
+                // A raw socket without CAP_NET_RAW still receives events: listen to whatever scan
+                // another program runs instead of failing in a reconnect loop.
+                if !sendPermissionLogged {
+                    sendPermissionLogged = true
+                    log.warning(
+                        "\(transport.name): no permission to send HCI commands (needs CAP_NET_RAW); listening only")
+                }
+                commandSet = nil
+                weEnabled = false
+                sharedScan = true
+                lastAdvertisement = now
+                return true
+            }
+            log.debug("\(transport.name): arming failed: \(error)")
             return false
         }
     }
@@ -316,24 +379,16 @@ public final class Scanner {
         case failed(String)
     }
 
-    /// Parameters then enable on one command set. A scan we started earlier is switched off first,
-    /// because parameters cannot change while scanning.
+    /// Parameters then enable on one command set.
     private func enable(_ set: ScanCommandSet) throws(CommandError) -> EnableOutcome {
-        let (params, on, off): (HCICommand, HCICommand, HCICommand)
+        let (params, on): (HCICommand, HCICommand)
         switch set {
         case .legacy:
             params = .leSetScanParameters(intervalSlots: slots.interval, windowSlots: slots.window)
             on = .leSetScanEnable(true, filterDuplicates: false)
-            off = .leSetScanEnable(false)
         case .extended:
             params = .leSetExtendedScanParameters(intervalSlots: slots.interval, windowSlots: slots.window)
             on = .leSetExtendedScanEnable(true, filterDuplicates: false)
-            off = .leSetExtendedScanEnable(false)
-        }
-        if weEnabled, commandSet == set {
-            let r = try run(off)  // may say Command Disallowed when someone already stopped it: fine
-            if !r.ok { log.debug("\(transport.name): \(HCIOpcode.name(off.opcode)) (off): \(HCIStatus.name(r.status))") }
-            weEnabled = false
         }
         for cmd in [params, on] {
             let r = try run(cmd)
@@ -354,10 +409,10 @@ public final class Scanner {
     }
 
     /// scanning → scanning: switch scanning on again (silence watchdog, after a Hardware Error).
-    func rearm(reason: String, now: Double) {
+    func rearm(reason: String, reset: Bool, now: Double) {
         stats.rearms += 1
         log.debug("\(transport.name): switching scanning on again (\(reason))")
-        if !arm(now: now) { transportFailed("switching scanning on again failed", now: now) }
+        if !arm(now: now, reset: reset) { transportFailed("switching scanning on again failed", now: now) }
     }
 
     /// any open state → reopening (or adapterDown when the OS says the adapter is down or gone).
@@ -398,13 +453,18 @@ public final class Scanner {
             return false
         }
         channel.clearBacklog()
-        stats.reconnects += 1
+        if announced { stats.reconnects += 1 }
         state = .scanning
         guard arm(now: now) else {
             transportFailed("could not start scanning after reopening", now: now)
             return false
         }
-        if let since = outageSince {
+        if !announced {
+            // First arm of a scanner that started with its adapter down: the start-up line.
+            announced = true
+            outageSince = nil
+            log.info("\(transport.name): \(scanDescription)" + (startupNote.map { "; " + $0 } ?? ""))
+        } else if let since = outageSince {
             log.info("\(transport.name): scanning again after \(Self.seconds(now - since)) s (\(scanDescription))")
             outageSince = nil
         }
@@ -421,7 +481,9 @@ public final class Scanner {
             if case .system(_, let e, _) = error, e == EPERM || e == EACCES {
                 if !upPermissionLogged {
                     upPermissionLogged = true
-                    log.warning("\(transport.name): adapter is down and bringing it up needs CAP_NET_ADMIN; waiting for it to come up")
+                    log.warning(
+                        "\(transport.name): adapter is down and bringing it up needs CAP_NET_ADMIN; waiting for it to come up"
+                    )
                 }
             } else {
                 log.debug("\(transport.name): bringing the adapter up failed: \(error)")
@@ -431,11 +493,16 @@ public final class Scanner {
         if transport.adapterStatus() == .up { _ = reopenAndArm(now: now) }
     }
 
+    /// What the caller adds to the one start-up line (e.g. `run`: where readings go), so a user
+    /// reads adapter, scanning, database and interval together.
+    public var startupNote: String? = nil
+
     /// A short description for start-up and recovery lines.
     public var scanDescription: String {
-        if sharedScan { return "listening to another program's scan" }
+        if sharedScan { return "listening only (another program controls scanning)" }
         guard let set = commandSet else { return "not scanning" }
-        let ms = config.windowMs == config.intervalMs
+        let ms =
+            config.windowMs == config.intervalMs
             ? "continuous, \(Self.seconds(config.intervalMs)) ms interval"
             : "window \(Self.seconds(config.windowMs)) ms every \(Self.seconds(config.intervalMs)) ms"
         return "\(set) passive scanning, duplicates not filtered, \(ms)"
@@ -484,10 +551,10 @@ public final class Scanner {
             stats.hardwareErrors += 1
             log.warning("\(transport.name): controller Hardware Error 0x\(Hex.encode([code])); resetting and re-arming")
             if transport.ownsController {
-                rearm(reason: "hardware error", now: now)
+                rearm(reason: "hardware error", reset: true, now: now)
             }
-            // Raw socket: the kernel resets the controller itself (hci_error_reset: DOWN then UP);
-            // the device events that follow take us through adapterDown.
+        // Raw socket: the kernel resets the controller itself (hci_error_reset: DOWN then UP);
+        // the device events that follow take us through adapterDown.
         default:
             break  // late Command Complete, other LE subevents: nothing to do
         }
@@ -538,12 +605,17 @@ public final class Scanner {
             if now - lastAdvertisement >= config.silenceTimeout {
                 if !silenceLogged {
                     silenceLogged = true
-                    log.info("\(transport.name): no advertisement for \(Self.seconds(config.silenceTimeout)) s; switching scanning on again")
+                    log.info(
+                        "\(transport.name): no advertisement for \(Self.seconds(config.silenceTimeout)) s; switching scanning on again"
+                    )
                 } else {
                     log.debug("\(transport.name): still silent; switching scanning on again")
                 }
                 lastAdvertisement = now
-                rearm(reason: "silence", now: now)
+                // Alternate the command set on each silent re-arm: a controller (or a kernel event
+                // mask, HCI_QUIRK_BROKEN_EXT_SCAN) may accept one set and then report nothing.
+                if let current = commandSet { flipTo = current == .legacy ? .extended : .legacy }
+                rearm(reason: "silence", reset: false, now: now)
             }
             return lastAdvertisement + config.silenceTimeout
         case .reopening:

@@ -1,12 +1,14 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import SensorDecode
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A stop request that a `poll` loop can wait on: a non-blocking self-pipe.
 ///
 /// `request()` may be called from the loop's own callbacks (e.g. `--duration` reached).
-/// `installSignalHandlers(_:)` makes SIGINT and SIGTERM request a stop. Signal handlers cannot
+/// `installSignalHandlers(_:)` makes SIGINT, SIGTERM and SIGHUP request a stop (a hung-up
+/// terminal must not kill the logger before it commits). Signal handlers cannot
 /// capture context, so the pipe's write end lives in the one global this module has,
 /// `signalWakeFD`: written once before the handlers are installed, only read by the handler
 /// (`write(2)` is async-signal-safe). A self-pipe rather than signalfd because signalfd needs the
@@ -52,7 +54,7 @@ public final class StopSignal {
         return requested
     }
 
-    /// SIGINT and SIGTERM request a stop on `stop`. Call once, from the main thread, at start-up.
+    /// SIGINT, SIGTERM and SIGHUP request a stop on `stop`. Call once, from the main thread, at start-up.
     public static func installSignalHandlers(_ stop: StopSignal) {
         signalWakeFD = stop.writeFD
         let handler: @convention(c) (Int32) -> Void = { _ in
@@ -61,13 +63,22 @@ public final class StopSignal {
         }
         signal(SIGINT, handler)
         signal(SIGTERM, handler)
+        signal(SIGHUP, handler)
+        // A parent can start us with these signals blocked (the mask is inherited across exec;
+        // Foundation's Process under a test runner does it): a blocked SIGTERM would never stop us.
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGINT)
+        sigaddset(&set, SIGTERM)
+        sigaddset(&set, SIGHUP)
+        _ = pthread_sigmask(SIG_UNBLOCK, &set, nil)  // fails only for an invalid `how`
     }
 }
 
 /// The write end of the installed `StopSignal`'s pipe, for the signal handler (see `StopSignal`).
 nonisolated(unsafe) private var signalWakeFD: Int32 = -1
 
-extension Scanner {
+extension LiveScanner {
     /// Runs until a stop is requested: opens and arms (`start()`), waits with `poll` on the
     /// transport's descriptors and the stop pipe, hands every advertisement to `onAdvertisement`,
     /// and calls `onTick` about once a second with the monotonic time (batch flushes, `--duration`).
@@ -83,6 +94,7 @@ extension Scanner {
         try start()
         var nextTick = Clock.monotonic() + 1
         var pfds: [pollfd] = []
+        var moreWaiting = false
         while !stop.isRequested {
             // Packets that arrived while a command waited come first, in order.
             while let p = channel.nextBuffered() { for ad in handle(p) { onAdvertisement(ad) } }
@@ -93,6 +105,11 @@ extension Scanner {
             }
             let deadline = min(tick(now: now), nextTick)
             if channel.pendingCount > 0 || stop.isRequested { continue }
+            if moreWaiting {
+                // The last drain stopped at its batch limit: read on without waiting.
+                moreWaiting = drain(onAdvertisement: onAdvertisement)
+                continue
+            }
             now = Clock.monotonic()
             let waitMs = Int32(max(0, min(deadline - now, 1)) * 1000) + 1
             pfds.removeAll(keepingCapacity: true)
@@ -106,28 +123,32 @@ extension Scanner {
             }
             if r == 0 || pfds[0].revents != 0 { continue }
             guard pfds.dropFirst().contains(where: { $0.revents != 0 }) else { continue }
-            drain(onAdvertisement: onAdvertisement)
+            moreWaiting = drain(onAdvertisement: onAdvertisement)
         }
     }
 
     /// Reads what is waiting, at most 256 packets per wake-up so ticks keep running under a flood.
-    private func drain(onAdvertisement: (Advertisement) -> Void) {
+    /// Returns true when it stopped at that limit (more may be waiting, possibly already read into
+    /// the transport's own buffer, where `poll` cannot see it).
+    private func drain(onAdvertisement: (Advertisement) -> Void) -> Bool {
         for _ in 0..<256 {
-            guard !transport.pollDescriptors.isEmpty else { return }
+            guard !transport.pollDescriptors.isEmpty else { return false }
             let event: SourceEvent
             do { event = try transport.next(timeout: 0) } catch {
                 transportFailed(error.description)
-                return
+                return false
             }
             switch event {
-            case .timeout: return
+            case .timeout: return false
             case .end:
                 transportFailed("the peer closed the connection")
-                return
+                return false
             case .packet(let p):
-                packetObserver?(p)
+                // Kernel device events (0xFD) never crossed the HCI wire: not for a capture.
+                if p.bytes.first != HCIEventCode.stackInternal { packetObserver?(p) }
                 for ad in handle(p) { onAdvertisement(ad) }
             }
         }
+        return true
     }
 }

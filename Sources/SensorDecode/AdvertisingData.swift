@@ -22,10 +22,16 @@ public enum ServiceUUID: Hashable, Sendable, CustomStringConvertible {
         case .uuid16(let v): return Hex.encode([UInt8(v >> 8), UInt8(v & 0xFF)])
         case .uuid32(let v): return Hex.encode([UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)])
         case .uuid128(let b):
-            let h = Hex.encode(b)
-            let u = Array(h.utf8)
-            func part(_ r: Range<Int>) -> String { String(decoding: u[r], as: UTF8.self) }
-            return "\(part(0..<8))-\(part(8..<12))-\(part(12..<16))-\(part(16..<20))-\(part(20..<32))"
+            // 8-4-4-4-12 hex digits, built as bytes (iBeacon frames print one per advertisement).
+            let digits: [UInt8] = Array("0123456789abcdef".utf8)
+            var out: [UInt8] = []
+            out.reserveCapacity(36)
+            for (i, byte) in b.enumerated() {
+                if i == 4 || i == 6 || i == 8 || i == 10 { out.append(UInt8(ascii: "-")) }
+                out.append(digits[Int(byte >> 4)])
+                out.append(digits[Int(byte & 0x0F)])
+            }
+            return String(decoding: out, as: UTF8.self)
         }
     }
 }
@@ -192,6 +198,10 @@ public enum DisplayText {
     /// Decodes UTF-8 (invalid sequences become U+FFFD) and escapes control characters
     /// (C0, DEL, C1, and the bidi overrides) as `\u{XX}`-style `\xNN` / `\u{NNNN}` text.
     public static func escape<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
+        // Fast path, the common case: printable ASCII without a backslash needs no escaping.
+        if bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x5C }) {
+            return String(decoding: bytes, as: UTF8.self)
+        }
         let decoded = String(decoding: bytes, as: UTF8.self)
         var out = ""
         out.reserveCapacity(decoded.utf8.count)
@@ -210,5 +220,45 @@ public enum DisplayText {
             }
         }
         return out
+    }
+}
+
+/// Byte-level tests on the local name, building no `String`: decoders under a broad selector look
+/// at the name of nearly every advertisement, and decoding it to text each time dominated the
+/// cost of the whole registry (callgrind, BENCHMARKS.md). ASCII case folding only: the names
+/// compared against are ASCII model names.
+extension AdvertisingData {
+    @inline(__always) static func fold(_ b: UInt8, _ ignoringCase: Bool) -> UInt8 {
+        ignoringCase && b >= 0x41 && b <= 0x5A ? b | 0x20 : b
+    }
+
+    static func matches(_ name: ArraySlice<UInt8>, at start: Int, _ needle: String, _ ignoringCase: Bool) -> Bool {
+        var i = start
+        for n in needle.utf8 {
+            guard i < name.endIndex, fold(name[i], ignoringCase) == fold(n, ignoringCase) else { return false }
+            i += 1
+        }
+        return true
+    }
+
+    public func localNameEquals(_ text: String, ignoringCase: Bool = false) -> Bool {
+        guard let name = localName, name.count == text.utf8.count else { return false }
+        return Self.matches(name, at: name.startIndex, text, ignoringCase)
+    }
+
+    public func localNameHasPrefix(_ prefix: String, ignoringCase: Bool = false) -> Bool {
+        guard let name = localName, name.count >= prefix.utf8.count else { return false }
+        return Self.matches(name, at: name.startIndex, prefix, ignoringCase)
+    }
+
+    public func localNameContains(_ needle: String, ignoringCase: Bool = false) -> Bool {
+        guard let name = localName, name.count >= needle.utf8.count else { return false }
+        let last = name.endIndex - needle.utf8.count
+        var i = name.startIndex
+        while i <= last {
+            if Self.matches(name, at: i, needle, ignoringCase) { return true }
+            i += 1
+        }
+        return false
     }
 }

@@ -76,31 +76,44 @@ public struct Registry: Sendable {
 
     public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> Result {
         var result = Result()
-        var tried: [Int] = []
+        // Which decoders already ran: a bit per decoder (the registry has fewer than 64; beyond
+        // that, the rare extra ones are tracked in an array). No allocation on the hot path.
+        var triedBits: UInt64 = 0
+        var triedMore: [Int] = []
+        var name: String?? = .none  // the escaped local name, made once and only if a reading needs it
         func run(_ index: Int) {
-            if tried.contains(index) { return }
-            tried.append(index)
+            if index < 64 {
+                let bit: UInt64 = 1 << UInt64(index)
+                if triedBits & bit != 0 { return }
+                triedBits |= bit
+            } else {
+                if triedMore.contains(index) { return }
+                triedMore.append(index)
+            }
             switch decoders[index].decode(advertisement, ad) {
             case .readings(var r):
                 // Envelope fields every decoder would otherwise copy by hand.
                 for j in r.indices {
                     r[j].timeMicros = advertisement.timeMicros
                     r[j].rssi = r[j].rssi ?? advertisement.rssi
-                    if r[j].name == nil { r[j].name = ad.displayName }
+                    if r[j].name == nil {
+                        if name == nil { name = .some(ad.displayName) }
+                        r[j].name = name!
+                    }
                 }
-                result.readings += r
+                if result.readings.isEmpty { result.readings = r } else { result.readings += r }
             case .notMine: break
             case .malformed(let why): result.malformed.append((decoders[index].id, why))
             }
         }
         for sd in ad.serviceData {
-            if case .uuid16(let u) = sd.uuid, let list = byServiceData[u] { list.forEach(run) }
+            if case .uuid16(let u) = sd.uuid, let list = byServiceData[u] { for i in list { run(i) } }
         }
         for md in ad.manufacturerData {
-            if let list = byCompany[md.companyID] { list.forEach(run) }
+            if let list = byCompany[md.companyID] { for i in list { run(i) } }
         }
-        if !ad.manufacturerData.isEmpty { anyManufacturer.forEach(run) }
-        always.forEach(run)
+        if !ad.manufacturerData.isEmpty { for i in anyManufacturer { run(i) } }
+        for i in always { run(i) }
         return result
     }
 }

@@ -107,7 +107,11 @@ struct Downsampler {
             var dedup: [Measurement] = []
             dedup.reserveCapacity(ms.count)
             for m in ms {
-                if let last = dedup.last, last.quantity == m.quantity { dedup[dedup.count - 1] = m } else { dedup.append(m) }
+                if let last = dedup.last, last.quantity == m.quantity {
+                    dedup[dedup.count - 1] = m
+                } else {
+                    dedup.append(m)
+                }
             }
             ms = dedup
         }

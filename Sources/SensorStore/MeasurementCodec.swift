@@ -18,36 +18,37 @@
 /// `01 02 b2 21  03 00 ae 01` (21.37 = 2137 / 10², zigzag 4274; 87 zigzag 174).
 enum MeasurementCodec {
     static let doubleKind: UInt8 = 5
-    private static let powers: [Double] = [1, 10, 100, 1000, 10000]
+    static let powers: [Double] = [1, 10, 100, 1000, 10000]
 
     /// Appends the encoding of `(quantityID, value)` pairs, which must be in ascending id order.
     static func encode(_ items: [(id: Int64, value: Double)], into out: inout [UInt8]) {
         for (id, value) in items {
-            appendVarint(UInt64(id), &out)
-            var kind: UInt8 = doubleKind
-            if value.isFinite {
-                for k in 0..<powers.count {
-                    let scaled = (value * powers[k]).rounded()
-                    // |scaled| < 2^53: exact as an integer and as a double, so the check is exact.
-                    guard abs(scaled) < 9_007_199_254_740_992 else { break }
-                    if scaled / powers[k] == value {
-                        kind = UInt8(k)
-                        out.append(kind)
-                        let i = Int64(scaled)
-                        appendVarint(UInt64(bitPattern: (i << 1) ^ (i >> 63)), &out)
-                        break
-                    }
-                }
-            }
-            if kind == doubleKind {
-                out.append(kind)
-                let bits = value.bitPattern
-                for b in 0..<8 { out.append(UInt8(truncatingIfNeeded: bits >> (8 * UInt64(b)))) }
-            }
+            appendVarint(UInt64(bitPattern: id), &out)
+            appendValue(value, &out)
         }
     }
 
-    private static func appendVarint(_ v0: UInt64, _ out: inout [UInt8]) {
+    /// Kind byte and payload of one value (see the table above).
+    static func appendValue(_ value: Double, _ out: inout [UInt8]) {
+        if value.isFinite {
+            for k in 0..<powers.count {
+                let scaled = (value * powers[k]).rounded()
+                // |scaled| < 2^53: exact as an integer and as a double, so the check is exact.
+                guard abs(scaled) < 9_007_199_254_740_992 else { break }
+                if scaled / powers[k] == value {
+                    out.append(UInt8(k))
+                    let i = Int64(scaled)
+                    appendVarint(UInt64(bitPattern: (i << 1) ^ (i >> 63)), &out)
+                    return
+                }
+            }
+        }
+        out.append(doubleKind)
+        let bits = value.bitPattern
+        for b in 0..<8 { out.append(UInt8(truncatingIfNeeded: bits >> (8 * UInt64(b)))) }
+    }
+
+    static func appendVarint(_ v0: UInt64, _ out: inout [UInt8]) {
         var v = v0
         while v >= 0x80 {
             out.append(UInt8(truncatingIfNeeded: v) | 0x80)
@@ -60,39 +61,9 @@ enum MeasurementCodec {
     /// good prefix) if the bytes are truncated or malformed, which only a damaged file produces.
     @discardableResult
     static func decode(_ bytes: UnsafeRawBufferPointer, _ body: (Int64, Double) -> Void) -> Bool {
-        var i = 0
-        let n = bytes.count
-        func varint() -> UInt64? {
-            var v: UInt64 = 0
-            var shift: UInt64 = 0
-            while i < n {
-                let b = bytes[i]
-                i += 1
-                guard shift < 64 else { return nil }
-                v |= UInt64(b & 0x7F) << shift
-                if b < 0x80 { return v }
-                shift += 7
-            }
-            return nil
-        }
-        while i < n {
-            guard let id = varint(), i < n else { return false }
-            let kind = bytes[i]
-            i += 1
-            let value: Double
-            if kind == doubleKind {
-                guard n - i >= 8 else { return false }
-                var bits: UInt64 = 0
-                for b in 0..<8 { bits |= UInt64(bytes[i + b]) << (8 * UInt64(b)) }
-                i += 8
-                value = Double(bitPattern: bits)
-            } else if Int(kind) < powers.count {
-                guard let z = varint() else { return false }
-                let s = Int64(bitPattern: (z >> 1) ^ (0 &- (z & 1)))
-                value = Double(s) / powers[Int(kind)]
-            } else {
-                return false
-            }
+        var c = CodecCursor(bytes)
+        while !c.isAtEnd {
+            guard let id = c.varint(), let value = c.value() else { return false }
             body(Int64(bitPattern: id), value)
         }
         return true
@@ -103,5 +74,46 @@ enum MeasurementCodec {
         var out: [(id: Int64, value: Double)] = []
         let ok = bytes.withUnsafeBytes { decode($0) { out.append(($0, $1)) } }
         return ok ? out : nil
+    }
+}
+
+/// Reads varints and codec values in place from SQLite's column memory (no copy per row, which
+/// is why this is not SensorDecode's `ByteReader` over an `ArraySlice`). `nil` when short.
+struct CodecCursor {
+    let bytes: UnsafeRawBufferPointer
+    var offset = 0
+
+    init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+
+    var isAtEnd: Bool { offset >= bytes.count }
+
+    mutating func varint() -> UInt64? {
+        var v: UInt64 = 0
+        var shift: UInt64 = 0
+        while offset < bytes.count {
+            let b = bytes[offset]
+            offset += 1
+            guard shift < 64 else { return nil }
+            v |= UInt64(b & 0x7F) << shift
+            if b < 0x80 { return v }
+            shift += 7
+        }
+        return nil
+    }
+
+    mutating func value() -> Double? {
+        guard offset < bytes.count else { return nil }
+        let kind = bytes[offset]
+        offset += 1
+        if kind == MeasurementCodec.doubleKind {
+            guard bytes.count - offset >= 8 else { return nil }
+            var bits: UInt64 = 0
+            for b in 0..<8 { bits |= UInt64(bytes[offset + b]) << (8 * UInt64(b)) }
+            offset += 8
+            return Double(bitPattern: bits)
+        }
+        guard Int(kind) < MeasurementCodec.powers.count, let z = varint() else { return nil }
+        let s = Int64(bitPattern: (z >> 1) ^ (0 &- (z & 1)))
+        return Double(s) / MeasurementCodec.powers[Int(kind)]
     }
 }

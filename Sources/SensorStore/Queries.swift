@@ -43,7 +43,8 @@ public final class ExportCursor {
             sensors[sid]
             ?? SensorInfo(
                 id: sid, address: BDAddress(rawValue: 0), addressType: .publicDevice, decoderID: "?", model: "?",
-                alias: nil, radioName: nil, firstSeenMicros: 0, lastSeenMicros: 0, lastBatteryPercent: nil, lastRSSI: nil)
+                alias: nil, radioName: nil, firstSeenMicros: 0, lastSeenMicros: 0, lastBatteryPercent: nil,
+                lastRSSI: nil)
         var ms: [Measurement] = []
         ms.reserveCapacity(4)
         var badID: Int64? = nil
@@ -80,8 +81,12 @@ extension StoreReader {
     ///   - sensors: addresses or aliases; empty exports every sensor.
     /// - Returns: a cursor whose `quantities` lists the columns before the first row is read.
     /// - Throws: `.unknownSensor` for a selector that matches nothing, or SQLite errors.
-    public func export(range: TimeRange = .all, sensors selectors: [SensorSelector] = []) throws(StoreError) -> ExportCursor {
-        if let f = range.from, let t = range.to, f > t { throw .invalidArgument("the time range ends before it starts") }
+    public func export(range: TimeRange = .all, sensors selectors: [SensorSelector] = []) throws(StoreError)
+        -> ExportCursor
+    {
+        if let f = range.from, let t = range.to, f > t {
+            throw .invalidArgument("the time range ends before it starts")
+        }
         try connection.exec("BEGIN", "begin an export from \(path)")
         do throws(StoreError) {
             try loadQuantities()
@@ -123,11 +128,12 @@ extension StoreReader {
         let (hours, raw) = Self.split(from: from, to: to)
         if !hours.isEmpty {
             let s = try connection.prepare(
-                "SELECT DISTINCT sensor_id, quantity_id FROM rollup_hourly WHERE hour >= ?1 AND hour < ?2 AND quantity_id != 0")
+                "SELECT hour, sensor_id, stats FROM rollup_hourly WHERE hour >= ?1 AND hour < ?2")
             try s.bind(1, hours.lowerBound)
             try s.bind(2, hours.upperBound)
             while try s.step() {
-                if sensors?.contains(s.int64(0)) ?? true { ids.insert(s.int64(1)) }
+                guard sensors?.contains(s.int64(1)) ?? true else { continue }
+                SensorStats.decodeStats(s.blob(2), hourStart: s.int64(0) * Schema.microsPerHour) { id, _ in ids.insert(id) }
             }
         }
         for r in raw {
@@ -157,32 +163,9 @@ extension StoreReader {
 
     // MARK: - Summary
 
-    private struct SummaryKey: Hashable {
+    private struct GroupKey: Hashable {
         var sensor: Int64
         var period: Int64
-        var quantity: Int64
-    }
-
-    private struct SummaryAgg {
-        var rows: Int64 = 0
-        var samples: Int64 = 0
-        var sum = 0.0
-        var min = Double.infinity
-        var max = -Double.infinity
-        var lastTime = Int64.min
-        var last = 0.0
-
-        mutating func merge(rows r: Int64, samples n: Int64, sum s: Double, min lo: Double, max hi: Double, lastTime t: Int64, last v: Double) {
-            rows += r
-            samples += n
-            sum += s
-            min = Swift.min(min, lo)
-            max = Swift.max(max, hi)
-            if t >= lastTime {
-                lastTime = t
-                last = v
-            }
-        }
     }
 
     /// Per-sensor statistics over a time range, whole or split by hour or day.
@@ -198,7 +181,9 @@ extension StoreReader {
     public func summary(
         range: TimeRange = .all, sensors selectors: [SensorSelector] = [], by grouping: SummaryGrouping = .none
     ) throws(StoreError) -> [SensorSummary] {
-        if let f = range.from, let t = range.to, f > t { throw .invalidArgument("the time range ends before it starts") }
+        if let f = range.from, let t = range.to, f > t {
+            throw .invalidArgument("the time range ends before it starts")
+        }
         return try inReadTransaction { () throws(StoreError) -> [SensorSummary] in
             try loadQuantities()
             let from = try effectiveFrom(range)
@@ -207,12 +192,10 @@ extension StoreReader {
             let filter = selected.map { Set($0.keys) }
             let h = Schema.microsPerHour
             let period: (Int64) -> Int64
-            var useRollups = true
             switch grouping {
             case .none: period = { _ in 0 }
             case .hour: period = { SensorStore.hour($0) * h }
             case .day(let offset):
-                useRollups = offset % 3600 == 0
                 period = { t in
                     let local = t + offset * 1_000_000
                     let d: Int64 = 86_400_000_000
@@ -220,63 +203,87 @@ extension StoreReader {
                     return day * d - offset * 1_000_000
                 }
             }
-            var aggs: [SummaryKey: SummaryAgg] = [:]
+            var groups: [GroupKey: SensorStats] = [:]
             var (hours, raw) = Self.split(from: from, to: to)
-            if !useRollups {
-                hours = 0..<0
-                raw = from < to ? [from..<to] : []
+            // An hour that a period boundary cuts (days at a UTC+5:30 midnight) cannot come from
+            // its rollup: its raw rows are read instead; every other hour still uses the rollup.
+            let cut: (Int64) -> Bool = { hourStart in period(hourStart) != period(hourStart + h - 1) }
+            if case .day(let offset) = grouping, offset % 3600 != 0, !hours.isEmpty {
+                let extent = try connection.prepare("SELECT min(hour), max(hour) FROM rollup_hourly")
+                if try extent.step(), !extent.isNull(0) {
+                    let lo = max(hours.lowerBound, extent.int64(0))
+                    let hi = min(hours.upperBound, extent.int64(1) + 1)
+                    var hour = lo
+                    while hour < hi {
+                        if cut(hour * h) { raw.append((hour * h)..<(hour * h + h)) }
+                        hour += 1
+                    }
+                }
             }
+            var damaged = false
             if !hours.isEmpty {
                 let s = try connection.prepare(
-                    "SELECT hour, sensor_id, quantity_id, n_rows, n_samples, sum_value, min_value, max_value, last_time_us, "
-                        + "last_value FROM rollup_hourly WHERE hour >= ?1 AND hour < ?2")
+                    "SELECT hour, sensor_id, n_rows, n_samples, last_time_us, stats FROM rollup_hourly "
+                        + "WHERE hour >= ?1 AND hour < ?2")
                 try s.bind(1, hours.lowerBound)
                 try s.bind(2, hours.upperBound)
                 while try s.step() {
                     let sid = s.int64(1)
                     guard filter?.contains(sid) ?? true else { continue }
-                    let k = SummaryKey(sensor: sid, period: period(s.int64(0) * h), quantity: s.int64(2))
-                    aggs[k, default: SummaryAgg()].merge(
-                        rows: s.int64(3), samples: s.int64(4), sum: s.double(5), min: s.double(6), max: s.double(7),
-                        lastTime: s.int64(8), last: s.double(9))
+                    let hourStart = s.int64(0) * h
+                    if cut(hourStart) { continue }  // read from raw rows (above)
+                    groups[GroupKey(sensor: sid, period: period(hourStart)), default: SensorStats()].merge(
+                        rowsOf: s, hourStart: hourStart, damaged: &damaged)
                 }
             }
+            var items: [(id: Int64, value: Double)] = []
             for r in raw {
                 try forEachRaw(r, sensors: filter) { t, sid, n, data in
-                    let p = period(t)
-                    aggs[SummaryKey(sensor: sid, period: p, quantity: Schema.rowQuantityID), default: SummaryAgg()].merge(
-                        rows: 1, samples: n, sum: 0, min: 0, max: 0, lastTime: t, last: 0)
-                    MeasurementCodec.decode(data) { qid, v in
-                        aggs[SummaryKey(sensor: sid, period: p, quantity: qid), default: SummaryAgg()].merge(
-                            rows: 1, samples: n, sum: v, min: v, max: v, lastTime: t, last: v)
-                    }
+                    items.removeAll(keepingCapacity: true)
+                    if !MeasurementCodec.decode(data, { items.append(($0, $1)) }) { damaged = true }
+                    items.sort { $0.id < $1.id }
+                    groups[GroupKey(sensor: sid, period: period(t)), default: SensorStats()].addRow(
+                        samples: n, time: t, items)
                 }
+            }
+            if damaged {
+                throw .sqlite(
+                    code: SQLITE_CORRUPT, message: "malformed measurements or rollups",
+                    attempted: "summarize \(path)")
             }
             let sensors: [Int64: SensorInfo]
             if let selected { sensors = selected } else { sensors = try allSensorsByID() }
-            struct Group: Hashable {
-                var sensor: Int64
-                var period: Int64
+            var out: [SensorSummary] = []
+            out.reserveCapacity(groups.count)
+            for (g, st) in groups {
+                guard let info = sensors[g.sensor] else { continue }  // a sensor being forgotten
+                var qs: [QuantitySummary] = []
+                for (id, a) in st.quantities {
+                    qs.append(
+                        QuantitySummary(
+                            quantity: try quantity(id), rows: Int(a.rows), samples: Int(a.samples), min: a.min,
+                            mean: a.rows > 0 ? a.sum / Double(a.rows) : .nan, max: a.max, last: a.last,
+                            lastTimeMicros: a.lastTime))
+                }
+                qs.sort { $0.quantity < $1.quantity }
+                out.append(
+                    SensorSummary(
+                        sensor: info, periodStartMicros: grouping == .none ? nil : g.period, rows: Int(st.rows),
+                        samples: Int(st.samples), lastTimeMicros: st.lastTime, quantities: qs))
             }
-            var groups: [Group: SensorSummary] = [:]
-            for (k, a) in aggs where k.quantity == Schema.rowQuantityID {
-                guard let info = sensors[k.sensor] else { continue }  // a sensor being forgotten
-                groups[Group(sensor: k.sensor, period: k.period)] = SensorSummary(
-                    sensor: info, periodStartMicros: grouping == .none ? nil : k.period, rows: Int(a.rows),
-                    samples: Int(a.samples), lastTimeMicros: a.lastTime, quantities: [])
-            }
-            for (k, a) in aggs where k.quantity != Schema.rowQuantityID {
-                let g = Group(sensor: k.sensor, period: k.period)
-                guard groups[g] != nil else { continue }
-                groups[g]!.quantities.append(
-                    QuantitySummary(
-                        quantity: try quantity(k.quantity), rows: Int(a.rows), samples: Int(a.samples), min: a.min,
-                        mean: a.rows > 0 ? a.sum / Double(a.rows) : .nan, max: a.max, last: a.last, lastTimeMicros: a.lastTime))
-            }
-            var out = Array(groups.values)
             for i in out.indices { out[i].quantities.sort { $0.quantity < $1.quantity } }
             out.sort { ($0.sensor.address, $0.periodStartMicros ?? 0) < ($1.sensor.address, $1.periodStartMicros ?? 0) }
             return out
         }
+    }
+}
+
+extension SensorStats {
+    /// Merges one `rollup_hourly` row (columns n_rows, n_samples, last_time_us, stats at 2–5).
+    fileprivate mutating func merge(rowsOf s: Statement, hourStart: Int64, damaged: inout Bool) {
+        rows += s.int64(2)
+        samples += s.int64(3)
+        lastTime = Swift.max(lastTime, s.int64(4))
+        if !SensorStats.decodeStats(s.blob(5), hourStart: hourStart, { merge($0, $1) }) { damaged = true }
     }
 }

@@ -1,53 +1,74 @@
 import CSQLite
 import SensorDecode
 
-/// SensorStore: readings in one SQLite file that survives a year on a Pi's SD card.
-///
-/// GUARANTEE. A batch of rows is committed atomically with the hourly rollups that summarize it;
-/// a reading is either in a committed batch or still in this process's memory. A crash (kill -9,
-/// power loss) loses at most the rows not yet committed: the open downsampling buckets (one
-/// interval, 60 s by default) and the pending batch (`batchSeconds`, 5 s by default). With
-/// `synchronous=NORMAL` in WAL mode a power cut may also lose the last commits before it, never
-/// the database's consistency.
-///
-/// DEFINITIONS.
-/// - *reading*: what a decoder made of one advertisement (`SensorDecode.Reading`).
-/// - *row*: one sensor's readings folded over one interval (`StoredRow`, table `readings`).
-/// - *batch*: the rows committed in one transaction: every `batchSeconds` (monotonic, driven by
-///   the caller's `tick(now:)`) or every `batchRows` rows, whichever comes first.
-/// - *horizon*: `meta.prune_horizon_us`; retention has removed, or is removing, rows before it.
-///
-/// INVARIANTS.
-/// (1) A row counts as stored only after the COMMIT of its batch returned SQLITE_OK; until then
-///     it stays in `pending`, across any number of failed attempts (disk full, busy).
-/// (2) `PRAGMA user_version` equals the number of applied migrations, and `application_id` is
-///     `Schema.applicationID`. A file with a larger version, another application id, or that is
-///     not SQLite is never written (checked read-only before the writable open).
-/// (3) `readings` has at most one row per (time_us, sensor_id): retransmissions and replays of
-///     the same data do not add rows (`INSERT OR IGNORE`; ignored rows are counted and skipped
-///     by the rollups).
-/// (4) For every hour at or after the horizon, each `rollup_hourly` row equals the aggregate of
-///     the raw rows of its (hour, sensor, quantity): n_rows, n_samples, sum, min, max, and the
-///     value at the latest time. Quantity id 0 aggregates the rows themselves. Both are written
-///     in the same transaction, so every reader snapshot satisfies it.
-/// (5) Memory is bounded whatever the radio shows: the downsampler tracks ≤ `maxSensors`
-///     sensors (evicting the least recently heard eighth), `pending` holds ≤ `maxPendingRows`
-///     rows (dropping the oldest tenth, counted and logged once), the quantity id cache holds
-///     ≤ `maxCachedQuantities` keys (cleared when full); sensor ids are looked up per batch.
-/// (6) A failure is logged once when it starts (one line, `StoreError.description`) and once
-///     when writing resumes; retries happen at most every `batchSeconds`.
-/// (7) Retention deletes at most `pruneRowsPerStep` rows per transaction, oldest first, and only
-///     rollup hours whose raw rows are all gone.
-///
-/// THREADS. A `SensorStore` is used from one thread (the logger loop); it is not Sendable.
-/// Readers (`StoreReader`, a user's `sqlite3`) use their own connections in any process.
+// SensorStore: readings in one SQLite file that survives a year on a Pi's SD card.
+//
+// GUARANTEE. A batch of rows is committed atomically with the hourly rollups that summarize it;
+// a reading is either in a committed batch or still in this process's memory. A crash (kill -9,
+// power loss) loses at most the rows not yet committed: the open downsampling buckets (one
+// interval, 60 s by default) and the pending batch (`batchSeconds`, 5 s by default). With
+// `synchronous=NORMAL` in WAL mode a power cut may also lose the last commits before it, never
+// the database's consistency.
+//
+// FILES. SensorStore.swift (this: writer, batching, retention, invariants), Schema.swift (layout
+// and why, migrations, refusing foreign/newer/damaged files), Downsampler.swift (folding and
+// de-duplication, bounded), MeasurementCodec.swift (row encoding), StoreReader.swift and
+// Queries.swift (sensors, alias, forget, export, summary), Rollups.swift (hourly aggregates),
+// SQLite.swift (checked C calls, errors).
+//
+// DEFINITIONS.
+// - *reading*: what a decoder made of one advertisement (`SensorDecode.Reading`).
+// - *row*: one sensor's readings folded over one interval (`StoredRow`, table `readings`).
+// - *batch*: the rows committed in one transaction: every `batchSeconds` (monotonic, driven by
+//   the caller's `tick(now:)`) or every `batchRows` rows, whichever comes first.
+// - *horizon*: `meta.prune_horizon_us`; retention has removed, or is removing, rows before it.
+//
+// INVARIANTS.
+// (1) A row counts as stored only after the COMMIT of its batch returned SQLITE_OK; until then
+//     it stays in `pending`, across any number of failed attempts (disk full, busy).
+// (2) `PRAGMA user_version` equals the number of applied migrations, and `application_id` is
+//     `Schema.applicationID`. A file with a larger version, another application id, or that is
+//     not SQLite is never written (checked read-only before the writable open).
+// (3) `readings` has at most one row per (time_us, sensor_id): retransmissions and replays of
+//     the same data do not add rows (`INSERT OR IGNORE`; ignored rows are counted and skipped
+//     by the rollups).
+// (4) For every hour at or after the horizon, each `rollup_hourly` row equals the aggregate of
+//     the raw rows of its (hour, sensor): n_rows, n_samples, last time, and per quantity rows,
+//     samples, sum, min, max and the value at the latest time. Both are written
+//     in the same transaction, so every reader snapshot satisfies it. (Scope: not for a sensor
+//     while `StoreReader.forget` deletes it in steps; its last step removes the rollups.)
+// (5) Memory is bounded whatever the radio shows: the downsampler tracks ≤ `maxSensors`
+//     sensors (evicting the least recently heard eighth), `pending` holds ≤ `maxPendingRows`
+//     rows (dropping the oldest tenth, counted and logged once), the quantity id cache holds
+//     ≤ `maxCachedQuantities` keys (cleared when full); sensor ids are looked up per batch.
+// (6) A failure is logged once when it starts or changes kind (one line,
+//     `StoreError.description`) and once when writing resumes; retries happen at most every
+//     `batchSeconds`.
+// (7) Retention deletes at most `pruneRowsPerStep` rows per transaction, oldest first, and only
+//     rollup hours whose raw rows are all gone.
+//
+// THREADS. A `SensorStore` is used from one thread (the logger loop); it is not Sendable.
+// Readers (`StoreReader`, a user's `sqlite3`) use their own connections in any process.
+//
+// USAGE (the logger loop; `now` is CLOCK_MONOTONIC seconds, read by the caller):
+// ```
+// let store = try SensorStore(path: path, configuration: config, log: { logLine($0) })
+// poll loop: for each decoded reading → store.add(reading, now: now)
+//            on every wake-up or timeout (≤ batchSeconds) → store.tick(now: now, wallMicros: wall)
+// at SIGTERM/SIGINT → try store.close(now: now)      // writes open buckets, commits
+// ```
+// A `.failed` result or `currentFailure` is informational: the store already logged it and
+// keeps the rows; the loop just carries on. `replay` calls `add` with the capture's times and
+// `close` at the end. Queries: `StoreReader` (Queries.swift).
+
+/// The writer's knobs; every default is what `run` should use.
 public struct StoreConfiguration: Sendable, Equatable {
     public var downsample: DownsampleConfiguration
     /// Commit the pending rows at least this often (monotonic seconds). Default 5.
     public var batchSeconds: Double
     /// …or as soon as this many rows are pending. Default 1000.
     public var batchRows: Int
-    /// Bound of the pending rows while the database refuses writes. Default 100 000 (~20 MB).
+    /// Bound of the pending rows while the database refuses writes. Default 100 000 (~30 MB).
     public var maxPendingRows: Int
     /// Keep this much history, measured back from the newest reading; `nil` keeps everything.
     public var retentionSeconds: Int64?
@@ -128,7 +149,8 @@ public final class SensorStore {
     private let selectQuantity: Statement
     private let insertQuantity: Statement
     private let insertReading: Statement
-    private let upsertRollup: Statement
+    private let selectRollup: Statement
+    private let writeRollup: Statement
 
     /// Opens (creating if needed) the store at `path` for writing.
     ///
@@ -137,7 +159,10 @@ public final class SensorStore {
     ///     untouched (invariant 2).
     ///   - log: receives one-line messages about failures and recoveries (invariant 6).
     /// - Throws: `StoreError` if the file cannot be opened, validated or migrated.
-    public init(path: String, configuration: StoreConfiguration = StoreConfiguration(), log: @escaping (String) -> Void = { _ in })
+    public init(
+        path: String, configuration: StoreConfiguration = StoreConfiguration(),
+        log: @escaping (String) -> Void = { _ in }
+    )
         throws(StoreError)
     {
         self.path = path
@@ -173,21 +198,13 @@ public final class SensorStore {
             """)
         selectQuantity = try c.prepare("SELECT id FROM quantities WHERE key = ?1")
         insertQuantity = try c.prepare("INSERT INTO quantities (key, is_integer) VALUES (?1, ?2) RETURNING id")
-        insertReading = try c.prepare("INSERT OR IGNORE INTO readings (time_us, sensor_id, samples, data) VALUES (?1, ?2, ?3, ?4)")
-        upsertRollup = try c.prepare(
-            """
-            INSERT INTO rollup_hourly (hour, sensor_id, quantity_id, n_rows, n_samples, sum_value, min_value, max_value,
-                                       last_time_us, last_value)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
-            ON CONFLICT (hour, sensor_id, quantity_id) DO UPDATE SET
-                n_rows = n_rows + excluded.n_rows,
-                n_samples = n_samples + excluded.n_samples,
-                sum_value = sum_value + excluded.sum_value,
-                min_value = min(min_value, excluded.min_value),
-                max_value = max(max_value, excluded.max_value),
-                last_value = CASE WHEN excluded.last_time_us >= last_time_us THEN excluded.last_value ELSE last_value END,
-                last_time_us = max(last_time_us, excluded.last_time_us)
-            """)
+        insertReading = try c.prepare(
+            "INSERT OR IGNORE INTO readings (time_us, sensor_id, samples, data) VALUES (?1, ?2, ?3, ?4)")
+        selectRollup = try c.prepare(
+            "SELECT n_rows, n_samples, last_time_us, stats FROM rollup_hourly WHERE hour = ?1 AND sensor_id = ?2")
+        writeRollup = try c.prepare(
+            "INSERT OR REPLACE INTO rollup_hourly (hour, sensor_id, n_rows, n_samples, last_time_us, stats) "
+                + "VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
     }
 
     /// Rows waiting for their commit (not yet stored).
@@ -202,6 +219,7 @@ public final class SensorStore {
     public func add(_ reading: Reading, now: Double) -> FlushResult {
         downsampler.add(reading) { append($0, now: now) }
         statistics.downsample = downsampler.statistics
+        assert(withinMemoryBounds())
         if pending.count >= configuration.batchRows { return flush(now: now, force: false) }
         return pending.isEmpty ? .nothingPending : .notDue
     }
@@ -238,7 +256,8 @@ public final class SensorStore {
     public func flush(now: Double, force: Bool = true) -> FlushResult {
         guard !pending.isEmpty else { return .nothingPending }
         if !force {
-            let due = pending.count >= configuration.batchRows
+            let due =
+                pending.count >= configuration.batchRows
                 || now - (pendingSince ?? now) >= configuration.batchSeconds
             guard due, now >= nextAttemptAt else { return .notDue }
         }
@@ -252,7 +271,9 @@ public final class SensorStore {
             pendingSince = nil
             nextAttemptAt = -Double.infinity
             if currentFailure != nil {
-                log("store: writing to \(path) resumed after \(failedAttempts) failed attempts; \(n) pending rows committed")
+                log(
+                    "store: writing to \(path) resumed after \(failedAttempts) failed attempts; \(n) pending rows committed"
+                )
                 currentFailure = nil
                 failedAttempts = 0
                 droppedThisEpisode = 0
@@ -262,7 +283,9 @@ public final class SensorStore {
             statistics.failedCommits += 1
             failedAttempts += 1
             if currentFailure?.sqliteCode != error.sqliteCode || currentFailure == nil {
-                log("\(error.description); keeping \(pending.count) rows in memory, retrying every \(configuration.batchSeconds) s")
+                log(
+                    "\(error.description); keeping \(pending.count) rows in memory, retrying every \(configuration.batchSeconds) s"
+                )
             }
             currentFailure = error
             nextAttemptAt = now + configuration.batchSeconds
@@ -292,6 +315,14 @@ public final class SensorStore {
 
     // MARK: - Batching
 
+    /// Invariant 5's in-memory part; cheap, so DEBUG builds assert it after every change.
+    private func withinMemoryBounds() -> Bool {
+        pending.count <= max(1, configuration.maxPendingRows)
+            && downsampler.trackedSensors <= max(1, configuration.downsample.maxSensors)
+            && quantityIDs.count <= configuration.maxCachedQuantities
+    }
+
+    /// Called from inside `downsampler`'s mutating methods: touches `pending` only.
     private func append(_ row: StoredRow, now: Double) {
         if pending.isEmpty { pendingSince = now }
         pending.append(row)
@@ -301,7 +332,9 @@ public final class SensorStore {
             pending.removeFirst(n)
             statistics.droppedRows += n
             if droppedThisEpisode == 0 {
-                log("store: \(n) oldest pending rows dropped: \(configuration.maxPendingRows) rows waiting while \(path) refuses writes")
+                log(
+                    "store: \(n) oldest pending rows dropped: \(configuration.maxPendingRows) rows waiting while \(path) refuses writes"
+                )
             }
             droppedThisEpisode += n
         }
@@ -310,39 +343,6 @@ public final class SensorStore {
     private struct RollupKey: Hashable {
         var hour: Int64
         var sensorID: Int64
-        var quantityID: Int64
-    }
-
-    private struct Rollup {
-        var rows: Int64
-        var samples: Int64
-        var sum: Double
-        var min: Double
-        var max: Double
-        var lastTime: Int64
-        var lastValue: Double
-
-        init(_ samples: Int, _ value: Double, _ time: Int64) {
-            rows = 1
-            self.samples = Int64(samples)
-            sum = value
-            min = value
-            max = value
-            lastTime = time
-            lastValue = value
-        }
-
-        mutating func add(_ samples: Int, _ value: Double, _ time: Int64) {
-            rows += 1
-            self.samples += Int64(samples)
-            sum += value
-            min = Swift.min(min, value)
-            max = Swift.max(max, value)
-            if time >= lastTime {
-                lastTime = time
-                lastValue = value
-            }
-        }
     }
 
     /// One transaction: sensors, quantities, rows, rollups. Returns the rows newly inserted.
@@ -381,14 +381,15 @@ public final class SensorStore {
                 try u.bind(9, s.row.rssi.map { Int64($0) })
                 guard try u.step() else {
                     u.reset()
-                    throw StoreError.sqlite(code: SQLITE_INTERNAL, message: "upsert returned no id", attempted: attempted)
+                    throw StoreError.sqlite(
+                        code: SQLITE_INTERNAL, message: "upsert returned no id", attempted: attempted)
                 }
                 sensorIDs[address] = u.int64(0)
                 u.reset()
             }
 
             // Rows, encoded, and their rollups aggregated in memory first (one upsert per key).
-            var rollups: [RollupKey: Rollup] = [:]
+            var rollups: [RollupKey: SensorStats] = [:]
             var inserted = 0
             var items: [(id: Int64, value: Double)] = []
             var blob: [UInt8] = []
@@ -410,37 +411,47 @@ public final class SensorStore {
                 s.reset()
                 guard connection.changes == 1 else { continue }  // invariant 3: already stored
                 inserted += 1
-                let hour = Self.hour(r.timeMicros)
-                let rowKey = RollupKey(hour: hour, sensorID: sid, quantityID: Schema.rowQuantityID)
-                if rollups[rowKey] == nil { rollups[rowKey] = Rollup(r.samples, 0, r.timeMicros) } else {
-                    rollups[rowKey]!.add(r.samples, 0, r.timeMicros)
-                }
-                for (qid, value) in items {
-                    let k = RollupKey(hour: hour, sensorID: sid, quantityID: qid)
-                    if rollups[k] == nil { rollups[k] = Rollup(r.samples, value, r.timeMicros) } else {
-                        rollups[k]!.add(r.samples, value, r.timeMicros)
+                rollups[RollupKey(hour: Self.hour(r.timeMicros), sensorID: sid), default: SensorStats()].addRow(
+                    samples: Int64(r.samples), time: r.timeMicros, items)
+            }
+            // Merge into the stored hour (read, merge, replace): one row per (hour, sensor).
+            for (k, batchStats) in rollups {
+                let hourStart = k.hour * Schema.microsPerHour
+                var merged = SensorStats()
+                let q = selectRollup
+                try q.bind(1, k.hour)
+                try q.bind(2, k.sensorID)
+                if try q.step() {
+                    merged.rows = q.int64(0)
+                    merged.samples = q.int64(1)
+                    merged.lastTime = q.int64(2)
+                    let ok = SensorStats.decodeStats(q.blob(3), hourStart: hourStart) { merged.merge($0, $1) }
+                    guard ok else {
+                        q.reset()
+                        throw StoreError.sqlite(
+                            code: SQLITE_CORRUPT, message: "malformed rollup of sensor \(k.sensorID), hour \(k.hour)",
+                            attempted: attempted)
                     }
                 }
-            }
-            for (k, v) in rollups {
-                let u = upsertRollup
-                try u.bind(1, k.hour)
-                try u.bind(2, k.sensorID)
-                try u.bind(3, k.quantityID)
-                try u.bind(4, v.rows)
-                try u.bind(5, v.samples)
-                try u.bind(6, v.sum)
-                try u.bind(7, v.min)
-                try u.bind(8, v.max)
-                try u.bind(9, v.lastTime)
-                try u.bind(10, v.lastValue)
-                try u.run()
-                u.reset()
+                q.reset()
+                merged.merge(batchStats)
+                let w = writeRollup
+                try w.bind(1, k.hour)
+                try w.bind(2, k.sensorID)
+                try w.bind(3, merged.rows)
+                try w.bind(4, merged.samples)
+                try w.bind(5, merged.lastTime)
+                try w.bind(6, merged.encodeStats(hourStart: hourStart))
+                try w.run()
+                w.reset()
             }
             try connection.exec("COMMIT", attempted)
             // Only now are the new ids real (a rolled-back id could be reused by SQLite).
             if quantityIDs.count + newQuantities.count > configuration.maxCachedQuantities { quantityIDs.removeAll() }
-            quantityIDs.merge(newQuantities) { a, _ in a }
+            if newQuantities.count <= configuration.maxCachedQuantities {
+                quantityIDs.merge(newQuantities) { a, _ in a }
+            }
+            assert(withinMemoryBounds())
             return inserted
         } catch {
             if let e = connection.rollbackIfNeeded() { log(e.description) }
@@ -467,7 +478,8 @@ public final class SensorStore {
             i.reset()
         }
         guard let id else {
-            throw StoreError.sqlite(code: SQLITE_INTERNAL, message: "no id for quantity \(q.key)", attempted: "store quantity")
+            throw StoreError.sqlite(
+                code: SQLITE_INTERNAL, message: "no id for quantity \(q.key)", attempted: "store quantity")
         }
         staged[q.key] = id
         return id
@@ -491,7 +503,8 @@ public final class SensorStore {
         try connection.exec("BEGIN IMMEDIATE", attempted)
         do throws(StoreError) {
             let n = max(1, configuration.pruneRowsPerStep)
-            let probe = try connection.prepare("SELECT time_us FROM readings WHERE time_us < ?1 ORDER BY time_us LIMIT 1 OFFSET ?2")
+            let probe = try connection.prepare(
+                "SELECT time_us FROM readings WHERE time_us < ?1 ORDER BY time_us LIMIT 1 OFFSET ?2")
             try probe.bind(1, cutoff)
             try probe.bind(2, n - 1)
             let nth: Int64? = try probe.step() ? probe.int64(0) : nil
@@ -531,19 +544,24 @@ public final class SensorStore {
     // MARK: - Invariants
 
     #if DEBUG
-    /// Checks invariants 2, 4 and 5 (the database part reads every row: tests only).
-    /// - Returns: one line per violation; empty when all hold.
-    public func checkInvariants() throws(StoreError) -> [String] {
-        var problems: [String] = []
-        if pending.count > max(1, configuration.maxPendingRows) { problems.append("(5) pending \(pending.count) rows") }
-        if downsampler.trackedSensors > max(1, configuration.downsample.maxSensors) {
-            problems.append("(5) downsampler tracks \(downsampler.trackedSensors) sensors")
+        /// Checks invariants 2, 4 and 5 (the database part reads every row: tests only).
+        /// - Returns: one line per violation; empty when all hold.
+        public func checkInvariants() throws(StoreError) -> [String] {
+            var problems: [String] = []
+            if !withinMemoryBounds() { problems.append("(5) an in-memory table is over its bound") }
+            if pending.count > max(1, configuration.maxPendingRows) {
+                problems.append("(5) pending \(pending.count) rows")
+            }
+            if downsampler.trackedSensors > max(1, configuration.downsample.maxSensors) {
+                problems.append("(5) downsampler tracks \(downsampler.trackedSensors) sensors")
+            }
+            if quantityIDs.count > configuration.maxCachedQuantities {
+                problems.append("(5) quantity cache \(quantityIDs.count)")
+            }
+            let v = try connection.scalarInt("PRAGMA user_version") ?? -1
+            if v != Int64(Schema.version) { problems.append("(2) user_version \(v) != \(Schema.version)") }
+            problems += try RollupCheck.run(connection)
+            return problems
         }
-        if quantityIDs.count > configuration.maxCachedQuantities { problems.append("(5) quantity cache \(quantityIDs.count)") }
-        let v = try connection.scalarInt("PRAGMA user_version") ?? -1
-        if v != Int64(Schema.version) { problems.append("(2) user_version \(v) != \(Schema.version)") }
-        problems += try RollupCheck.run(connection)
-        return problems
-    }
     #endif
 }

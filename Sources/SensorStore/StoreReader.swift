@@ -90,8 +90,8 @@ public struct SensorSummary: Sendable, Equatable {
 public enum SummaryGrouping: Sendable, Equatable {
     case none
     case hour
-    /// Days starting at local midnight for a fixed UTC offset (seconds east of UTC). Offsets that
-    /// are whole hours use the rollups; others are computed from the raw rows (slower).
+    /// Days starting at local midnight for a fixed UTC offset (seconds east of UTC). With an
+    /// offset that is not whole hours, the one hour a midnight cuts each day is read raw.
     case day(utcOffsetSeconds: Int64)
 }
 
@@ -99,7 +99,8 @@ public enum SummaryGrouping: Sendable, Equatable {
 ///
 /// Each query runs in one read transaction, so it sees one committed state: never half a batch,
 /// and rollups always matching raw rows (invariant 4 of SensorStore.swift). In WAL mode it never
-/// blocks the logger. Used from one thread; open one per thread or process.
+/// blocks the logger. Used from one thread; open one per thread or process. A reader runs one
+/// query at a time: finish (or `close()`) an `ExportCursor` before the next call.
 public final class StoreReader {
     public let path: String
     let connection: Connection
@@ -161,7 +162,9 @@ public final class StoreReader {
         if let alias {
             do throws(StoreError) {
                 let other = try sensor(.alias(alias))
-                if other.id != target.id { throw StoreError.invalidArgument("alias '\(alias)' is already used by \(other.address)") }
+                if other.id != target.id {
+                    throw StoreError.invalidArgument("alias '\(alias)' is already used by \(other.address)")
+                }
             } catch .unknownSensor {
                 // Free: the expected case.
             }
@@ -305,70 +308,57 @@ enum RollupCheck {
     private struct Key: Hashable {
         var hour: Int64
         var sensor: Int64
-        var quantity: Int64
-    }
-    private struct Agg: Equatable {
-        var rows: Int64 = 0
-        var samples: Int64 = 0
-        var sum = 0.0
-        var min = Double.infinity
-        var max = -Double.infinity
-        var lastTime = Int64.min
-        var lastValue = 0.0
-        mutating func add(_ n: Int64, _ v: Double, _ t: Int64) {
-            rows += 1
-            samples += n
-            sum += v
-            min = Swift.min(min, v)
-            max = Swift.max(max, v)
-            if t >= lastTime {
-                lastTime = t
-                lastValue = v
-            }
-        }
     }
 
     static func run(_ c: Connection) throws(StoreError) -> [String] {
         let horizon = try c.scalarInt("SELECT value FROM meta WHERE key = 'prune_horizon_us'") ?? .min
         let minHour = horizon == .min ? Int64.min : SensorStore.hour(horizon + Schema.microsPerHour - 1)
-        var expected: [Key: Agg] = [:]
+        var expected: [Key: SensorStats] = [:]
         let raw = try c.prepare("SELECT time_us, sensor_id, samples, data FROM readings WHERE time_us >= ?1")
         try raw.bind(1, minHour == .min ? Int64.min : minHour * Schema.microsPerHour)
         var problems: [String] = []
+        var items: [(id: Int64, value: Double)] = []
         while try raw.step() {
             let t = raw.int64(0)
             let sid = raw.int64(1)
-            let n = raw.int64(2)
-            let hour = SensorStore.hour(t)
-            expected[Key(hour: hour, sensor: sid, quantity: Schema.rowQuantityID), default: Agg()].add(n, 0, t)
-            let ok = MeasurementCodec.decode(raw.blob(3)) { qid, v in
-                expected[Key(hour: hour, sensor: sid, quantity: qid), default: Agg()].add(n, v, t)
-            }
+            items.removeAll(keepingCapacity: true)
+            let ok = MeasurementCodec.decode(raw.blob(3)) { items.append(($0, $1)) }
             if !ok && problems.count < 20 { problems.append("row (\(t), \(sid)) has a malformed data blob") }
+            items.sort { $0.id < $1.id }
+            expected[Key(hour: SensorStore.hour(t), sensor: sid), default: SensorStats()].addRow(
+                samples: raw.int64(2), time: t, items)
         }
         let roll = try c.prepare(
-            "SELECT hour, sensor_id, quantity_id, n_rows, n_samples, sum_value, min_value, max_value, last_time_us, "
-                + "last_value FROM rollup_hourly WHERE hour >= ?1")
+            "SELECT hour, sensor_id, n_rows, n_samples, last_time_us, stats FROM rollup_hourly WHERE hour >= ?1")
         try roll.bind(1, minHour)
         while try roll.step() {
-            let k = Key(hour: roll.int64(0), sensor: roll.int64(1), quantity: roll.int64(2))
+            let k = Key(hour: roll.int64(0), sensor: roll.int64(1))
+            var got = SensorStats()
+            got.rows = roll.int64(2)
+            got.samples = roll.int64(3)
+            got.lastTime = roll.int64(4)
+            let ok = SensorStats.decodeStats(roll.blob(5), hourStart: k.hour * Schema.microsPerHour) { got.merge($0, $1) }
             guard let e = expected.removeValue(forKey: k) else {
                 if problems.count < 20 { problems.append("(4) rollup \(k) has no raw rows") }
                 continue
             }
-            let sum = roll.double(5)
-            let close = abs(sum - e.sum) <= 1e-9 * Swift.max(1, abs(sum), abs(e.sum)) * Double(e.rows)
-            if roll.int64(3) != e.rows || roll.int64(4) != e.samples || !close || roll.double(6) != e.min
-                || roll.double(7) != e.max || roll.int64(8) != e.lastTime || roll.double(9) != e.lastValue
-            {
-                if problems.count < 20 {
-                    problems.append(
-                        "(4) rollup \(k) = rows \(roll.int64(3)) samples \(roll.int64(4)) sum \(sum) min \(roll.double(6)) "
-                            + "max \(roll.double(7)) last \(roll.int64(8))=\(roll.double(9)); raw = \(e)")
-                }
-            }
+            if !ok || !same(got, e), problems.count < 20 { problems.append("(4) rollup \(k) = \(got); raw rows give \(e)") }
         }
         for (k, _) in expected.prefix(Swift.max(0, 20 - problems.count)) { problems.append("(4) raw rows of \(k) have no rollup") }
         return problems
+    }
+
+    /// Equal, except that sums may differ in the last bits (added in another order).
+    private static func same(_ a: SensorStats, _ b: SensorStats) -> Bool {
+        guard a.rows == b.rows, a.samples == b.samples, a.lastTime == b.lastTime,
+            a.quantities.map(\.id) == b.quantities.map(\.id)
+        else { return false }
+        for (x, y) in zip(a.quantities.map(\.stats), b.quantities.map(\.stats)) {
+            let close = abs(x.sum - y.sum) <= 1e-9 * Swift.max(1, abs(x.sum), abs(y.sum)) * Double(x.rows)
+            guard x.rows == y.rows, x.samples == y.samples, close, x.min == y.min, x.max == y.max,
+                x.lastTime == y.lastTime, x.last == y.last
+            else { return false }
+        }
+        return true
     }
 }

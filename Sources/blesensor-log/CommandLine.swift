@@ -194,6 +194,12 @@ final class OutputWriter {
         if buffer.count >= capacity { flush() }
     }
 
+    /// Appends straight into the buffer (hot output loops build their records in place).
+    func append(_ build: (inout [UInt8]) -> Void) {
+        build(&buffer)
+        if buffer.count >= capacity { flush() }
+    }
+
     func flush() {
         guard failed == nil else { buffer.removeAll(keepingCapacity: true); return }
         var off = 0

@@ -56,8 +56,8 @@ enum ExportCommand {
         if !jsonl {
             out.write("time,address,alias,model" + columns.map { "," + CSV.text($0.key) }.joined() + CSV.recordEnd)
         }
-        var cells = [String?](repeating: nil, count: columns.count)
-        var sensorText: [Int64: String] = [:]  // "address,alias,model" per sensor, escaped once
+        var cells = [Double?](repeating: nil, count: columns.count)
+        var sensorText: [Int64: [UInt8]] = [:]  // ",address,alias,model" per sensor, escaped once
         do throws(StoreError) {
             while let row = try cursor.next() {
                 if jsonl {
@@ -70,24 +70,26 @@ enum ExportCommand {
                     out.write(s + "}\n")
                 } else {
                     let who = sensorText[row.sensor.id] ?? {
-                        let t = "\(row.sensor.address)," + CSV.text(row.sensor.alias ?? "") + "," + CSV.text(row.sensor.model)
+                        let t = Array(
+                            (",\(row.sensor.address)," + CSV.text(row.sensor.alias ?? "") + "," + CSV.text(row.sensor.model)).utf8)
                         if sensorText.count > 4096 { sensorText.removeAll() }
                         sensorText[row.sensor.id] = t
                         return t
                     }()
                     for i in cells.indices { cells[i] = nil }
                     for m in row.measurements {
-                        if let i = columnIndex[m.quantity] { cells[i] = JSON.number(m.value, integer: m.quantity.isInteger) }
+                        if let i = columnIndex[m.quantity] { cells[i] = m.value }
                     }
-                    var line = times.format(row.timeMicros)
-                    line += ","
-                    line += who
-                    for c in cells {
-                        line += ","
-                        if let c { line += c }
+                    out.append { buffer in
+                        times.append(row.timeMicros, to: &buffer)
+                        buffer.append(contentsOf: who)
+                        for c in cells {
+                            buffer.append(UInt8(ascii: ","))
+                            if let c { NumberText.append(c, to: &buffer) }
+                        }
+                        buffer.append(13)
+                        buffer.append(10)
                     }
-                    line += CSV.recordEnd
-                    out.write(line)
                 }
                 if out.failed != nil { break }
             }
@@ -113,6 +115,20 @@ struct TimeFormatter {
 
     init(local: Bool) { self.local = local }
 
+    /// Appends the time stamp as bytes, for the hot export loop (same text as `format`).
+    mutating func append(_ micros: Int64, to buffer: inout [UInt8]) {
+        var offset: Int64? = nil
+        if local {
+            let hour = micros / 3_600_000_000
+            if hour != cachedHour {
+                cachedHour = hour
+                cachedOffset = Timestamp.localOffset(atSeconds: micros / 1_000_000)
+            }
+            offset = cachedOffset
+        }
+        Timestamp.appendISO8601(micros: micros, localOffsetSeconds: offset, to: &buffer)
+    }
+
     mutating func format(_ micros: Int64) -> String {
         guard local else { return Timestamp.iso8601(micros: micros, localOffsetSeconds: nil) }
         let hour = micros / 3_600_000_000
@@ -121,5 +137,37 @@ struct TimeFormatter {
             cachedOffset = Timestamp.localOffset(atSeconds: micros / 1_000_000)
         }
         return Timestamp.iso8601(micros: micros, localOffsetSeconds: cachedOffset)
+    }
+}
+
+/// Numbers as export writes them: whole values without a fraction when the double is integral
+/// (battery 87, not 87.0, as `JSON.number` does for integer quantities), others in Swift's
+/// shortest round-trip form; written as bytes without building a String for the common cases.
+enum NumberText {
+    static func append(_ v: Double, to buffer: inout [UInt8]) {
+        if v.isFinite, v == v.rounded(.towardZero), abs(v) < 1e15 {
+            appendInteger(Int64(v), to: &buffer)
+        } else if v.isFinite {
+            buffer.append(contentsOf: v.description.utf8)
+        }
+    }
+
+    static func appendInteger(_ value: Int64, to buffer: inout [UInt8]) {
+        var v = value
+        if v < 0 {
+            buffer.append(UInt8(ascii: "-"))
+            v = -v
+        }
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var n = 0
+        withUnsafeMutableBytes(of: &digits) { d in
+            repeat {
+                d[n] = UInt8(ascii: "0") + UInt8(v % 10)
+                v /= 10
+                n += 1
+            } while v > 0
+            for i in stride(from: n - 1, through: 0, by: -1) { buffer.append(d[i]) }
+        }
     }
 }

@@ -56,7 +56,7 @@ struct KeyFile {
     private func readWholeFile() throws(CLIError) -> String? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         if fd < 0 {
-            if errno == ENOENT { return nil }
+            if errno == ENOENT || errno == ENOTDIR { return nil }  // no key file (yet): no keys
             throw CLIError("cannot read \(path): \(String(cString: strerror(errno)))", code: ExitCode.noInput)
         }
         defer { close(fd) }

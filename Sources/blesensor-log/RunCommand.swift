@@ -59,10 +59,9 @@ enum RunCommand {
 
         var pipeline = Pipeline(registry: Registry.standard(keys: keys), only: only)
         let interval = storeConfig.downsample.intervalSeconds
-        log.info(
-            "blesensor-log \(version): logging from \(scanner.transport.name) to \(dbPath), interval \(interval == 0 ? "off (every advertisement)" : "\(interval) s")"
-                + (storeConfig.retentionSeconds.map { ", keeping \($0 / 86400) d" } ?? "")
-                + (only.isEmpty ? "" : ", only \(only.count) device(s)"))
+        scanner.startupNote = "logging to \(dbPath), interval \(interval == 0 ? "off (every advertisement)" : "\(interval) s")"
+            + (storeConfig.retentionSeconds.map { ", keeping \($0 / 86400) d" } ?? "")
+            + (only.isEmpty ? "" : ", only \(only.count) device(s)")
         let started = Timestamp.monotonicSeconds()
         do throws(ScanError) {
             try scanner.run(
@@ -110,7 +109,7 @@ final class CaptureOption {
         self.log = log
     }
 
-    static func open(_ path: String?, scanner: Scanner, log: EventLog) throws(CLIError) -> CaptureOption? {
+    static func open(_ path: String?, scanner: LiveScanner, log: EventLog) throws(CLIError) -> CaptureOption? {
         guard let path else { return nil }
         let writer: CaptureWriter
         do { writer = try CaptureWriter(path: path) } catch {

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import AdvScanner
 import SensorDecode
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `blesensor-log scan`: live readings from an adapter or an external controller, as JSON lines or
 /// as a refreshing table on a terminal. Stores nothing (that is `run`).
@@ -10,14 +11,11 @@ enum ScanCommand {
     static let spec = CommandSpec(
         name: "scan",
         abstract: "Scan for sensors and print their readings live.",
-        options: [
-            .value("hci", "SPEC", help: "hciN, tcp:HOST:PORT or serial:/dev/ttyACM0[:BAUD] (default: first adapter)."),
+        options: ScanOptions.specs + [
             .flag("json", help: "JSON lines, one per reading (the default when stdout is not a terminal)."),
             .flag("all", short: "a", help: "Also print advertisements nothing decodes (JSON only)."),
-            .value("duration", "D", help: "Stop after D seconds (suffix s, m or h allowed)."),
-            .value("interval-ms", "N", help: "Scan interval in ms, 2.5–10240 (default 100)."),
-            .value("window-ms", "N", help: "Scan window in ms, ≤ interval (default: the interval, i.e. continuous)."),
-            .value("silence-timeout", "S", help: "Switch scanning on again after S seconds without advertisements (default 60)."),
+            .value("duration", "D", help: "Stop after D (e.g. 25, 90s, 5m)."),
+            .value("capture", "FILE", help: "Also write every HCI packet to FILE (btsnoop, opens in Wireshark and btmon)."),
             .flag("verbose", short: "v", help: "Log HCI commands and recoveries in detail on standard error."),
         ],
         discussion: """
@@ -28,48 +26,10 @@ enum ScanCommand {
 
     static let subcommand = Subcommand(spec: spec, run: run)
 
-    /// `25`, `25s`, `1.5m`, `2h` → seconds.
-    static func parseDuration(_ text: String) -> Double? {
-        var t = Substring(text)
-        var unit = 1.0
-        switch t.last {
-        case "s": t = t.dropLast()
-        case "m": t = t.dropLast(); unit = 60
-        case "h": t = t.dropLast(); unit = 3600
-        default: break
-        }
-        guard let v = Double(t), v.isFinite, v > 0 else { return nil }
-        return v * unit
-    }
-
-    static func number(_ args: ParsedArguments, _ name: String) throws(CLIError) -> Double? {
-        guard let text = args.value(name) else { return nil }
-        guard let v = Double(text), v.isFinite else { throw .usage("--\(name) wants a number, got '\(text)'") }
-        return v
-    }
-
     static func run(_ args: ParsedArguments) throws(CLIError) -> Int32 {
-        var config = ScanConfig()
-        if let i = try number(args, "interval-ms") {
-            config.intervalMs = i
-            config.windowMs = i
-        }
-        if let w = try number(args, "window-ms") { config.windowMs = w }
-        if let s = try number(args, "silence-timeout") {
-            guard s >= 1 else { throw .usage("--silence-timeout must be at least 1 second") }
-            config.silenceTimeout = s
-        }
-        if case .failure(let e) = config.slots() { throw .usage(e.description) }
-        var duration: Double? = nil
-        if let d = args.value("duration") {
-            guard let v = parseDuration(d) else { throw .usage("--duration wants seconds (e.g. 25, 90s, 5m), got '\(d)'") }
-            duration = v
-        }
-        let spec: TransportSpec
-        switch TransportSpec.parse(args.value("hci")) {
-        case .success(let s): spec = s
-        case .failure(let e): throw .usage(e.description)
-        }
+        let (spec, config) = try ScanOptions.configuration(args)
+        let duration = try ScanOptions.duration(args)
+        let keys = try KeyFile(databasePath: StoreAccess.databasePath(args)).load()
         let verbose = args.has("verbose")
         let log = ScanLog { level, line in
             if level >= .info || verbose { printError(line) }
@@ -77,18 +37,13 @@ enum ScanCommand {
         let json = args.has("json") || isatty(1) == 0
         let includeAll = args.has("all")
 
+        let scanner = try ScanOptions.makeScanner(spec, config, log: log)
+        let capture = try CaptureOption.open(args.value("capture"), scanner: scanner, log: EventLog(verbose: verbose))
         let stop: StopSignal
-        let scanner: Scanner
-        do throws(ScanError) {
-            scanner = try Scanner(transport: try spec.makeTransport(), config: config, log: log)
-        } catch {
-            throw CLIError(error.description, code: error.exitCode, showUsage: error.exitCode == ExitCode.usage)
-        }
         do { stop = try StopSignal() } catch { throw CLIError(error.description, code: ExitCode.software) }
         StopSignal.installSignalHandlers(stop)
-        // Hook for `--capture FILE` (wired by the lead): `scanner.packetObserver = { writer.append($0) }`.
 
-        let registry = Registry.standard()
+        let registry = Registry.standard(keys: keys)
         let out = OutputWriter(fd: 1)
         var table = LiveTable(capacity: 512)
         let started = Clock.monotonic()
@@ -100,7 +55,9 @@ enum ScanCommand {
                     let result = registry.decode(ad, parsed)
                     if json {
                         for r in result.readings { out.write(JSON.reading(r, includeTime: true) + "\n") }
-                        if result.readings.isEmpty, includeAll { out.write(JSON.undecoded(ad, parsed, includeTime: true) + "\n") }
+                        if result.readings.isEmpty, includeAll {
+                            out.write(JSON.undecoded(ad, parsed, includeTime: true) + "\n")
+                        }
                     } else {
                         for r in result.readings { table.update(r, now: Clock.monotonic()) }
                     }
@@ -109,7 +66,13 @@ enum ScanCommand {
                     }
                 },
                 onTick: { now in
-                    if json { out.flush() } else { out.write(table.render(now: now)); out.flush() }
+                    if json {
+                        out.flush()
+                    } else {
+                        out.write(table.render(now: now))
+                        out.flush()
+                    }
+                    capture?.tick(now: now)
                     if let duration, now - started >= duration { stop.request() }
                     if out.failed != nil { stop.request() }  // reader gone (| head): stop quietly
                 })
@@ -117,12 +80,17 @@ enum ScanCommand {
             out.flush()
             throw CLIError(error.description, code: error.exitCode)
         }
+        capture?.close()
         out.flush()
         if verbose {
             let s = scanner.stats
-            printError("\(scanner.transport.name): \(s.advertisements) advertisements in \(s.events) events, \(s.malformedEvents) malformed, \(s.reconnects) reconnects, \(s.rearms) re-arms")
+            printError(
+                "\(scanner.transport.name): \(s.advertisements) advertisements in \(s.events) events, "
+                    + "\(s.malformedEvents) malformed, \(s.reconnects) reconnects, \(s.rearms) re-arms")
         }
-        if let e = out.failed, e != EPIPE { throw CLIError("cannot write output: \(String(cString: strerror(e)))", code: ExitCode.ioError) }
+        if let e = out.failed, e != EPIPE {
+            throw CLIError("cannot write output: \(String(cString: strerror(e)))", code: ExitCode.ioError)
+        }
         return ExitCode.ok
     }
 }
@@ -160,7 +128,9 @@ struct LiveTable {
 
     /// The whole screen: home + clear, header, rows sorted by address.
     func render(now: Double) -> String {
-        func pad(_ s: String, _ n: Int) -> String { s.count >= n ? String(s.prefix(n)) : s + String(repeating: " ", count: n - s.count) }
+        func pad(_ s: String, _ n: Int) -> String {
+            s.count >= n ? String(s.prefix(n)) : s + String(repeating: " ", count: n - s.count)
+        }
         var s = "\u{1B}[H\u{1B}[2J"
         s += pad("ADDRESS", 18) + pad("MODEL", 20) + pad("NAME", 16) + pad("AGE", 7) + "MEASUREMENTS\n"
         for (address, row) in rows.sorted(by: { $0.key < $1.key }) {
@@ -168,7 +138,8 @@ struct LiveTable {
             let m = r.measurements.map { "\($0.quantity.key)=\(JSON.number($0.value, integer: $0.quantity.isInteger))" }
             let age = Int((now - row.seen).rounded(.down))
             // Names are radio text, already escaped with DisplayText by the decoders.
-            s += pad(address.description, 18) + pad(r.model, 20) + pad(r.name ?? "", 16) + pad("\(age)s", 7)
+            s +=
+                pad(address.description, 18) + pad(r.model, 20) + pad(r.name ?? "", 16) + pad("\(age)s", 7)
                 + m.joined(separator: " ") + (r.rssi.map { " rssi=\($0)" } ?? "") + "\n"
         }
         if rows.isEmpty { s += "(no sensor heard yet)\n" }

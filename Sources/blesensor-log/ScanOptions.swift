@@ -45,9 +45,9 @@ enum ScanOptions {
     }
 
     /// Opens the transport and makes the scanner; an absent adapter or endpoint is 69.
-    static func makeScanner(_ spec: TransportSpec, _ config: ScanConfig, log: ScanLog) throws(CLIError) -> Scanner {
+    static func makeScanner(_ spec: TransportSpec, _ config: ScanConfig, log: ScanLog) throws(CLIError) -> LiveScanner {
         do throws(ScanError) {
-            return try Scanner(transport: try spec.makeTransport(), config: config, log: log)
+            return try LiveScanner(transport: try spec.makeTransport(), config: config, log: log)
         } catch {
             throw CLIError(error.description, code: error.exitCode, showUsage: error.exitCode == ExitCode.usage)
         }

@@ -54,6 +54,14 @@ enum Timestamp {
     /// `2026-11-30T03:10:42Z`, or with `.123456` when there are microseconds, or with a `+01:00`
     /// offset when `localOffsetSeconds` is given.
     static func iso8601(micros: Int64, localOffsetSeconds: Int64?) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(32)
+        appendISO8601(micros: micros, localOffsetSeconds: localOffsetSeconds, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `iso8601(micros:localOffsetSeconds:)` appended as bytes (export writes millions of them).
+    static func appendISO8601(micros: Int64, localOffsetSeconds: Int64?, to out: inout [UInt8]) {
         let secondsUTC = micros >= 0 ? micros / 1_000_000 : (micros - 999_999) / 1_000_000
         let frac = micros - secondsUTC * 1_000_000
         let offset = localOffsetSeconds ?? 0
@@ -61,19 +69,34 @@ enum Timestamp {
         let days = s >= 0 ? s / 86400 : (s - 86399) / 86400
         let sod = s - days * 86400
         let (y, m, d) = civil(fromDays: days)
-        func two(_ v: Int64) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        var out = "\(y)-\(two(m))-\(two(d))T\(two(sod / 3600)):\(two(sod / 60 % 60)):\(two(sod % 60))"
+        func digits(_ v: Int64, _ n: Int) {
+            var div: Int64 = 1
+            for _ in 1..<n { div *= 10 }
+            var x = v
+            for _ in 0..<n {
+                out.append(UInt8(ascii: "0") + UInt8((x / div) % 10))
+                x %= div
+                div /= 10
+            }
+        }
+        if y >= 0 && y <= 9999 { digits(y, 4) } else { out.append(contentsOf: String(y).utf8) }
+        out.append(UInt8(ascii: "-")); digits(m, 2)
+        out.append(UInt8(ascii: "-")); digits(d, 2)
+        out.append(UInt8(ascii: "T")); digits(sod / 3600, 2)
+        out.append(UInt8(ascii: ":")); digits(sod / 60 % 60, 2)
+        out.append(UInt8(ascii: ":")); digits(sod % 60, 2)
         if frac != 0 {
-            let f = String(frac)
-            out += "." + String(repeating: "0", count: 6 - f.count) + f
+            out.append(UInt8(ascii: "."))
+            digits(frac, 6)
         }
         if localOffsetSeconds == nil {
-            out += "Z"
+            out.append(UInt8(ascii: "Z"))
         } else {
-            let sign = offset < 0 ? "-" : "+"
+            out.append(offset < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
             let a = abs(offset)
-            out += "\(sign)\(two(a / 3600)):\(two(a / 60 % 60))"
+            digits(a / 3600, 2)
+            out.append(UInt8(ascii: ":"))
+            digits(a / 60 % 60, 2)
         }
-        return out
     }
 }

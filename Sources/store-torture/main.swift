@@ -17,7 +17,7 @@ import SensorDecode
 import SensorStore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Unbuffered writes, so a test reading the pipe sees each line as soon as it is true.
@@ -41,7 +41,7 @@ var i = 1
 while i < args.count {
     let a = args[i]
     guard a.hasPrefix("--") else { fail("unexpected argument \(a)") }
-    if ["--drop-privileges", "--reader"].contains(a) {
+    if ["--drop-privileges", "--reader", "--skip-export"].contains(a) {
         options[a] = "1"
         i += 1
     } else {
@@ -65,7 +65,15 @@ guard let db = options["--db"] else { fail("--db PATH is required") }
 
 if options["--drop-privileges"] != nil, geteuid() == 0 {
     // Root ignores directory permissions; become "nobody" so an unwritable directory is one.
-    guard setgid(65534) == 0, setuid(65534) == 0 else { fail("cannot drop privileges: \(String(cString: strerror(errno)))") }
+    guard setgid(65534) == 0, setuid(65534) == 0 else {
+        fail("cannot drop privileges: \(String(cString: strerror(errno)))")
+    }
+}
+
+func cpuSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }
 
 func monotonic() -> Double {
@@ -88,7 +96,6 @@ func reading(_ k: Int, sensors: Int, start: Int64, step: Int64) -> Reading {
             Measurement(.batteryPercent, Double(k % 101)),
         ], timeMicros: start + Int64(j) * step, rssi: Int8(-40 - s % 50))
 }
-
 
 switch command {
 case "write":
@@ -171,48 +178,75 @@ case "bench":
     config.downsample.intervalSeconds = 0
     config.batchRows = int("--batch-rows", 10_000)
     config.maxPendingRows = max(config.batchRows * 2, 100_000)
-    let store: SensorStore
-    do { store = try SensorStore(path: db, configuration: config, log: log) } catch { fail(error.description) }
-    let t0 = monotonic()
-    for k in 0..<total {
-        if case .failed(let e) = store.add(reading(k, sensors: sensors, start: start, step: 60_000_000), now: 0) {
-            fail(e.description)
+    if total > 0 {
+        let store: SensorStore
+        do { store = try SensorStore(path: db, configuration: config, log: log) } catch { fail(error.description) }
+        let t0 = monotonic()
+        let c0 = cpuSeconds()
+        for k in 0..<total {
+            if case .failed(let e) = store.add(reading(k, sensors: sensors, start: start, step: 60_000_000), now: 0) {
+                fail(e.description)
+            }
         }
+        do { try store.close(now: 0) } catch { fail(error.description) }
+        let dt = monotonic() - t0
+        let cpu = cpuSeconds() - c0
+        let rows = store.statistics.committedRows
+        out(
+            "insert: \(rows) rows in \(dt) s = \(Int(Double(rows) / dt)) rows/s wall, \(Int(Double(rows) / cpu)) rows/s "
+                + "of CPU (batch \(config.batchRows), 3 quantities)")
     }
-    do { try store.close(now: 0) } catch { fail(error.description) }
-    let dt = monotonic() - t0
-    let rows = store.statistics.committedRows
-    out("insert: \(rows) rows in \(dt) s = \(Int(Double(rows) / dt)) rows/s (batch \(config.batchRows), 3 quantities)")
     do {
         let reader = try StoreReader(path: db)
-        // Checkpoint so the size is the main file's alone.
+        let rows = try reader.summary().reduce(0) { $0 + $1.rows }
         var st = stat()
         _ = stat(db, &st)
         var wal = stat()
         _ = stat(db + "-wal", &wal)
-        out("size: main \(st.st_size) B + wal \(wal.st_size) B = \(Double(st.st_size + wal.st_size) / Double(max(1, rows))) B/row")
-        let end = start + Int64(total / sensors) * 60_000_000
-        var t = monotonic()
-        let day = try reader.summary(range: TimeRange(from: end - 86_400_000_000 - 1_800_000_000, to: end - 1_800_000_000))
-        out("summary 24 h (unaligned): \(day.count) sensors in \((monotonic() - t) * 1000) ms")
-        t = monotonic()
-        let byDay = try reader.summary(range: .all, by: .day(utcOffsetSeconds: 3600))
-        out("summary by day, all: \(byDay.count) rows in \((monotonic() - t) * 1000) ms")
-        t = monotonic()
-        let cursor = try reader.export()
-        var n = 0
-        var sum = 0.0
-        while let r = try cursor.next() {
-            n += 1
-            sum += r.measurements.first?.value ?? 0
+        out(
+            "size: \(rows) rows, main \(st.st_size) B + wal \(wal.st_size) B = \(Double(st.st_size + wal.st_size) / Double(max(1, rows))) B/row"
+        )
+        let end = try reader.sensors().map(\.lastSeenMicros).max() ?? start
+        func timed<T>(_ label: String, _ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+            let t = monotonic()
+            let c = cpuSeconds()
+            let v = try body()
+            out("\(label): \(Int((monotonic() - t) * 1e6)) µs wall, \(Int((cpuSeconds() - c) * 1e6)) µs CPU")
+            return v
         }
-        let et = monotonic() - t
-        out("export all: \(n) rows in \(et) s = \(Int(Double(n) / et)) rows/s (checksum \(sum))")
-        t = monotonic()
-        let one = try reader.export(sensors: [.address(BDAddress(rawValue: 0xC0FF_EE00_0000 + 7 % UInt64(sensors)))])
-        n = 0
-        while try one.next() != nil { n += 1 }
-        out("export one sensor: \(n) rows in \(monotonic() - t) s")
+        let h: Int64 = 3_600_000_000
+        for _ in 0..<3 {
+            _ = try timed("summary 24 h (unaligned), \(sensors) sensors") { () throws(StoreError) in
+                try reader.summary(range: TimeRange(from: end - 24 * h - h / 2, to: end - h / 2))
+            }
+        }
+        _ = try timed("summary 24 h by hour") { () throws(StoreError) in
+            try reader.summary(range: TimeRange(from: end - 24 * h - h / 2, to: end - h / 2), by: .hour)
+        }
+        _ = try timed("summary by day (UTC+1), whole database") { () throws(StoreError) in
+            try reader.summary(by: .day(utcOffsetSeconds: 3600))
+        }
+        _ = try timed("summary by day (UTC+5:30), whole database") { () throws(StoreError) in
+            try reader.summary(by: .day(utcOffsetSeconds: 19800))
+        }
+        _ = try timed("summary whole database") { () throws(StoreError) in try reader.summary() }
+        if options["--skip-export"] != nil { exit(0) }
+        let n = try timed("export all") { () throws(StoreError) -> Int in
+            let cursor = try reader.export()
+            var n = 0
+            while try cursor.next() != nil { n += 1 }
+            return n
+        }
+        out("  exported \(n) rows")
+        let one = try timed("export one sensor, all time") { () throws(StoreError) -> Int in
+            let cursor = try reader.export(sensors: [
+                .address(BDAddress(rawValue: 0xC0FF_EE00_0000 + 7 % UInt64(sensors)))
+            ])
+            var n = 0
+            while try cursor.next() != nil { n += 1 }
+            return n
+        }
+        out("  exported \(one) rows")
     } catch {
         fail(error.description)
     }

@@ -130,3 +130,20 @@ import Testing
         #expect(r.isAtEnd)
     }
 }
+
+@Suite struct LocalNameMatchingTests {
+    let ad = AdvertisingData(parsing: Hex.decode("0b09" + Array("GVH5075_AB".utf8).map { String(format: "%02x", $0) }.joined())!)
+
+    @Test func equalsPrefixAndContainsWorkOnBytes() {
+        #expect(ad.localNameEquals("GVH5075_AB"))
+        #expect(!ad.localNameEquals("GVH5075_A"))
+        #expect(ad.localNameHasPrefix("GVH"))
+        #expect(!ad.localNameHasPrefix("gvh"))
+        #expect(ad.localNameHasPrefix("gvh", ignoringCase: true))
+        #expect(ad.localNameContains("5075"))
+        #expect(ad.localNameContains("_AB"))
+        #expect(!ad.localNameContains("_ABC"))
+        #expect(ad.localNameContains("h5075_ab", ignoringCase: true))
+        #expect(!AdvertisingData().localNameContains(""))  // no name at all
+    }
+}

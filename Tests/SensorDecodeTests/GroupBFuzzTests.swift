@@ -1,21 +1,10 @@
+import TestSupport
 import SensorDecode
 import Testing
 
 /// Random radio garbage through the standard registry: every Group B decoder must return an
 /// outcome (never trap) and must not claim random bytes under selectors it shares with others.
 @Suite struct GroupBFuzzTests {
-    /// SplitMix64: a fixed seed makes every run feed the same bytes.
-    struct SplitMix64: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static let groupB: Set<String> = [
         "govee", "govee_meat", "ruuvi", "inkbird_ibs_th", "inkbird_ith", "inkbird_bbq", "inkbird_iam_t2",
         "thermobeacon", "sensorpush", "switchbot_meter",

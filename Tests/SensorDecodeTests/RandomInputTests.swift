@@ -1,3 +1,4 @@
+import TestSupport
 import SensorDecode
 import Testing
 
@@ -5,29 +6,12 @@ import Testing
 /// parser and every registered decoder, both as raw AD bytes and wrapped in each decoder's own
 /// selector (so the decoder's parsing code is really reached, not just its first check).
 @Suite struct RandomInputTests {
-    /// A small deterministic generator (SplitMix64), so a failure can be reproduced from its seed.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
-    static func randomBytes(_ rng: inout SplitMix, maxLength: Int) -> [UInt8] {
-        let n = Int.random(in: 0...maxLength, using: &rng)
-        return (0..<n).map { _ in UInt8.random(in: 0...255, using: &rng) }
-    }
-
     @Test func hundredThousandRandomAdvertisementsThroughEverything() {
-        var rng = SplitMix(state: 0xB1E5_E450)
+        var rng = SplitMix64(state: 0xB1E5_E450)
         let registry = Registry.standard(keys: DeviceKeys([BDAddress(rawValue: 1): Array(repeating: 0x11, count: 16)]))
         var readings = 0
         for i in 0..<100_000 {
-            let data = Self.randomBytes(&rng, maxLength: 40)
+            let data = rng.bytes(maxLength: 40)
             let address = BDAddress(rawValue: UInt64(i % 3))
             let ad = AdvertisingData(parsing: data)
             readings += registry.decode(Advertisement(address: address, data: data), ad).readings.count
@@ -36,14 +20,14 @@ import Testing
     }
 
     @Test func randomPayloadsInsideEachDecodersSelector() {
-        var rng = SplitMix(state: 0x5EED)
+        var rng = SplitMix64(state: 0x5EED)
         let keys = DeviceKeys([BDAddress(rawValue: 1): Array(repeating: 0x11, count: 16)])
         let registry = Registry.standard(keys: keys)
         var reached: [String: Int] = [:]
         for decoder in registry.decoders {
             for selector in decoder.selectors {
                 for i in 0..<5_000 {
-                    let payload = Self.randomBytes(&rng, maxLength: 30)
+                    let payload = rng.bytes(maxLength: 30)
                     var data: [UInt8]
                     switch selector {
                     case .serviceData16(let uuid):

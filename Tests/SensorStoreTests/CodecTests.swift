@@ -1,3 +1,4 @@
+import TestSupport
 import SensorDecode
 import Testing
 
@@ -20,7 +21,9 @@ import Testing
         MeasurementCodec.encode([(7, v), (300, v)], into: &out)
         let back = try #require(MeasurementCodec.decode(out))
         #expect(back.map(\.id) == [7, 300])
-        #expect(back.map(\.value.bitPattern) == [v.bitPattern, v.bitPattern] || (v == 0 && back.allSatisfy { $0.value == 0 }))
+        #expect(
+            back.map(\.value.bitPattern) == [v.bitPattern, v.bitPattern]
+                || (v == 0 && back.allSatisfy { $0.value == 0 }))
     }
 
     @Test func nanSurvivesAsNaN() throws {
@@ -73,21 +76,25 @@ import Testing
     @Test func oneMinuteFoldsIntoMeanOfContinuousAndLastOfWholeQuantities() throws {
         #expect(t0 % 60_000_000 == 0)
         var d = Downsampler(DownsampleConfiguration(intervalSeconds: 60))
-        let rows = run(&d, [
-            reading(t0 + 1_000_000, temp: 20, battery: 90), reading(t0 + 20_000_000, temp: 21, battery: 89),
-            reading(t0 + 59_000_000, temp: 22.5, battery: 88),
-        ])
+        let rows = run(
+            &d,
+            [
+                reading(t0 + 1_000_000, temp: 20, battery: 90), reading(t0 + 20_000_000, temp: 21, battery: 89),
+                reading(t0 + 59_000_000, temp: 22.5, battery: 88),
+            ])
         let row = try #require(rows.first)
         #expect(rows.count == 1)
         #expect(row.timeMicros == t0)
         #expect(row.samples == 3)
         #expect(row.firstHeardMicros == t0 + 1_000_000 && row.lastHeardMicros == t0 + 59_000_000)
-        #expect(row.measurements == [Measurement(.batteryPercent, 88), Measurement(.temperatureC, (20 + 21 + 22.5) / 3)])
+        #expect(
+            row.measurements == [Measurement(.batteryPercent, 88), Measurement(.temperatureC, (20 + 21 + 22.5) / 3)])
     }
 
     @Test func retransmissionOfTheSameFrameIsCountedOnce() throws {
         var d = Downsampler(DownsampleConfiguration(intervalSeconds: 60))
-        let rows = run(&d, [reading(t0 + 1_000_000, temp: 20, battery: 90), reading(t0 + 1_004_000, temp: 20, battery: 90)])
+        let rows = run(
+            &d, [reading(t0 + 1_000_000, temp: 20, battery: 90), reading(t0 + 1_004_000, temp: 20, battery: 90)])
         #expect(rows.count == 1)
         #expect(rows.first?.samples == 1)
         #expect(d.statistics.duplicates == 1)
@@ -95,11 +102,13 @@ import Testing
 
     @Test func intervalZeroStoresEveryAdvertisementButNoRetransmission() {
         var d = Downsampler(DownsampleConfiguration(intervalSeconds: 0))
-        let rows = run(&d, [
-            reading(t0, temp: 20, battery: 90), reading(t0 + 2_000, temp: 20, battery: 90),  // same frame heard again
-            reading(t0 + 1_500_000, temp: 20, battery: 90),  // outside the window: a new advertisement
-            reading(t0 + 1_600_000, temp: 20.5, battery: 90),  // new value
-        ])
+        let rows = run(
+            &d,
+            [
+                reading(t0, temp: 20, battery: 90), reading(t0 + 2_000, temp: 20, battery: 90),  // same frame heard again
+                reading(t0 + 1_500_000, temp: 20, battery: 90),  // outside the window: a new advertisement
+                reading(t0 + 1_600_000, temp: 20.5, battery: 90),  // new value
+            ])
         #expect(rows.map(\.timeMicros) == [t0, t0 + 1_500_000, t0 + 1_600_000])
         #expect(rows.allSatisfy { $0.samples == 1 })
     }
@@ -123,7 +132,7 @@ import Testing
 
     @Test func anAddressFloodStaysWithinTheBoundAndLosesNoReading() {
         var d = Downsampler(DownsampleConfiguration(intervalSeconds: 60, maxSensors: 64))
-        var rng = SplitMix(state: 1)
+        var rng = SplitMix64(state: 1)
         var rows: [StoredRow] = []
         for i in 0..<10_000 {
             let r = reading(
@@ -138,7 +147,8 @@ import Testing
 
     @Test func aReadingOlderThanItsOpenBucketBecomesItsOwnRow() {
         var d = Downsampler(DownsampleConfiguration(intervalSeconds: 60))
-        let rows = run(&d, [reading(t0 + 70_000_000, temp: 1, battery: 1), reading(t0 + 5_000_000, temp: 2, battery: 2)])
+        let rows = run(
+            &d, [reading(t0 + 70_000_000, temp: 1, battery: 1), reading(t0 + 5_000_000, temp: 2, battery: 2)])
         #expect(Set(rows.map(\.timeMicros)) == [t0, t0 + 60_000_000])
         #expect(d.statistics.outOfOrder == 1)
     }

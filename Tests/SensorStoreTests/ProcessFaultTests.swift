@@ -53,7 +53,8 @@ private final class Torture {
     }
 
     func stderrLines() -> [String] {
-        String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n").map(String.init)
+        String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n").map(
+            String.init)
     }
 
     func wait() -> Int32 {
@@ -122,7 +123,8 @@ private func expectFirstReadingsStored(_ path: String, _ n: Int, sensors: Int) t
         defer { dir.cleanup() }
         let path = dir.file("full.db")
         let t = try Torture([
-            "write", "--db", path, "--sensors", "5", "--readings", "3000", "--batch-rows", "100", "--batch-seconds", "1",
+            "write", "--db", path, "--sensors", "5", "--readings", "3000", "--batch-rows", "100", "--batch-seconds",
+            "1",
             "--max-pages-extra", "8", "--raise-after", "3",
         ])
         let out = t.restOfStdout()
@@ -149,7 +151,8 @@ private func expectFirstReadingsStored(_ path: String, _ n: Int, sensors: Int) t
         defer { _ = run("/bin/umount", [mnt]) }
         let path = mnt + "/full.db"
         let t = try Torture([
-            "write", "--db", path, "--sensors", "5", "--readings", "20000", "--batch-rows", "100", "--batch-seconds", "1",
+            "write", "--db", path, "--sensors", "5", "--readings", "20000", "--batch-rows", "100", "--batch-seconds",
+            "1",
             "--sleep-us", "100",
         ])
         // Wait until the filesystem is full and the writer said so, then give it room.

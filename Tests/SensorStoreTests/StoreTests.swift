@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import SensorDecode
 import Testing
@@ -66,7 +67,7 @@ private func sameStatistics(_ a: [String: Expected], _ b: [String: Expected]) ->
 
     /// Readings of `sensors` sensors with a varying quantity set, at irregular times over `hours`.
     func mixedReadings(sensors: Int, count: Int, hours: Int64, seed: UInt64 = 7) -> [Reading] {
-        var rng = SplitMix(state: seed)
+        var rng = SplitMix64(state: seed)
         var out: [Reading] = []
         let span = hours * 3_600_000_000
         for k in 0..<count {
@@ -137,7 +138,8 @@ private func sameStatistics(_ a: [String: Expected], _ b: [String: Expected]) ->
         // Sensor 1 is odd and not a multiple of 3: only temperature and sometimes battery.
         #expect(one.quantities.map(\.key) == ["battery_pct", "temperature_c"])
 
-        let two = try exportAll(reader, range: range, sensors: [SensorSelector("kitchen"), SensorSelector(a1.description)])
+        let two = try exportAll(
+            reader, range: range, sensors: [SensorSelector("kitchen"), SensorSelector(a1.description)])
         let expected = inRange.filter { $0.address == a1 || $0.address == a2 }
             .sorted { ($0.timeMicros, $0.address) < ($1.timeMicros, $1.address) }
         #expect(two.rows.map(\.timeMicros) == expected.map(\.timeMicros))
@@ -215,7 +217,8 @@ private func sameStatistics(_ a: [String: Expected], _ b: [String: Expected]) ->
         #expect(sensors.count == 3)
         for s in sensors {
             let mine = readings.filter { $0.address == s.address }
-            #expect(s.firstSeenMicros == mine.map(\.timeMicros).min() && s.lastSeenMicros == mine.map(\.timeMicros).max())
+            #expect(
+                s.firstSeenMicros == mine.map(\.timeMicros).min() && s.lastSeenMicros == mine.map(\.timeMicros).max())
             #expect(s.lastBatteryPercent == mine.last { $0.value(.batteryPercent) != nil }?.value(.batteryPercent))
             #expect(s.radioName == mine.last?.name && s.model == mine.last?.model && s.lastRSSI == -60)
         }
@@ -376,6 +379,64 @@ private func sameStatistics(_ a: [String: Expected], _ b: [String: Expected]) ->
     }
 }
 
+@Suite struct BatchTimingTests {
+    @Test func aBatchCommitsAfterBatchSecondsOrBatchRowsWhicheverFirst() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        var config = StoreConfiguration()
+        config.downsample.intervalSeconds = 0
+        config.batchSeconds = 5
+        config.batchRows = 50
+        let store = try SensorStore(path: dir.file("a.db"), configuration: config)
+        for k in 0..<10 { #expect(store.add(tortureReading(k, sensors: 2), now: 100 + Double(k) * 0.1) == .notDue) }
+        #expect(store.tick(now: 104.9) == .notDue)
+        #expect(store.tick(now: 105.0) == .committed(rows: 10, inserted: 10))
+        #expect(store.tick(now: 200) == .nothingPending)
+        // 50 rows arrive within a second: the row bound commits at once.
+        var results: [FlushResult] = []
+        for k in 10..<60 { results.append(store.add(tortureReading(k, sensors: 2), now: 201)) }
+        #expect(results.last == .committed(rows: 50, inserted: 50))
+        #expect(results.dropLast().allSatisfy { $0 == .notDue })
+    }
+
+    @Test func anotherWritersLockIsLivedThroughAndLoggedOnce() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        let log = LogLines()
+        var config = StoreConfiguration()
+        config.downsample.intervalSeconds = 0
+        config.batchRows = 10
+        config.busyTimeoutMillis = 10
+        let store = try SensorStore(path: dir.file("a.db"), configuration: config, log: log.append)
+        let other = try Connection(path: dir.file("a.db"), readOnly: false, create: false, busyTimeoutMillis: 10)
+        try other.exec("BEGIN IMMEDIATE", "hold the write lock")
+        var now = 0.0
+        for k in 0..<100 {
+            now += 1
+            store.add(tortureReading(k, sensors: 3), now: now)
+            store.tick(now: now)
+        }
+        #expect(store.currentFailure?.isBusy == true)
+        #expect(log.lines.count == 1)
+        try other.exec("COMMIT", "release the write lock")
+        now += 10
+        store.tick(now: now)
+        #expect(store.currentFailure == nil)
+        #expect(store.statistics.committedRows == 100)
+        #expect(log.lines.count == 2 && log.lines[1].contains("resumed"))
+    }
+
+    @Test func aNewStoreCarriesItsVersionAndApplicationID() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        _ = try SensorStore(path: dir.file("a.db"))
+        let c = try Connection(path: dir.file("a.db"), readOnly: true, create: false, busyTimeoutMillis: 10)
+        #expect(try c.scalarInt("PRAGMA user_version") == Int64(Schema.version))
+        #expect(try c.scalarInt("PRAGMA application_id") == Int64(Schema.applicationID))
+        #expect(try c.scalarText("PRAGMA journal_mode") == "wal")
+    }
+}
+
 @Suite struct OpenRefusalTests {
     @Test func aNewerDatabaseIsRefusedAndLeftUntouched() throws {
         let dir = TempDir()
@@ -405,7 +466,7 @@ private func sameStatistics(_ a: [String: Expected], _ b: [String: Expected]) ->
         let dir = TempDir()
         defer { dir.cleanup() }
         let path = dir.file("notes.db")
-        var rng = SplitMix(state: 3)
+        var rng = SplitMix64(state: 3)
         let garbage = (0..<8192).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
         #expect(FileManager.default.createFile(atPath: path, contents: Data(garbage)))
         do {

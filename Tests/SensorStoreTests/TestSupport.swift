@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import SensorDecode
 
@@ -42,17 +43,6 @@ func tortureReading(_ k: Int, sensors: Int, start: Int64 = 1_700_000_000_000_000
 }
 
 /// A small deterministic generator (tests must be reproducible).
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 func fileBytes(_ path: String) -> [UInt8]? {
     FileManager.default.contents(atPath: path).map { [UInt8]($0) }
 }

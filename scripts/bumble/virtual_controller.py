@@ -20,9 +20,17 @@ Modes (combinable):
   --legacy-disallowed  legacy LE Set Scan Parameters / Enable answer Command Disallowed (0x0C), and
                        the supported-commands field lists only the legacy set, so a scanner must fall
                        back to the extended commands by itself.
+  --pty PATH           serve the scanner controller on a pseudo-terminal instead of TCP, with a
+                       symbolic link to it at PATH (printed as "PTY PATH"): the serial:PATH transport.
   --drop-after S       S seconds after a client connects, drop its TCP connection and forget the
                        scan state (as a re-plugged controller would); the server keeps accepting.
                        --drop-count N repeats it N times (default 1).
+  --scan-off-after S   S seconds after the client connects, stop scanning without telling the host
+                       (as another program switching it off would): the scanner's silence watchdog
+                       must switch it on again.
+  --hardware-error-after S
+                       S seconds after the client connects, stop scanning and send a Hardware Error
+                       event (code 0x42): the scanner must reset and re-arm.
 
 Bumble quirks that matter (see ../shared/vm-e2e/README.md): with the extended-advertising feature
 bit set, the scanner controller answers a *legacy* scan with extended reports (0x0D); every
@@ -48,6 +56,7 @@ from bumble.device import Device
 from bumble.host import Host
 from bumble.link import LocalLink
 from bumble.transport.common import AsyncPipeSink
+from bumble.transport.pty import open_pty_transport
 from bumble.transport.tcp_server import open_tcp_server_transport_with_socket
 
 EXT_FEATURES = hci.LeFeatureMask.LE_EXTENDED_ADVERTISING | hci.LeFeatureMask.LE_PERIODIC_ADVERTISING
@@ -139,13 +148,16 @@ async def start_advertiser(link: LocalLink, name: str, address: str, data: bytes
 
 
 async def main_async(args) -> int:
-    sock = socket.socket()
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(('127.0.0.1', args.port))
-    sock.listen(4)
-    port = sock.getsockname()[1]
-
-    transport = await open_tcp_server_transport_with_socket(sock)
+    if args.pty:
+        transport = await open_pty_transport(args.pty)
+        port = None
+    else:
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(('127.0.0.1', args.port))
+        sock.listen(4)
+        port = sock.getsockname()[1]
+        transport = await open_tcp_server_transport_with_socket(sock)
     link = LocalLink()
     scanner = ScannerController('scanner', host_source=transport.source, host_sink=transport.sink,
                                 link=link, public_address=SCANNER_ADDR)
@@ -162,9 +174,9 @@ async def main_async(args) -> int:
     pvvx_ctrl, _ = await start_advertiser(link, 'ATC_112233', PVVX_ADDR, pvvx_adv(0), args.adv_interval)
     await start_advertiser(link, 'BTHome-test', BTHOME_ADDR, bthome_adv(), args.adv_interval)
 
-    print(f'PORT {port}', flush=True)
-    log.info('listening on 127.0.0.1:%d (H4); modes: legacy_only=%s legacy_disallowed=%s drop_after=%s',
-             port, args.legacy_only, args.legacy_disallowed, args.drop_after)
+    print(f'PTY {args.pty}' if args.pty else f'PORT {port}', flush=True)
+    log.info('listening on %s (H4); modes: legacy_only=%s legacy_disallowed=%s drop_after=%s',
+             args.pty or f'127.0.0.1:{port}', args.legacy_only, args.legacy_disallowed, args.drop_after)
 
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -195,11 +207,32 @@ async def main_async(args) -> int:
             transport.source.parser.reset()
             transport.sink.transport = None
             client.close()
-            print(f'DROPPED {drops} at {time.monotonic() - t0:.3f}', flush=True)
+            # Wall-clock time, so tests can compare it with the scanner's reading time stamps.
+            print(f'DROPPED {drops} at {time.time():.6f}', flush=True)
             log.info('dropped the client connection (%d of %d)', drops, args.drop_count)
 
+    async def after_connect(delay, action, what):
+        while transport.sink.transport is None:
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(delay)
+        action()
+        print(f'{what} at {time.time():.6f}', flush=True)
+        log.info('%s', what)
+
+    def scan_off():
+        scanner.le_scan_enable = False
+
+    def hardware_error():
+        scanner.le_scan_enable = False
+        # Bumble has no Hardware Error event class: H4 bytes 04 | 10 01 | code.
+        transport.sink.on_packet(bytes([0x04, 0x10, 0x01, 0x42]))
+
     tasks = [asyncio.create_task(update_readings())]
-    if args.drop_after is not None:
+    if args.scan_off_after is not None:
+        tasks.append(asyncio.create_task(after_connect(args.scan_off_after, scan_off, 'SCAN_OFF')))
+    if args.hardware_error_after is not None:
+        tasks.append(asyncio.create_task(after_connect(args.hardware_error_after, hardware_error, 'HARDWARE_ERROR')))
+    if args.drop_after is not None and not args.pty:
         tasks.append(asyncio.create_task(dropper()))
     try:
         await asyncio.wait_for(stop.wait(), timeout=args.lifetime)
@@ -207,21 +240,30 @@ async def main_async(args) -> int:
         log.warning('lifetime of %s s reached; exiting', args.lifetime)
     for t in tasks:
         t.cancel()
-    transport.server.close()
+    if args.pty:
+        await transport.close()
+    else:
+        transport.server.close()
     return 0
 
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument('--port', type=int, default=0, help='TCP port (default: ephemeral)')
+    p.add_argument('--pty', default=None, metavar='PATH', help='serve on a pseudo-terminal linked at PATH')
     p.add_argument('--legacy-only', action='store_true')
     p.add_argument('--legacy-disallowed', action='store_true')
     p.add_argument('--drop-after', type=float, default=None, metavar='S')
     p.add_argument('--drop-count', type=int, default=1, metavar='N')
+    p.add_argument('--scan-off-after', type=float, default=None, metavar='S')
+    p.add_argument('--hardware-error-after', type=float, default=None, metavar='S')
     p.add_argument('--adv-interval', type=int, default=100, help='advertising interval, ms')
     p.add_argument('--lifetime', type=float, default=300, help='exit after this many seconds')
     p.add_argument('-v', '--verbose', action='store_true', help='log commands (and Bumble debug with -vv)')
     args = p.parse_args()
+    # A parent may start us with SIGTERM/SIGINT blocked (Foundation's Process under a test runner
+    # does): unblock them, or the stop request would never arrive.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
     level = logging.INFO if args.verbose else logging.WARNING
     logging.basicConfig(level=level, stream=sys.stderr,
                         format='%(relativeCreated)9.1f %(name)s %(levelname)s: %(message)s')

@@ -30,11 +30,12 @@ public struct InkbirdBBQDecoder: SensorDecoder {
     public init() {}
 
     public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
-        let name = ad.localName.map { String(decoding: $0, as: UTF8.self).lowercased() } ?? ""
-        let named = name.contains("ibbq") || name.contains("xbbq")
         for md in ad.manufacturerData where md.companyID <= 2 {
             let v = md.value
-            guard [12, 14, 18, 22].contains(v.count), v.u8(2) == 0, v.u8(3) == 0 else { continue }
+            guard v.count == 12 || v.count == 14 || v.count == 18 || v.count == 22, v.u8(2) == 0, v.u8(3) == 0 else {
+                continue
+            }
+            let named = ad.localNameContains("ibbq", ignoringCase: true) || ad.localNameContains("xbbq", ignoringCase: true)
             let mac = v.dropFirst(4).prefix(6)
             let macMatches =
                 BDAddress(bigEndian: mac) == advertisement.address
@@ -48,7 +49,7 @@ public struct InkbirdBBQDecoder: SensorDecoder {
                 guard t >= -50, t <= 400 else { return .malformed("probe \(n) at \(t) °C out of range") }
                 measurements.append(Measurement(.temperatureProbeC(n), t))
             }
-            let model = (name.hasPrefix("x") ? "xBBQ-" : "iBBQ-") + String((v.count - 10) / 2)
+            let model = (ad.localNameHasPrefix("x", ignoringCase: true) ? "xBBQ-" : "iBBQ-") + String((v.count - 10) / 2)
             return .readings([
                 Reading(
                     address: advertisement.address, addressType: advertisement.addressType, decoderID: id,

@@ -60,12 +60,12 @@ public struct SensorPushDecoder: SensorDecoder {
     public init() {}
 
     public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
-        guard !ad.manufacturerData.isEmpty else { return .notMine }
-        let name = ad.localName.map { String(decoding: $0, as: UTF8.self) } ?? ""
-        let isHT1 = name == "s" || name == "HT1" || ad.serviceUUIDs.contains(Self.serviceHT1)
+        // Cheapest test first: every advertisement with manufacturer data reaches this decoder.
+        guard ad.manufacturerData.contains(where: { $0.value.count >= 3 && $0.value.count <= 9 }) else { return .notMine }
+        let isHT1 = ad.localNameEquals("s") || ad.localNameEquals("HT1") || ad.serviceUUIDs.contains(Self.serviceHT1)
         let isV2 =
-            name.hasPrefix("SensorPush") || ["HT.w", "HTP.xw", "TC.x"].contains(where: { name.contains($0) })
-            || ad.serviceUUIDs.contains(Self.serviceV2)
+            ad.localNameHasPrefix("SensorPush") || ad.localNameContains("HT.w") || ad.localNameContains("HTP.xw")
+            || ad.localNameContains("TC.x") || ad.serviceUUIDs.contains(Self.serviceV2)
         guard isHT1 || isV2 else { return .notMine }
         if isHT1 {
             guard let v = ad.manufacturerData.first(where: { $0.value.count == 4 })?.value else { return .notMine }

@@ -1,6 +1,49 @@
-/// Quantities added for the BTHome, Xiaomi (MiBeacon, ATC/pvvx), Qingping and Eddystone decoders.
-/// Same style as `Reading.swift`: snake_case, unit last; binary states are integers 0/1 named after
-/// what 1 means (`door` 1 = open, `battery_low` 1 = low), as BTHome's spec defines them.
+/// A measured quantity, named once for every layer: Swift code, JSON, SQL columns and CSV headers
+/// all use `key`, which is snake_case with the unit last (`temperature_c`, `humidity_pct`).
+///
+/// The vocabulary is fixed here; a decoder that needs a new quantity adds it below, in the same
+/// style. Keys are stored in databases, so an existing key is never renamed.
+public struct Quantity: Hashable, Sendable, Comparable, CustomStringConvertible {
+    public let key: String
+    /// Whole-number quantities (battery %, counts) print without a fraction.
+    public let isInteger: Bool
+
+    public init(_ key: String, integer: Bool = false) {
+        self.key = key
+        self.isInteger = integer
+    }
+
+    public var description: String { key }
+    public static func < (a: Quantity, b: Quantity) -> Bool { a.key < b.key }
+
+    public static let temperatureC = Quantity("temperature_c")
+    public static let humidityPercent = Quantity("humidity_pct")
+    public static let batteryPercent = Quantity("battery_pct", integer: true)
+    public static let voltageV = Quantity("voltage_v")
+    public static let pressureHPa = Quantity("pressure_hpa")
+    public static let co2PPM = Quantity("co2_ppm")
+    public static let tvocUgM3 = Quantity("tvoc_ug_m3")
+    public static let pm25UgM3 = Quantity("pm2_5_ug_m3")
+    public static let pm10UgM3 = Quantity("pm10_ug_m3")
+    public static let illuminanceLux = Quantity("illuminance_lux")
+    public static let moisturePercent = Quantity("moisture_pct")
+    public static let conductivityUsCm = Quantity("conductivity_us_cm")
+    public static let dewpointC = Quantity("dewpoint_c")
+    public static let accelerationXG = Quantity("acceleration_x_g")
+    public static let accelerationYG = Quantity("acceleration_y_g")
+    public static let accelerationZG = Quantity("acceleration_z_g")
+    public static let movementCount = Quantity("movement_count", integer: true)
+    public static let packetCount = Quantity("packet_count", integer: true)
+    public static let light = Quantity("light", integer: true)
+    public static let txPowerDBm = Quantity("tx_power_dbm", integer: true)
+
+    /// `temperature_probe_N_c` for multi-probe thermometers (N from 1).
+    public static func temperatureProbeC(_ n: Int) -> Quantity { Quantity("temperature_probe_\(n)_c") }
+}
+
+/// The rest of the vocabulary, mostly from BTHome's object list (also MiBeacon, Qingping,
+/// Eddystone). Binary states are integers 0/1 named after what 1 means (`door` 1 = open,
+/// `battery_low` 1 = low), as BTHome's spec defines them.
 extension Quantity {
     public static let massKg = Quantity("mass_kg")
     public static let massLb = Quantity("mass_lb")

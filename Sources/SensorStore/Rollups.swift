@@ -1,0 +1,126 @@
+/// Aggregates of stored rows: the `rollup_hourly` table's contents, and what summaries compute.
+///
+/// One `rollup_hourly` row per (hour, sensor) holds the row-level counts in columns and the
+/// per-quantity statistics packed in `stats`, so a year of 50 sensors is 438 000 rows (not one
+/// row per quantity: reading ten columns of 1.75 M rows cost 3× more in SQLite). `stats` layout,
+/// once per quantity in ascending id:
+///
+/// | field     | encoding                          | meaning                                  |
+/// |-----------|-----------------------------------|------------------------------------------|
+/// | id        | varint                            | `quantities.id`                          |
+/// | rows      | varint                            | stored rows carrying the quantity        |
+/// | samples   | varint                            | advertisements folded into those rows    |
+/// | last at   | varint                            | latest row time − hour start (µs)        |
+/// | sum       | MeasurementCodec value            | of stored values                         |
+/// | min, max  | MeasurementCodec value, twice     |                                          |
+/// | last      | MeasurementCodec value            | value of the latest row                  |
+struct QuantityStats: Equatable {
+    var rows: Int64
+    var samples: Int64
+    var sum: Double
+    var min: Double
+    var max: Double
+    var lastTime: Int64
+    var last: Double
+
+    init(rows: Int64, samples: Int64, sum: Double, min: Double, max: Double, lastTime: Int64, last: Double) {
+        self.rows = rows
+        self.samples = samples
+        self.sum = sum
+        self.min = min
+        self.max = max
+        self.lastTime = lastTime
+        self.last = last
+    }
+
+    /// One stored row's value.
+    init(samples: Int64, value: Double, time: Int64) {
+        self.init(rows: 1, samples: samples, sum: value, min: value, max: value, lastTime: time, last: value)
+    }
+
+    mutating func merge(_ o: QuantityStats) {
+        rows += o.rows
+        samples += o.samples
+        sum += o.sum
+        min = Swift.min(min, o.min)
+        max = Swift.max(max, o.max)
+        if o.lastTime >= lastTime {
+            lastTime = o.lastTime
+            last = o.last
+        }
+    }
+}
+
+/// One (hour or period, sensor): counts of its rows and the statistics of each quantity.
+struct SensorStats: Equatable {
+    var rows: Int64 = 0
+    var samples: Int64 = 0
+    var lastTime = Int64.min
+    /// Ascending quantity id; a handful per sensor, so a linear search beats hashing.
+    var quantities: [(id: Int64, stats: QuantityStats)] = []
+
+    static func == (a: SensorStats, b: SensorStats) -> Bool {
+        a.rows == b.rows && a.samples == b.samples && a.lastTime == b.lastTime
+            && a.quantities.map(\.id) == b.quantities.map(\.id) && a.quantities.map(\.stats) == b.quantities.map(\.stats)
+    }
+
+    /// Adds one stored row with its `(quantity id, value)` items.
+    mutating func addRow(samples: Int64, time: Int64, _ items: [(id: Int64, value: Double)]) {
+        rows += 1
+        self.samples += samples
+        lastTime = Swift.max(lastTime, time)
+        for (id, v) in items { merge(id, QuantityStats(samples: samples, value: v, time: time)) }
+    }
+
+    mutating func merge(_ id: Int64, _ s: QuantityStats) {
+        if let i = quantities.firstIndex(where: { $0.id == id }) {
+            quantities[i].stats.merge(s)
+        } else {
+            quantities.append((id, s))
+            if quantities.count > 1, quantities[quantities.count - 2].id > id { quantities.sort { $0.id < $1.id } }
+        }
+    }
+
+    mutating func merge(_ o: SensorStats) {
+        rows += o.rows
+        samples += o.samples
+        lastTime = Swift.max(lastTime, o.lastTime)
+        for (id, s) in o.quantities { merge(id, s) }
+    }
+
+    /// `stats` blob of the table (times relative to `hourStart`).
+    func encodeStats(hourStart: Int64) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(quantities.count * 16)
+        for (id, s) in quantities {
+            MeasurementCodec.appendVarint(UInt64(bitPattern: id), &out)
+            MeasurementCodec.appendVarint(UInt64(bitPattern: s.rows), &out)
+            MeasurementCodec.appendVarint(UInt64(bitPattern: s.samples), &out)
+            MeasurementCodec.appendVarint(UInt64(bitPattern: s.lastTime &- hourStart), &out)
+            MeasurementCodec.appendValue(s.sum, &out)
+            MeasurementCodec.appendValue(s.min, &out)
+            MeasurementCodec.appendValue(s.max, &out)
+            MeasurementCodec.appendValue(s.last, &out)
+        }
+        return out
+    }
+
+    /// Calls `body(id, stats)` per quantity of a `stats` blob; `false` if it is malformed.
+    @discardableResult
+    static func decodeStats(
+        _ bytes: UnsafeRawBufferPointer, hourStart: Int64, _ body: (Int64, QuantityStats) -> Void
+    ) -> Bool {
+        var c = CodecCursor(bytes)
+        while !c.isAtEnd {
+            guard let id = c.varint(), let rows = c.varint(), let samples = c.varint(), let at = c.varint(),
+                let sum = c.value(), let lo = c.value(), let hi = c.value(), let last = c.value()
+            else { return false }
+            body(
+                Int64(bitPattern: id),
+                QuantityStats(
+                    rows: Int64(bitPattern: rows), samples: Int64(bitPattern: samples), sum: sum, min: lo, max: hi,
+                    lastTime: hourStart &+ Int64(bitPattern: at), last: last))
+        }
+        return true
+    }
+}

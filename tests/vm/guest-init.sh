@@ -1,0 +1,70 @@
+#!/bin/sh
+# /init of the VM test guest (busybox). The host (vm_test.py) reads the console and decides:
+#   lines starting with '{'   blesensor-log's stdout (JSON readings), written straight to the console
+#                             so no pipe buffering skews the timing
+#   "BSL-ERR: ..."            blesensor-log's stderr
+#   "VM: <event> ..."         markers around every action, with the guest uptime
+# Kernel command line (unknown k=v parameters become environment variables):
+#   vm_mode=basic   hci0 starts DOWN; the scanner must bring it up and report readings
+#   vm_mode=updown  + `hcictl down` / `hcictl up` twice while scanning; readings must resume
+#   vm_mode=unplug  + kill / restart the H4 attach helper (hci0 unregistered / registered again)
+#   vm_mode=shell   busybox shell on the console with hci0 up (manual use)
+#   vm_duration=S   the scanner's --duration
+export PATH=/bin
+mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev
+up() { cut -d' ' -f1 /proc/uptime; }
+mark() { echo "VM: $* uptime=$(up)"; }
+mark init
+for m in $(cat /modules.order); do insmod /lib/modules/$m.ko || mark "insmod-failed $m"; done
+mark modules-loaded
+h4attach /dev/ttyS1 115200 & ATT=$!
+i=0; while [ ! -e /sys/class/bluetooth/hci0 ] && [ $i -lt 200 ]; do usleep 50000; i=$((i+1)); done
+[ -e /sys/class/bluetooth/hci0 ] || mark "hci0-missing"
+# Up (which cancels the kernel's 2 s auto-off of a new adapter) and then down, so every mode starts
+# from the same state: hci0 registered and DOWN. The scanner has to bring it up itself.
+hcictl up 0 >/dev/null; hcictl down 0 >/dev/null
+mark hci0-ready "$(hcictl info 0)"
+
+DUR=${vm_duration:-25}
+mkfifo /tmp/bsl-err
+# (not sed: busybox sed reads a line ahead, which would hold each stderr line back until the next)
+while IFS= read -r l; do echo "BSL-ERR: $l"; done < /tmp/bsl-err &
+scan() {   # scanner in the background, stdout to the console; sets $P
+    mark scan-start
+    blesensor-log scan --hci hci0 --json --duration "$DUR" 2>/tmp/bsl-err &
+    P=$!
+}
+finish() { wait $P; RC=$?; mark scan-exit "rc=$RC"; }
+case "${vm_mode:-basic}" in
+basic)
+    scan; finish ;;
+updown)
+    scan
+    sleep 5
+    for c in 1 2; do
+        mark down-begin $c; hcictl down 0; mark down-done $c "rc=$?"
+        sleep 2
+        mark up-begin $c; hcictl up 0; mark up-done $c "rc=$?"
+        sleep 5
+    done
+    finish ;;
+unplug)
+    scan
+    sleep 5
+    mark unplug-begin 1; kill $ATT; wait $ATT; mark unplug-done 1
+    sleep 2
+    mark replug-begin 1
+    # drop what the host sent while detached (QEMU holds it until the port is opened again)
+    timeout 1 cat /dev/ttyS1 > /dev/null
+    h4attach /dev/ttyS1 115200 & ATT=$!
+    i=0; while [ ! -e /sys/class/bluetooth/hci0 ] && [ $i -lt 200 ]; do usleep 50000; i=$((i+1)); done
+    mark replug-done 1
+    finish ;;
+shell)
+    hcictl up 0; setsid cttyhack sh ;;
+esac
+mark hci0-final "$(hcictl info 0 2>&1)"
+dmesg | grep -iE 'hci[0-9]|fail|error|warn|timeout|reassembly' | sed 's/^/VM-DMESG: /'
+mark end
+kill $ATT 2>/dev/null
+sync; poweroff -f
