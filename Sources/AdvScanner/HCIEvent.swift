@@ -116,7 +116,8 @@ extension HCIEvent {
         let parse: @Sendable (ArraySlice<UInt8>) -> Result<HCIEvent, HCIParseError>
     }
 
-    static let table: [UInt8: Row] = {
+    /// Indexed by event code (256 slots): a lookup per packet costs an index, not a hash.
+    static let table: [Row?] = {
         let rows: [Row] = [
             Row(code: HCIEventCode.commandComplete, name: "Command Complete", minLength: 3) { p in
                 .success(.commandComplete(numPackets: p.u8(0), opcode: p.le16(1), returnParameters: Array(p.dropFirst(3))))
@@ -136,7 +137,9 @@ extension HCIEvent {
                 return .success(.unknown(code: HCIEventCode.stackInternal, parameters: Array(p)))
             },
         ]
-        return Dictionary(uniqueKeysWithValues: rows.map { ($0.code, $0) })
+        var byCode = [Row?](repeating: nil, count: 256)
+        for r in rows { byCode[Int(r.code)] = r }
+        return byCode
     }()
 
     /// Parses an event packet that starts with the event code (no H4 indicator).
@@ -146,7 +149,7 @@ extension HCIEvent {
         let declared = Int(packet.u8(1))
         let params = packet.dropFirst(2)
         guard params.count == declared else { return .failure(.lengthMismatch(declared: declared, actual: params.count)) }
-        guard let row = table[code] else { return .success(.unknown(code: code, parameters: Array(params))) }
+        guard let row = table[Int(code)] else { return .success(.unknown(code: code, parameters: Array(params))) }
         guard params.count >= row.minLength else {
             return .failure(.tooShort(event: row.name, need: row.minLength, have: params.count))
         }

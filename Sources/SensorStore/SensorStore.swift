@@ -175,7 +175,8 @@ public final class SensorStore {
         try c.exec("PRAGMA synchronous = NORMAL", "set synchronous on \(path)")
         // Keep the WAL file from staying large after a long reader held back checkpoints.
         try c.exec("PRAGMA journal_size_limit = 8388608", "set journal_size_limit on \(path)")
-        try c.exec("PRAGMA cache_size = -8192", "set cache_size on \(path)")
+        // 2 MiB of page cache: appends touch few pages, and a Pi Zero has 512 MB for everything.
+        try c.exec("PRAGMA cache_size = -2048", "set cache_size on \(path)")
         self.connection = c
         upsertSensor = try c.prepare(
             """
