@@ -254,9 +254,6 @@ struct LoggerCommandsTests {
         #expect(!set.stdout.contains(key) && !set.stderr.contains(key))
         let attrs = try FileManager.default.attributesOfItem(atPath: dir.file("k/keys"))
         #expect((attrs[.posixPermissions] as? Int) == 0o600)
-        // The key file is what `replay`/`run` decrypt with: the bthome.io example frame.
-        let frame = "54:48:E6:8F:80:A5 " + "020106" + "1316d2fc41a47266c95f730011223378052a0ba7"
-        _ = frame
         #expect(try CLI.run(["sensors", "key", "54:48:E6:8F:80:A5", "--remove", "--db", db]).status == 0)
         #expect(!(try String(contentsOfFile: dir.file("k/keys"), encoding: .utf8)).contains("54:48:E6:8F:80:A5"))
     }
@@ -296,4 +293,48 @@ func Timestamp(micros: Int64) -> String {
     let frac = micros % 1_000_000
     if frac != 0 { s = String(s.dropLast()) + String(format: ".%06d", frac) + "Z" }
     return s
+}
+
+/// Keys through the real binary: the key file decrypts BTHome v2 frames in `replay`, and a wrong
+/// key gives one warning for the device, not one per frame.
+@Suite(.enabled(if: CLI.isBuilt, "blesensor-log is not built next to the tests: run `swift build` first"))
+struct DeviceKeyTests {
+    /// The bthome.io encryption example (key 231d39c1…, MAC 54:48:E6:8F:80:A5): 25.06 °C, 50.55 %.
+    static let mac = BDAddress("54:48:E6:8F:80:A5")!
+    static let ad = Hex.decode("0201061216d2fc41a47266c95f730011223378237214")!
+
+    func capture(_ dir: TempDir, frames: Int) throws -> String {
+        let path = dir.file("bthome.btsnoop")
+        let w = try CaptureWriter(path: path)
+        for i in 0..<frames {
+            try w.write(HCIPacket(type: .event, bytes: SyntheticCapture.event(Self.mac, Self.ad), incoming: true,
+                                  timeMicros: SyntheticCapture.start + Int64(i) * 5_000_000))
+        }
+        try w.close()
+        return path
+    }
+
+    @Test func theRightKeyDecryptsAndAWrongOneWarnsOnce() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let cap = try capture(dir, frames: 20)
+        let db = dir.file("r.db")
+        let none = try CLI.run(["replay", cap, "--jsonl"], environment: ["BLESENSOR_DB": db])
+        #expect(none.status == 0)
+        #expect(CLI.jsonObjects(none).allSatisfy { $0["temperature_c"] == nil })  // no key: named, not decoded
+
+        #expect(try CLI.run(["sensors", "key", Self.mac.description, "231d39c1d7cc1ab1aee224cd096db932", "--db", db]).status == 0)
+        let good = try CLI.run(["replay", cap, "--jsonl"], environment: ["BLESENSOR_DB": db])
+        let objs = CLI.jsonObjects(good)
+        #expect(objs.count == 20)
+        #expect(objs.allSatisfy { ($0["temperature_c"] as? Double).map { abs($0 - 25.06) < 1e-9 } ?? false })
+        #expect(!good.stdout.contains("231d39c1") && !good.stderr.contains("231d39c1"))
+
+        #expect(try CLI.run(["sensors", "key", Self.mac.description, "231d39c1d7cc1ab1aee224cd096db933", "--db", db]).status == 0)
+        let wrong = try CLI.run(["replay", cap, "--jsonl"], environment: ["BLESENSOR_DB": db])
+        #expect(wrong.status == 0)
+        #expect(wrong.stdout.isEmpty)
+        let warnings = wrong.stderr.split(separator: "\n").filter { $0.contains(Self.mac.description) }
+        #expect(warnings.count == 1, "\(wrong.stderr)")
+    }
 }
