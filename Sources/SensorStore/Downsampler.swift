@@ -102,8 +102,16 @@ struct Downsampler {
     mutating func add(_ r: Reading, emit: (StoredRow) -> Void) {
         statistics.readings += 1
         // Measurements in key order, one per quantity (a decoder listing one twice keeps the last).
-        var ms = r.measurements.sorted { $0.quantity < $1.quantity }
-        if ms.count > 1 {
+        // Decoders mostly list their quantities in one fixed order: sort only when it is not the
+        // key order already (comparing keys is String work, on every reading).
+        var ms = r.measurements
+        var inOrder = true
+        for i in ms.indices.dropFirst() where !(ms[i - 1].quantity < ms[i].quantity) {
+            inOrder = false
+            break
+        }
+        if !inOrder { ms.sort { $0.quantity < $1.quantity } }
+        if !inOrder, ms.count > 1 {
             var dedup: [Measurement] = []
             dedup.reserveCapacity(ms.count)
             for m in ms {
@@ -239,9 +247,14 @@ struct Downsampler {
 
     private static func finish(_ b: Bucket) -> StoredRow {
         var row = b.row
+        // Accumulators were opened in key order (`add` sorts), and a quantity first seen later is
+        // appended: sort only in that rare case.
         row.measurements = b.accumulators.map { a in
             Measurement(a.quantity, a.quantity.isInteger ? a.last : (a.count == 1 ? a.sum : a.sum / Double(a.count)))
-        }.sorted { $0.quantity < $1.quantity }
+        }
+        if !row.measurements.indices.dropFirst().allSatisfy({ row.measurements[$0 - 1].quantity < row.measurements[$0].quantity }) {
+            row.measurements.sort { $0.quantity < $1.quantity }
+        }
         return row
     }
 }
