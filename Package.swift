@@ -21,9 +21,9 @@ let package = Package(
         .executableTarget(name: "blesensor-log", dependencies: ["AdvScanner", "SensorDecode", "SensorStore"]),
         .executableTarget(name: "blesensor-bench", dependencies: ["SensorDecode", "AdvScanner", "SensorStore"]),
         // Drives SensorStore as a real process for the crash/disk-full tests and benchmarks; not a product.
-        .executableTarget(name: "store-torture", dependencies: ["SensorStore", "SensorDecode"]),
+        .executableTarget(name: "store-torture", dependencies: ["SensorStore", "SensorDecode", "TestSupport"]),
         // Test-only helpers shared by the test targets (seeded random input).
-        .target(name: "TestSupport", path: "Sources/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["SensorDecode"], path: "Sources/TestSupport"),
         .testTarget(name: "SensorDecodeTests", dependencies: ["SensorDecode", "TestSupport"]),
         .testTarget(name: "SensorStoreTests", dependencies: ["TestSupport", "SensorStore", "SensorDecode", "store-torture"]),
         .testTarget(name: "AdvScannerTests", dependencies: ["TestSupport", "AdvScanner", "SensorDecode"]),

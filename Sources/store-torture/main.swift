@@ -4,7 +4,7 @@
 //   store-torture write --db PATH [--sensors 5] [--readings 10000] [--step-us 60000000]
 //                       [--interval 0] [--batch-rows 100] [--batch-seconds 5] [--sleep-us 0]
 //                       [--max-pages-extra N --raise-after 3] [--drop-privileges]
-//       Feeds deterministic readings (see `reading(_:sensors:)`), virtual monotonic time 1 ms per
+//       Feeds deterministic readings (see `tortureReading` in TestSupport), virtual monotonic time 1 ms per
 //       reading. Prints "committed N" on stdout after each commit (N = rows stored so far), and
 //       "done N" at the end. Store log lines go to stderr. With --max-pages-extra the file may grow
 //       only N pages (SQLITE_FULL, like a full disk) until `--raise-after` failed commits, then
@@ -15,6 +15,7 @@
 //       Batched insert speed and bytes per row, then query timings.
 import SensorDecode
 import SensorStore
+import TestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -82,21 +83,6 @@ func monotonic() -> Double {
     return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }
 
-/// Reading k: sensor k % sensors at time start + (k / sensors) * step. Values are exact in the
-/// codec's scaled kinds, so a test can compare them with `==` (the test has the same formula).
-func reading(_ k: Int, sensors: Int, start: Int64, step: Int64) -> Reading {
-    let s = k % sensors
-    let j = k / sensors
-    return Reading(
-        address: BDAddress(rawValue: 0xC0FF_EE00_0000 + UInt64(s)), addressType: .publicDevice, decoderID: "torture",
-        model: "T-\(s % 3)",
-        measurements: [
-            Measurement(.temperatureC, Double((k * 7) % 5000 - 1000) / 100),
-            Measurement(.humidityPercent, Double(k % 1000) / 10),
-            Measurement(.batteryPercent, Double(k % 101)),
-        ], timeMicros: start + Int64(j) * step, rssi: Int8(-40 - s % 50))
-}
-
 switch command {
 case "write":
     let sensors = max(1, int("--sensors", 5))
@@ -142,7 +128,7 @@ case "write":
     }
     for k in 0..<total {
         now += 0.001
-        report(store.add(reading(k, sensors: sensors, start: start, step: step), now: now))
+        report(store.add(tortureReading(k, sensors: sensors, start: start, step: step), now: now))
         report(store.tick(now: now))
         if sleepMicros > 0 { usleep(UInt32(sleepMicros)) }
     }
@@ -184,7 +170,7 @@ case "bench":
         let t0 = monotonic()
         let c0 = cpuSeconds()
         for k in 0..<total {
-            if case .failed(let e) = store.add(reading(k, sensors: sensors, start: start, step: 60_000_000), now: 0) {
+            if case .failed(let e) = store.add(tortureReading(k, sensors: sensors, start: start, step: 60_000_000), now: 0) {
                 fail(e.description)
             }
         }

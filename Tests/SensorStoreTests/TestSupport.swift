@@ -28,21 +28,7 @@ final class LogLines: @unchecked Sendable {
     func append(_ s: String) { lines.append(s) }
 }
 
-/// The same deterministic reading as `store-torture` (its `reading(_:sensors:start:step:)`).
-func tortureReading(_ k: Int, sensors: Int, start: Int64 = 1_700_000_000_000_000, step: Int64 = 60_000_000) -> Reading {
-    let s = k % sensors
-    let j = k / sensors
-    return Reading(
-        address: BDAddress(rawValue: 0xC0FF_EE00_0000 + UInt64(s)), addressType: .publicDevice, decoderID: "torture",
-        model: "T-\(s % 3)",
-        measurements: [
-            Measurement(.temperatureC, Double((k * 7) % 5000 - 1000) / 100),
-            Measurement(.humidityPercent, Double(k % 1000) / 10),
-            Measurement(.batteryPercent, Double(k % 101)),
-        ], timeMicros: start + Int64(j) * step, rssi: Int8(-40 - s % 50))
-}
-
-/// A small deterministic generator (tests must be reproducible).
+/// The bytes of a file, `nil` if it cannot be read.
 func fileBytes(_ path: String) -> [UInt8]? {
     FileManager.default.contents(atPath: path).map { [UInt8]($0) }
 }
