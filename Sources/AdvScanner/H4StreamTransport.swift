@@ -20,8 +20,7 @@ public final class H4StreamTransport: ScanTransport {
     public let name: String
     private var fd: Int32 = -1
     private var framer = H4Framer()
-    private var queue: [HCIPacket] = []
-    private var queueHead = 0
+    private var queue = PacketQueue()
     private var readBuffer = [UInt8](repeating: 0, count: 4096)
 
     /// Creates the transport without opening it (`reopen()` opens).
@@ -50,8 +49,7 @@ public final class H4StreamTransport: ScanTransport {
             fd = -1
         }
         framer.reset()
-        queue.removeAll(keepingCapacity: true)
-        queueHead = 0
+        queue.removeAll()
     }
 
     public func reopen() throws(SourceError) {
@@ -120,16 +118,7 @@ public final class H4StreamTransport: ScanTransport {
         }
     }
 
-    private func dequeue() -> HCIPacket? {
-        guard queueHead < queue.count else { return nil }
-        let p = queue[queueHead]
-        queueHead += 1
-        if queueHead == queue.count {
-            queue.removeAll(keepingCapacity: true)
-            queueHead = 0
-        }
-        return p
-    }
+    private func dequeue() -> HCIPacket? { queue.popFirst() }
 
     // MARK: opening
 

@@ -219,8 +219,7 @@ public final class CommandChannel {
     public let transport: any HCICommandTransport
     public let maxBacklog: Int
     public private(set) var droppedPackets = 0
-    private var backlog: [HCIPacket] = []
-    private var backlogHead = 0
+    private var backlog = PacketQueue()
     /// Called with every packet sent or received (the `--capture` hook: a btsnoop writer).
     public var observer: ((HCIPacket) -> Void)?
 
@@ -230,25 +229,13 @@ public final class CommandChannel {
     }
 
     /// Packets waiting in the backlog.
-    public var pendingCount: Int { backlog.count - backlogHead }
+    public var pendingCount: Int { backlog.count }
 
     /// The oldest packet received while a command was waiting, if any.
-    public func nextBuffered() -> HCIPacket? {
-        guard backlogHead < backlog.count else { return nil }
-        let p = backlog[backlogHead]
-        backlogHead += 1
-        if backlogHead == backlog.count {
-            backlog.removeAll(keepingCapacity: true)
-            backlogHead = 0
-        }
-        return p
-    }
+    public func nextBuffered() -> HCIPacket? { backlog.popFirst() }
 
     /// Drops buffered packets (after the transport was reopened: they belong to the old session).
-    public func clearBacklog() {
-        backlog.removeAll(keepingCapacity: true)
-        backlogHead = 0
-    }
+    public func clearBacklog() { backlog.removeAll() }
 
     private func keep(_ p: HCIPacket) {
         if pendingCount >= maxBacklog {
