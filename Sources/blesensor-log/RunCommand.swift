@@ -79,7 +79,10 @@ enum RunCommand {
                     if let duration, now - started >= duration { stop.request() }
                 })
         } catch {
-            try? store.close(now: Timestamp.monotonicSeconds())
+            // The scanner could not start: still commit anything pending, and say so if that fails.
+            do { try store.close(now: Timestamp.monotonicSeconds()) } catch let storeError {
+                log.error("\(store.pendingRows) rows could not be committed: \(storeError)")
+            }
             throw CLIError(error.description, code: error.exitCode)
         }
         capture?.close()

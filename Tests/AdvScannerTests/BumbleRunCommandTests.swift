@@ -28,9 +28,7 @@ struct BumbleRunCommandTests {
         ) { p, _ in
             // Let it log for a while: at least 6 s, i.e. several batch commits and an open batch.
             Thread.sleep(forTimeInterval: 7.5)
-            let t0 = Date()
-            kill(p.processIdentifier, SIGTERM)
-            if bumbleWaitForExit(p, seconds: 15) { exitedWithin = Date().timeIntervalSince(t0) }
+            exitedWithin = bumbleTerminate(p, within: 15)
         }
         #expect(exitedWithin >= 0, "still running 15 s after SIGTERM")
         #expect(run.status == 0, "stderr: \(run.stderr.suffix(3000))")

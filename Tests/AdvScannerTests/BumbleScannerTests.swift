@@ -241,9 +241,7 @@ struct BumbleScanCommandTests {
             while Date() < deadline, ((try? Data(contentsOf: out))?.count ?? 0) == 0 {
                 Thread.sleep(forTimeInterval: 0.05)
             }
-            let t0 = Date()
-            kill(p.processIdentifier, SIGTERM)
-            if bumbleWaitForExit(p, seconds: 10) { stoppedWithin = Date().timeIntervalSince(t0) }
+            stoppedWithin = bumbleTerminate(p, within: 10)
         }
         #expect(stoppedWithin >= 0, "still running 10 s after SIGTERM")
         #expect(run.status == 0, "stderr: \(run.stderr)")

@@ -158,6 +158,14 @@ func bumbleWaitForExit(_ p: Process, seconds: Double) -> Bool {
     return !p.isRunning
 }
 
+/// Sends SIGTERM and returns how many seconds the process took to exit, or -1 if it was still
+/// running after `seconds`.
+func bumbleTerminate(_ p: Process, within seconds: Double) -> Double {
+    let t0 = Date()
+    kill(p.processIdentifier, SIGTERM)
+    return bumbleWaitForExit(p, seconds: seconds) ? Date().timeIntervalSince(t0) : -1
+}
+
 /// `2026-11-30T03:28:53.933948Z` → Unix seconds.
 func bumbleUnixSeconds(iso: String) -> Double? {
     let f = ISO8601DateFormatter()
