@@ -215,6 +215,15 @@ final class OutputWriter {
         buffer.removeAll(keepingCapacity: true)
     }
 
+    /// Flushes and reports a write failure as an I/O error (74). A closed pipe (`| head`) is not
+    /// a failure: the reader has what it wanted.
+    func finish() throws(CLIError) {
+        flush()
+        if let e = failed, e != EPIPE {
+            throw CLIError("cannot write output: \(String(cString: strerror(e)))", code: ExitCode.ioError)
+        }
+    }
+
     deinit { flush() }
 }
 

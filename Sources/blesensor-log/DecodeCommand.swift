@@ -51,8 +51,7 @@ enum DecodeCommand {
                 }
             }
         }
-        out.flush()
-        if let e = out.failed, e != EPIPE { throw CLIError("cannot write output: \(String(cString: strerror(e)))", code: ExitCode.ioError) }
+        try out.finish()
         return badLines > 0 ? ExitCode.dataError : ExitCode.ok
     }
 

@@ -104,10 +104,7 @@ enum ExportCommand {
             throw StoreAccess.cliError(error)
         }
         cursor.close()
-        out.flush()
-        if let e = out.failed, e != EPIPE {
-            throw CLIError("cannot write output: \(String(cString: strerror(e)))", code: ExitCode.ioError)
-        }
+        try out.finish()
         return ExitCode.ok
     }
 }

@@ -79,10 +79,7 @@ enum ReplayCommand {
         }
         var status = ExitCode.ok
         if let out {
-            out.flush()
-            if let e = out.failed, e != EPIPE {
-                throw CLIError("cannot write output: \(String(cString: strerror(e)))", code: ExitCode.ioError)
-            }
+            try out.finish()
         }
         if let store {
             do { try store.close(now: clock) } catch {

@@ -88,9 +88,7 @@ enum ScanCommand {
                 "\(scanner.transport.name): \(s.advertisements) advertisements in \(s.events) events, "
                     + "\(s.malformedEvents) malformed, \(s.reconnects) reconnects, \(s.rearms) re-arms")
         }
-        if let e = out.failed, e != EPIPE {
-            throw CLIError("cannot write output: \(String(cString: strerror(e)))", code: ExitCode.ioError)
-        }
+        try out.finish()
         return ExitCode.ok
     }
 }
