@@ -44,7 +44,8 @@ public struct AdvertisingReport: Sendable, Equatable {
     public var addressType: UInt8
     public var address: BDAddress
     public var rssi: Int8?
-    public var data: [UInt8]
+    /// A view into the event packet (no copy); reassembled extended chains own their bytes.
+    public var data: ArraySlice<UInt8>
     /// Extended reports only.
     public var primaryPHY: UInt8?
     public var secondaryPHY: UInt8?
@@ -206,7 +207,7 @@ extension HCIEvent {
             reports.append(
                 AdvertisingReport(
                     eventType: UInt16(eventType), addressType: addrType, address: leAddress(addr),
-                    rssi: rssi == 127 ? nil : rssi, data: Array(data), primaryPHY: nil, secondaryPHY: nil, sid: nil,
+                    rssi: rssi == 127 ? nil : rssi, data: data, primaryPHY: nil, secondaryPHY: nil, sid: nil,
                     txPower: nil, dataStatus: .complete))
         }
         guard r.isAtEnd else { return .failure(.trailingBytes(event: name, count: r.remaining)) }
@@ -231,7 +232,7 @@ extension HCIEvent {
             reports.append(
                 AdvertisingReport(
                     eventType: eventType, addressType: addrType, address: leAddress(addr),
-                    rssi: rssi == 127 ? nil : rssi, data: Array(data), primaryPHY: phy1,
+                    rssi: rssi == 127 ? nil : rssi, data: data, primaryPHY: phy1,
                     secondaryPHY: phy2 == 0 ? nil : phy2, sid: sid == 0xFF ? nil : sid, txPower: tx == 127 ? nil : tx,
                     dataStatus: AdvertisingReport.DataStatus(rawValue: UInt8((eventType >> 5) & 0x3))!))
         }

@@ -48,7 +48,7 @@ public struct ReportAssembler: Sendable {
         case .complete:
             guard let earlier else { return report }
             var whole = report
-            whole.data = earlier + report.data
+            whole.data = (earlier + report.data)[...]
             guard whole.data.count <= Self.maxLength else { dropped += 1; return nil }  // final: nothing follows
             whole.dataStatus = .complete
             return whole

@@ -96,14 +96,16 @@ public struct Advertisement: Sendable, Equatable {
     public var secondaryPHY: UInt8?
     /// Advertising set id from an extended report; `nil` for legacy or "no ADI".
     public var sid: UInt8?
-    /// The AD structures, exactly as received.
-    public var data: [UInt8]
+    /// The AD structures, exactly as received: usually a view into the HCI packet that carried
+    /// them, so that a report is never copied on its way to the decoders.
+    public var data: ArraySlice<UInt8>
     /// Receive time, microseconds since the Unix epoch (UTC). 0 when unknown.
     public var timeMicros: Int64
 
     public init(
         address: BDAddress, addressType: AddressType = .publicDevice, eventType: UInt16 = 0, rssi: Int8? = nil,
-        primaryPHY: UInt8? = nil, secondaryPHY: UInt8? = nil, sid: UInt8? = nil, data: [UInt8], timeMicros: Int64 = 0
+        primaryPHY: UInt8? = nil, secondaryPHY: UInt8? = nil, sid: UInt8? = nil, data: ArraySlice<UInt8>,
+        timeMicros: Int64 = 0
     ) {
         self.address = address
         self.addressType = addressType
@@ -114,5 +116,14 @@ public struct Advertisement: Sendable, Equatable {
         self.sid = sid
         self.data = data
         self.timeMicros = timeMicros
+    }
+
+    public init(
+        address: BDAddress, addressType: AddressType = .publicDevice, eventType: UInt16 = 0, rssi: Int8? = nil,
+        primaryPHY: UInt8? = nil, secondaryPHY: UInt8? = nil, sid: UInt8? = nil, data: [UInt8], timeMicros: Int64 = 0
+    ) {
+        self.init(
+            address: address, addressType: addressType, eventType: eventType, rssi: rssi, primaryPHY: primaryPHY,
+            secondaryPHY: secondaryPHY, sid: sid, data: data[...], timeMicros: timeMicros)
     }
 }

@@ -37,18 +37,29 @@ public enum ServiceUUID: Hashable, Sendable, CustomStringConvertible {
 }
 
 public struct ServiceData: Sendable, Equatable {
+    public init(uuid: ServiceUUID, data: ArraySlice<UInt8>) {
+        self.uuid = uuid
+        self.data = data
+    }
     public var uuid: ServiceUUID
     public var data: ArraySlice<UInt8>
 }
 
 public struct ManufacturerData: Sendable, Equatable {
-    /// Company identifier (little-endian on air).
-    public var companyID: UInt16
-    /// The bytes after the company identifier.
-    public var data: ArraySlice<UInt8>
     /// The whole value including the two company-id bytes: some vendors (Inkbird, ThermoBeacon, Govee)
-    /// put measurements where the company id should be.
-    public var value: ArraySlice<UInt8>
+    /// put measurements where the company id should be. At least two bytes.
+    public let value: ArraySlice<UInt8>
+
+    /// Company identifier (little-endian on air).
+    @inlinable public var companyID: UInt16 { value.le16(0) }
+    /// The bytes after the company identifier.
+    @inlinable public var data: ArraySlice<UInt8> { value.dropFirst(2) }
+
+    /// `nil` when `value` is too short to hold a company id.
+    @inlinable public init?(value: ArraySlice<UInt8>) {
+        guard value.count >= 2 else { return nil }
+        self.value = value
+    }
 }
 
 /// The AD types we interpret, by their assigned numbers.
@@ -70,29 +81,44 @@ public enum ADType {
     public static let manufacturerSpecific: UInt8 = 0xFF
 }
 
-/// The parsed AD structures of one advertisement.
-public struct AdvertisingData: Sendable, Equatable {
+/// The parsed AD structures of one advertisement: a view over the bytes it was parsed from.
+///
+/// Every advertisement the radio hears is walked, and nearly all of them are a stranger's phone,
+/// so the walk allocates nothing: scalar fields are stored, and the list kinds (service UUIDs,
+/// service data, manufacturer data, other types) are kept as positions in the bytes (`ADFieldIndex`,
+/// four inline per kind) and made into values only when a decoder reads them.
+///
+/// Invariant: every position in the indices lies inside `bytes` (the walk checks each structure's
+/// length against the end of the buffer before recording it).
+public struct AdvertisingData: Sendable {
+    /// The bytes that were walked; every slice and list element below is a view into them.
+    public let bytes: ArraySlice<UInt8>
     public var flags: UInt8?
     /// Raw name bytes as broadcast (untrusted: any bytes, not necessarily UTF-8).
     public var localName: ArraySlice<UInt8>?
     public var localNameIsComplete = false
-    public var serviceUUIDs: [ServiceUUID] = []
-    public var serviceData: [ServiceData] = []
-    public var manufacturerData: [ManufacturerData] = []
     public var txPower: Int8?
     public var appearance: UInt16?
-    /// Structures of types not interpreted above: (type, value).
-    public var other: [(type: UInt8, value: ArraySlice<UInt8>)] = []
     /// A structure's length ran past the end of the data; everything before it was kept.
     public var truncated = false
     /// Structures of a known type whose value had an impossible size; skipped.
     public var malformedFields = 0
 
-    public init() {}
+    /// One entry per UUID (not per list structure): position of the UUID, its size in `length`.
+    @usableFromInline var uuidIndex = ADFieldIndex()
+    /// Service data structures (types 0x16, 0x20, 0x21): position and length of the whole value.
+    @usableFromInline var serviceDataIndex = ADFieldIndex()
+    /// Manufacturer-specific structures: position and length of the whole value (company id first).
+    @usableFromInline var manufacturerIndex = ADFieldIndex()
+    /// Structures of types not interpreted here.
+    @usableFromInline var otherIndex = ADFieldIndex()
+
+    public init() { bytes = [] }
 
     /// Walks the AD structures of `bytes`. Never fails: problems are recorded in `truncated` and
     /// `malformedFields`. Slices share `bytes`' storage (no copies).
     public init(parsing bytes: ArraySlice<UInt8>) {
+        self.bytes = bytes
         var i = bytes.startIndex
         let end = bytes.endIndex
         while i < end {
@@ -102,94 +128,224 @@ public struct AdvertisingData: Sendable, Equatable {
                 truncated = true
                 break
             }
-            let type = bytes[i + 1]
-            let value = bytes[(i + 2)..<(i + 1 + length)]
+            interpret(type: bytes[i + 1], at: i + 2, count: length - 1)
             i += 1 + length
-            interpret(type: type, value: value)
         }
     }
 
     public init(parsing bytes: [UInt8]) { self.init(parsing: bytes[...]) }
 
+    /// Service UUIDs from the complete and incomplete lists of all three sizes, in order.
+    public var serviceUUIDs: ADFields<ServiceUUIDField> { ADFields(bytes, uuidIndex) }
+    /// Service data of all three UUID sizes, in order.
+    public var serviceData: ADFields<ServiceDataField> { ADFields(bytes, serviceDataIndex) }
+    /// Manufacturer-specific data, in order.
+    public var manufacturerData: ADFields<ManufacturerDataField> { ADFields(bytes, manufacturerIndex) }
+    /// Structures of types not interpreted above: (type, value).
+    public var other: ADFields<OtherField> { ADFields(bytes, otherIndex) }
+
     /// The service data for a 16-bit UUID, if present (the first one).
     @inlinable public func serviceData(uuid16: UInt16) -> ArraySlice<UInt8>? {
-        for sd in serviceData { if case .uuid16(uuid16) = sd.uuid { return sd.data } }
+        for k in 0..<serviceDataIndex.count {
+            let e = serviceDataIndex[k]
+            if e.type == ADType.serviceData16, bytes.le16(e.offset - bytes.startIndex) == uuid16 {
+                return bytes[(e.offset + 2)..<(e.offset + e.length)]
+            }
+        }
         return nil
     }
 
     /// The manufacturer data of a company, if present (the first one).
     @inlinable public func manufacturerData(company: UInt16) -> ManufacturerData? {
-        manufacturerData.first { $0.companyID == company }
+        for k in 0..<manufacturerIndex.count {
+            let e = manufacturerIndex[k]
+            if bytes.le16(e.offset - bytes.startIndex) == company { return ManufacturerDataField.element(bytes, e) }
+        }
+        return nil
     }
+
+    /// Whether a 128-bit service UUID (16 bytes, most-significant first, as `ServiceUUID.uuid128`
+    /// holds it) is listed; compares in place, making no `ServiceUUID`.
+    public func hasServiceUUID128(_ uuid: [UInt8]) -> Bool {
+        guard uuid.count == 16 else { return false }
+        for k in 0..<uuidIndex.count where uuidIndex[k].length == 16 {
+            let start = uuidIndex[k].offset
+            // On air least-significant first: byte j of the air form is byte 15 - j of `uuid`.
+            if (0..<16).allSatisfy({ bytes[start + $0] == uuid[15 - $0] }) { return true }
+        }
+        return false
+    }
+
+    /// The 16-bit UUID of the `k`-th service data structure, `nil` for a 32- or 128-bit one (for
+    /// dispatch by UUID without making the element).
+    @inlinable public func serviceDataUUID16(at k: Int) -> UInt16? {
+        let e = serviceDataIndex[k]
+        return e.type == ADType.serviceData16 ? bytes.le16(e.offset - bytes.startIndex) : nil
+    }
+
+    /// The company id of the `k`-th manufacturer-specific structure.
+    @inlinable public func manufacturerCompany(at k: Int) -> UInt16 { bytes.le16(manufacturerIndex[k].offset - bytes.startIndex) }
 
     /// The local name with control characters and invalid UTF-8 made harmless, for display.
     public var displayName: String? {
         localName.map { DisplayText.escape($0) }
     }
 
-    private mutating func interpret(type: UInt8, value: ArraySlice<UInt8>) {
+    private mutating func interpret(type: UInt8, at offset: Int, count: Int) {
         switch type {
         case ADType.flags:
-            guard let f = value.first else { malformedFields += 1; return }
-            flags = f
+            guard count >= 1 else { malformedFields += 1; return }
+            flags = bytes[offset]
         case ADType.incompleteUUID16, ADType.completeUUID16:
-            guard value.count % 2 == 0 else { malformedFields += 1; return }
-            var j = value.startIndex
-            while j < value.endIndex {
-                serviceUUIDs.append(.uuid16(value[j...].le16(0)))
-                j += 2
-            }
+            addUUIDs(at: offset, count: count, size: 2)
         case ADType.incompleteUUID32, ADType.completeUUID32:
-            guard value.count % 4 == 0 else { malformedFields += 1; return }
-            var j = value.startIndex
-            while j < value.endIndex {
-                serviceUUIDs.append(.uuid32(value[j...].le32(0)))
-                j += 4
-            }
+            addUUIDs(at: offset, count: count, size: 4)
         case ADType.incompleteUUID128, ADType.completeUUID128:
-            guard value.count % 16 == 0 else { malformedFields += 1; return }
-            var j = value.startIndex
-            while j < value.endIndex {
-                serviceUUIDs.append(.uuid128(value[j..<j + 16].reversed()))
-                j += 16
-            }
+            addUUIDs(at: offset, count: count, size: 16)
         case ADType.shortenedLocalName, ADType.completeLocalName:
             // A complete name wins over a shortened one, whichever comes first.
             if localName == nil || type == ADType.completeLocalName {
-                localName = value
+                localName = bytes[offset..<(offset + count)]
                 localNameIsComplete = type == ADType.completeLocalName
             }
         case ADType.txPowerLevel:
-            guard value.count == 1 else { malformedFields += 1; return }
-            txPower = value.i8(0)
+            guard count == 1 else { malformedFields += 1; return }
+            txPower = Int8(bitPattern: bytes[offset])
         case ADType.appearance:
-            guard value.count == 2 else { malformedFields += 1; return }
-            appearance = value.le16(0)
-        case ADType.serviceData16:
-            guard value.count >= 2 else { malformedFields += 1; return }
-            serviceData.append(ServiceData(uuid: .uuid16(value.le16(0)), data: value.dropFirst(2)))
-        case ADType.serviceData32:
-            guard value.count >= 4 else { malformedFields += 1; return }
-            serviceData.append(ServiceData(uuid: .uuid32(value.le32(0)), data: value.dropFirst(4)))
-        case ADType.serviceData128:
-            guard value.count >= 16 else { malformedFields += 1; return }
-            serviceData.append(
-                ServiceData(uuid: .uuid128(value.prefix(16).reversed()), data: value.dropFirst(16)))
+            guard count == 2 else { malformedFields += 1; return }
+            appearance = bytes.le16(offset - bytes.startIndex)
+        case ADType.serviceData16, ADType.serviceData32, ADType.serviceData128:
+            let uuidSize = type == ADType.serviceData16 ? 2 : type == ADType.serviceData32 ? 4 : 16
+            guard count >= uuidSize else { malformedFields += 1; return }
+            serviceDataIndex.append(ADFieldIndex.Entry(type: type, offset: offset, length: count))
         case ADType.manufacturerSpecific:
-            guard value.count >= 2 else { malformedFields += 1; return }
-            manufacturerData.append(
-                ManufacturerData(companyID: value.le16(0), data: value.dropFirst(2), value: value))
+            guard count >= 2 else { malformedFields += 1; return }
+            manufacturerIndex.append(ADFieldIndex.Entry(type: type, offset: offset, length: count))
         default:
-            other.append((type, value))
+            otherIndex.append(ADFieldIndex.Entry(type: type, offset: offset, length: count))
         }
     }
 
+    /// A UUID list must be a whole number of UUIDs; otherwise none of it is read.
+    private mutating func addUUIDs(at offset: Int, count: Int, size: Int) {
+        guard count % size == 0 else { malformedFields += 1; return }
+        var j = offset
+        while j < offset + count {
+            uuidIndex.append(ADFieldIndex.Entry(type: 0, offset: j, length: size))
+            j += size
+        }
+    }
+}
+
+/// Equal when every field reads the same, whatever buffer each was parsed from.
+extension AdvertisingData: Equatable {
     public static func == (a: AdvertisingData, b: AdvertisingData) -> Bool {
         a.flags == b.flags && a.localName == b.localName && a.localNameIsComplete == b.localNameIsComplete
-            && a.serviceUUIDs == b.serviceUUIDs && a.serviceData == b.serviceData
-            && a.manufacturerData == b.manufacturerData && a.txPower == b.txPower && a.appearance == b.appearance
+            && a.serviceUUIDs.elementsEqual(b.serviceUUIDs) && a.serviceData.elementsEqual(b.serviceData)
+            && a.manufacturerData.elementsEqual(b.manufacturerData) && a.txPower == b.txPower
+            && a.appearance == b.appearance
             && a.other.elementsEqual(b.other, by: { $0.type == $1.type && $0.value == $1.value })
             && a.truncated == b.truncated && a.malformedFields == b.malformedFields
+    }
+}
+
+/// Positions of AD values of one kind inside the walked bytes; the first four are held inline so
+/// that indexing a typical advertisement allocates nothing, further ones go to an array.
+public struct ADFieldIndex: Sendable {
+    /// Where one value lies: `bytes[offset..<offset + length]`, and its AD type.
+    public struct Entry: Sendable {
+        @usableFromInline let packed: UInt64
+        @inlinable init(type: UInt8, offset: Int, length: Int) {
+            // offset < 2^32 and length < 2^16: an AD structure's value is at most 254 bytes, and
+            // no buffer handed to the walk comes near 4 GiB.
+            packed = UInt64(truncatingIfNeeded: offset) & 0xFFFF_FFFF | UInt64(length) << 32 | UInt64(type) << 48
+        }
+        @inlinable public var offset: Int { Int(packed & 0xFFFF_FFFF) }
+        @inlinable public var length: Int { Int((packed >> 32) & 0xFFFF) }
+        @inlinable public var type: UInt8 { UInt8(truncatingIfNeeded: packed >> 48) }
+    }
+
+    @usableFromInline var e0 = Entry(type: 0, offset: 0, length: 0)
+    @usableFromInline var e1 = Entry(type: 0, offset: 0, length: 0)
+    @usableFromInline var e2 = Entry(type: 0, offset: 0, length: 0)
+    @usableFromInline var e3 = Entry(type: 0, offset: 0, length: 0)
+    @usableFromInline var more: [Entry] = []
+    public private(set) var count = 0
+
+    @usableFromInline init() {}
+
+    @usableFromInline mutating func append(_ e: Entry) {
+        switch count {
+        case 0: e0 = e
+        case 1: e1 = e
+        case 2: e2 = e
+        case 3: e3 = e
+        default: more.append(e)
+        }
+        count += 1
+    }
+
+    @inlinable public subscript(k: Int) -> Entry {
+        switch k {
+        case 0: e0
+        case 1: e1
+        case 2: e2
+        case 3: e3
+        default: more[k - 4]
+        }
+    }
+}
+
+/// How one kind of indexed AD value becomes a value a decoder reads.
+public protocol ADFieldKind {
+    associatedtype Element
+    static func element(_ bytes: ArraySlice<UInt8>, _ entry: ADFieldIndex.Entry) -> Element
+}
+
+/// The values of one kind, made on access from their positions (no copy of the bytes).
+public struct ADFields<Kind: ADFieldKind>: RandomAccessCollection, Sendable {
+    @usableFromInline let bytes: ArraySlice<UInt8>
+    @usableFromInline let index: ADFieldIndex
+    @inlinable init(_ bytes: ArraySlice<UInt8>, _ index: ADFieldIndex) {
+        self.bytes = bytes
+        self.index = index
+    }
+    @inlinable public var startIndex: Int { 0 }
+    @inlinable public var endIndex: Int { index.count }
+    @inlinable public subscript(k: Int) -> Kind.Element { Kind.element(bytes, index[k]) }
+}
+
+public enum ServiceUUIDField: ADFieldKind {
+    @inlinable public static func element(_ b: ArraySlice<UInt8>, _ e: ADFieldIndex.Entry) -> ServiceUUID {
+        switch e.length {
+        case 2: .uuid16(b.le16(e.offset - b.startIndex))
+        case 4: .uuid32(b.le32(e.offset - b.startIndex))
+        default: .uuid128(b[e.offset..<(e.offset + 16)].reversed())
+        }
+    }
+}
+
+public enum ServiceDataField: ADFieldKind {
+    @inlinable public static func element(_ b: ArraySlice<UInt8>, _ e: ADFieldIndex.Entry) -> ServiceData {
+        let end = e.offset + e.length
+        switch e.type {
+        case ADType.serviceData16: return ServiceData(uuid: .uuid16(b.le16(e.offset - b.startIndex)), data: b[(e.offset + 2)..<end])
+        case ADType.serviceData32: return ServiceData(uuid: .uuid32(b.le32(e.offset - b.startIndex)), data: b[(e.offset + 4)..<end])
+        default: return ServiceData(uuid: .uuid128(b[e.offset..<(e.offset + 16)].reversed()), data: b[(e.offset + 16)..<end])
+        }
+    }
+}
+
+public enum ManufacturerDataField: ADFieldKind {
+    @inlinable public static func element(_ b: ArraySlice<UInt8>, _ e: ADFieldIndex.Entry) -> ManufacturerData {
+        // The walk recorded only values of at least two bytes.
+        ManufacturerData(value: b[e.offset..<(e.offset + e.length)])!
+    }
+}
+
+public enum OtherField: ADFieldKind {
+    @inlinable public static func element(_ b: ArraySlice<UInt8>, _ e: ADFieldIndex.Entry) -> (type: UInt8, value: ArraySlice<UInt8>) {
+        (e.type, b[e.offset..<(e.offset + e.length)])
     }
 }
 
@@ -232,33 +388,45 @@ extension AdvertisingData {
         ignoringCase && b >= 0x41 && b <= 0x5A ? b | 0x20 : b
     }
 
-    static func matches(_ name: ArraySlice<UInt8>, at start: Int, _ needle: String, _ ignoringCase: Bool) -> Bool {
-        var i = start
-        for n in needle.utf8 {
-            guard i < name.endIndex, fold(name[i], ignoringCase) == fold(n, ignoringCase) else { return false }
-            i += 1
+    /// Whether `name` holds `needle` at `start` (the caller has checked that it fits).
+    static func matches(
+        _ name: ArraySlice<UInt8>, at start: Int, _ needle: UnsafeBufferPointer<UInt8>, _ ignoringCase: Bool
+    ) -> Bool {
+        for k in 0..<needle.count where fold(name[start + k], ignoringCase) != fold(needle[k], ignoringCase) {
+            return false
         }
         return true
     }
 
+    /// Runs `test` on the name and the needle's UTF-8 bytes; false when there is no name or the
+    /// needle is longer than it.
+    private func withName(
+        _ needle: String, _ test: (ArraySlice<UInt8>, UnsafeBufferPointer<UInt8>) -> Bool
+    ) -> Bool {
+        guard let name = localName, name.count >= needle.utf8.count else { return false }
+        var needle = needle
+        return needle.withUTF8 { test(name, $0) }
+    }
+
     public func localNameEquals(_ text: String, ignoringCase: Bool = false) -> Bool {
-        guard let name = localName, name.count == text.utf8.count else { return false }
-        return Self.matches(name, at: name.startIndex, text, ignoringCase)
+        withName(text) { name, n in name.count == n.count && Self.matches(name, at: name.startIndex, n, ignoringCase) }
     }
 
     public func localNameHasPrefix(_ prefix: String, ignoringCase: Bool = false) -> Bool {
-        guard let name = localName, name.count >= prefix.utf8.count else { return false }
-        return Self.matches(name, at: name.startIndex, prefix, ignoringCase)
+        withName(prefix) { name, n in Self.matches(name, at: name.startIndex, n, ignoringCase) }
     }
 
     public func localNameContains(_ needle: String, ignoringCase: Bool = false) -> Bool {
-        guard let name = localName, name.count >= needle.utf8.count else { return false }
-        let last = name.endIndex - needle.utf8.count
-        var i = name.startIndex
-        while i <= last {
-            if Self.matches(name, at: i, needle, ignoringCase) { return true }
-            i += 1
+        withName(needle) { name, n in
+            guard let first = n.first.map({ Self.fold($0, ignoringCase) }) else { return true }
+            var i = name.startIndex
+            let last = name.endIndex - n.count
+            while i <= last {
+                // The first byte alone rules out nearly every position.
+                if Self.fold(name[i], ignoringCase) == first && Self.matches(name, at: i, n, ignoringCase) { return true }
+                i += 1
+            }
+            return false
         }
-        return false
     }
 }

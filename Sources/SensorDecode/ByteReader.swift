@@ -5,14 +5,18 @@
 /// reader is how a parser "peeks".
 public struct ByteReader: Sendable {
     public let bytes: ArraySlice<UInt8>
-    public private(set) var offset: Int
+    /// Where the next read starts (an index into `bytes`).
+    @inlinable public var offset: Int { position }
+    // Stored apart from `offset` so that inlined reads in other modules (the HCI parser reads
+    // every report with them) may advance it while users only read it.
+    @usableFromInline var position: Int
 
-    public init(_ bytes: ArraySlice<UInt8>) {
+    @inlinable public init(_ bytes: ArraySlice<UInt8>) {
         self.bytes = bytes
-        self.offset = bytes.startIndex
+        self.position = bytes.startIndex
     }
 
-    public init(_ bytes: [UInt8]) {
+    @inlinable public init(_ bytes: [UInt8]) {
         self.init(bytes[...])
     }
 
@@ -20,64 +24,64 @@ public struct ByteReader: Sendable {
     @inlinable public var remaining: Int { bytes.endIndex - offset }
     @inlinable public var isAtEnd: Bool { offset >= bytes.endIndex }
 
-    public mutating func readUInt8() -> UInt8? {
+    @inlinable public mutating func readUInt8() -> UInt8? {
         guard offset < bytes.endIndex else { return nil }
-        defer { offset += 1 }
+        defer { position += 1 }
         return bytes[offset]
     }
 
-    public mutating func readInt8() -> Int8? {
+    @inlinable public mutating func readInt8() -> Int8? {
         readUInt8().map { Int8(bitPattern: $0) }
     }
 
-    public mutating func readLE16() -> UInt16? {
+    @inlinable public mutating func readLE16() -> UInt16? {
         guard remaining >= 2 else { return nil }
-        defer { offset += 2 }
+        defer { position += 2 }
         return UInt16(bytes[offset]) | UInt16(bytes[offset + 1]) << 8
     }
 
-    public mutating func readBE16() -> UInt16? {
+    @inlinable public mutating func readBE16() -> UInt16? {
         guard remaining >= 2 else { return nil }
-        defer { offset += 2 }
+        defer { position += 2 }
         return UInt16(bytes[offset]) << 8 | UInt16(bytes[offset + 1])
     }
 
-    public mutating func readLE24() -> UInt32? {
+    @inlinable public mutating func readLE24() -> UInt32? {
         guard remaining >= 3 else { return nil }
-        defer { offset += 3 }
+        defer { position += 3 }
         return UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16
     }
 
-    public mutating func readLE32() -> UInt32? {
+    @inlinable public mutating func readLE32() -> UInt32? {
         guard remaining >= 4 else { return nil }
-        defer { offset += 4 }
+        defer { position += 4 }
         return UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16
             | UInt32(bytes[offset + 3]) << 24
     }
 
-    public mutating func readBE32() -> UInt32? {
+    @inlinable public mutating func readBE32() -> UInt32? {
         guard remaining >= 4 else { return nil }
-        defer { offset += 4 }
+        defer { position += 4 }
         return UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8
             | UInt32(bytes[offset + 3])
     }
 
     /// The next `count` bytes, or `nil` (and nothing consumed) when fewer remain.
-    public mutating func readBytes(_ count: Int) -> ArraySlice<UInt8>? {
+    @inlinable public mutating func readBytes(_ count: Int) -> ArraySlice<UInt8>? {
         guard count >= 0, remaining >= count else { return nil }
-        defer { offset += count }
+        defer { position += count }
         return bytes[offset..<offset + count]
     }
 
     /// Everything not yet read.
-    public mutating func readRest() -> ArraySlice<UInt8> {
-        defer { offset = bytes.endIndex }
+    @inlinable public mutating func readRest() -> ArraySlice<UInt8> {
+        defer { position = bytes.endIndex }
         return bytes[offset...]
     }
 
-    public mutating func skip(_ count: Int) -> Bool {
+    @inlinable public mutating func skip(_ count: Int) -> Bool {
         guard count >= 0, remaining >= count else { return false }
-        offset += count
+        position += count
         return true
     }
 }

@@ -1,34 +1,38 @@
 /// The one list of decoders, and dispatch from an advertisement to the decoders that may want it.
 ///
 /// A registry is a value: `Registry.standard(keys:)` builds the default list; tests build their
-/// own. Every decoder whose selector matches is run, in list order, and all their readings are
+/// own. Every decoder whose selector matches is run once, in list order, and all their readings are
 /// kept (one advertisement can carry two formats, e.g. a Govee frame with an iBeacon glued on);
 /// the peer vectors show no advertisement that two decoders both decode.
 public struct Registry: Sendable {
+    /// At most 64, so that a set of decoders is one `UInt64` (bit i = `decoders[i]`).
+    public static let maxDecoders = 64
     public let decoders: [any SensorDecoder]
-    private let byServiceData: [UInt16: [Int]]
-    private let byCompany: [UInt16: [Int]]
-    private let anyManufacturer: [Int]
-    private let always: [Int]
+    private let byServiceData: SelectorTable
+    private let byCompany: SelectorTable
+    private let anyManufacturer: UInt64
+    private let always: UInt64
 
     public init(_ decoders: [any SensorDecoder]) {
+        precondition(decoders.count <= Self.maxDecoders, "a registry holds at most \(Self.maxDecoders) decoders")
         self.decoders = decoders
-        var sd: [UInt16: [Int]] = [:]
-        var co: [UInt16: [Int]] = [:]
-        var anyM: [Int] = []
-        var all: [Int] = []
+        var sd: [UInt16: UInt64] = [:]
+        var co: [UInt16: UInt64] = [:]
+        var anyM: UInt64 = 0
+        var all: UInt64 = 0
         for (i, d) in decoders.enumerated() {
+            let bit: UInt64 = 1 << UInt64(i)
             for s in d.selectors {
                 switch s {
-                case .serviceData16(let u): sd[u, default: []].append(i)
-                case .manufacturer(let c): co[c, default: []].append(i)
-                case .anyManufacturer: anyM.append(i)
-                case .any: all.append(i)
+                case .serviceData16(let u): sd[u, default: 0] |= bit
+                case .manufacturer(let c): co[c, default: 0] |= bit
+                case .anyManufacturer: anyM |= bit
+                case .any: all |= bit
                 }
             }
         }
-        byServiceData = sd
-        byCompany = co
+        byServiceData = SelectorTable(sd)
+        byCompany = SelectorTable(co)
         anyManufacturer = anyM
         always = all
     }
@@ -75,21 +79,22 @@ public struct Registry: Sendable {
     }
 
     public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> Result {
+        // The decoders to run, as a set: each runs once however many of its selectors match, and
+        // in list order. Building the set allocates nothing, so an advertisement no decoder wants
+        // (most of what a radio hears) costs only its AD walk and these lookups.
+        var wanted = always
+        for k in 0..<ad.serviceDataIndex.count {
+            if let u = ad.serviceDataUUID16(at: k) { wanted |= byServiceData[u] }
+        }
+        if ad.manufacturerIndex.count > 0 {
+            wanted |= anyManufacturer
+            for k in 0..<ad.manufacturerIndex.count { wanted |= byCompany[ad.manufacturerCompany(at: k)] }
+        }
         var result = Result()
-        // Which decoders already ran: a bit per decoder (the registry has fewer than 64; beyond
-        // that, the rare extra ones are tracked in an array). No allocation on the hot path.
-        var triedBits: UInt64 = 0
-        var triedMore: [Int] = []
         var name: String?? = .none  // the escaped local name, made once and only if a reading needs it
-        func run(_ index: Int) {
-            if index < 64 {
-                let bit: UInt64 = 1 << UInt64(index)
-                if triedBits & bit != 0 { return }
-                triedBits |= bit
-            } else {
-                if triedMore.contains(index) { return }
-                triedMore.append(index)
-            }
+        while wanted != 0 {
+            let index = wanted.trailingZeroBitCount
+            wanted &= wanted - 1
             switch decoders[index].decode(advertisement, ad) {
             case .readings(var r):
                 // Envelope fields every decoder would otherwise copy by hand.
@@ -106,15 +111,31 @@ public struct Registry: Sendable {
             case .malformed(let why): result.malformed.append((decoders[index].id, why))
             }
         }
-        for sd in ad.serviceData {
-            if case .uuid16(let u) = sd.uuid, let list = byServiceData[u] { for i in list { run(i) } }
-        }
-        for md in ad.manufacturerData {
-            if let list = byCompany[md.companyID] { for i in list { run(i) } }
-        }
-        if !ad.manufacturerData.isEmpty { for i in anyManufacturer { run(i) } }
-        for i in always { run(i) }
         return result
+    }
+}
+
+/// Decoder sets by a 16-bit selector key (UUID or company id): keys sorted, binary search. A
+/// registry has a few dozen keys; a `Dictionary` would hash each lookup, this compares a few times.
+private struct SelectorTable: Sendable {
+    private let keys: [UInt16]
+    private let sets: [UInt64]
+
+    init(_ table: [UInt16: UInt64]) {
+        let sorted = table.sorted { $0.key < $1.key }
+        keys = sorted.map(\.key)
+        sets = sorted.map(\.value)
+    }
+
+    /// The decoders registered for `key`; empty when none.
+    subscript(key: UInt16) -> UInt64 {
+        var low = 0
+        var high = keys.count
+        while low < high {
+            let mid = (low + high) / 2
+            if keys[mid] < key { low = mid + 1 } else { high = mid }
+        }
+        return low < keys.count && keys[low] == key ? sets[low] : 0
     }
 }
 

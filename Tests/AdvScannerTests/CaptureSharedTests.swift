@@ -113,7 +113,7 @@ func ourReports(_ path: String) throws -> (events: Int, reports: [TimedReport]) 
     let events = advertisingEvents(try TestEnv.packets(path))
     let reports = events.flatMap { e in
         e.reports.map {
-            TimedReport(timeMicros: e.time, pair: AddressData(address: $0.address.description, data: $0.data))
+            TimedReport(timeMicros: e.time, pair: AddressData(address: $0.address.description, data: Array($0.data)))
         }
     }
     return (events.count, reports)

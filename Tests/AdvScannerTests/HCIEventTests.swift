@@ -9,7 +9,7 @@ func encodeLegacy(_ reports: [AdvertisingReport]) -> [UInt8] {
     SpecEvents.legacy(
         reports.map {
             SpecEvents.Legacy(
-                eventType: UInt8($0.eventType), addressType: $0.addressType, address: $0.address, data: $0.data,
+                eventType: UInt8($0.eventType), addressType: $0.addressType, address: $0.address, data: Array($0.data),
                 rssi: $0.rssi ?? 127)
         })
 }

@@ -74,12 +74,42 @@ import Testing
         #expect(ad == AdvertisingData())
     }
 
+    @Test func moreStructuresOfAKindThanAreHeldInlineAreAllKept() {
+        // Extended advertising data can carry many structures of one kind; the index holds four
+        // inline and the rest apart: all must read back, in order, whatever their number.
+        for n in [1, 4, 5, 9, 40] {
+            var bytes: [UInt8] = []
+            for k in 0..<n { bytes += [5, 0xFF, UInt8(k), 0x01, 0xAA, UInt8(k)] }  // company 0x01kk
+            for k in 0..<n { bytes += [3, 0x03, UInt8(k), 0xFE] }  // 16-bit UUID 0xFEkk
+            for k in 0..<n { bytes += [4, 0x16, UInt8(k), 0xFD, UInt8(k)] }  // service data 0xFDkk
+            let ad = AdvertisingData(parsing: bytes)
+            #expect(ad.manufacturerData.map(\.companyID) == (0..<n).map { 0x0100 | UInt16($0) }, "n = \(n)")
+            #expect(ad.manufacturerData.map { Array($0.data) } == (0..<n).map { [0xAA, UInt8($0)] })
+            #expect(Array(ad.serviceUUIDs) == (0..<n).map { .uuid16(0xFE00 | UInt16($0)) })
+            #expect(ad.serviceData.map(\.uuid) == (0..<n).map { .uuid16(0xFD00 | UInt16($0)) })
+            #expect(ad.serviceData(uuid16: 0xFD00 | UInt16(n - 1)).map(Array.init) == [UInt8(n - 1)])
+            #expect(ad.manufacturerData(company: 0x0100 | UInt16(n - 1))?.data.last == UInt8(n - 1))
+        }
+    }
+
+    @Test func uuid128TestInPlaceAgreesWithTheList() {
+        let canonical: [UInt8] = (0..<16).map { UInt8($0 * 17) }  // most-significant first
+        let other = canonical.map { $0 ^ 1 }
+        // On air a 128-bit UUID is least-significant first.
+        let ad = AdvertisingData(parsing: [17, 0x07] + canonical.reversed() + [3, 0x03, 0x0F, 0x18])
+        #expect(ad.hasServiceUUID128(canonical))
+        #expect(ad.serviceUUIDs.contains(.uuid128(canonical)))
+        #expect(!ad.hasServiceUUID128(other) && !ad.serviceUUIDs.contains(.uuid128(other)))
+        #expect(!ad.hasServiceUUID128(Array(canonical.prefix(15))))  // not a 128-bit UUID at all
+        #expect(!AdvertisingData(parsing: [3, 0x03, 0x0F, 0x18]).hasServiceUUID128(canonical))
+    }
+
     @Test func slicesOfASliceStayInBounds() {
         // Parsing a slice that does not start at index 0 must read only inside it.
         let bytes = Hex.decode("ff ff 020106 0303e1ff ff")!
         let ad = AdvertisingData(parsing: bytes[2..<9])
         #expect(ad.flags == 6)
-        #expect(ad.serviceUUIDs == [.uuid16(0xFFE1)])
+        #expect(Array(ad.serviceUUIDs) == [.uuid16(0xFFE1)])
     }
 }
 

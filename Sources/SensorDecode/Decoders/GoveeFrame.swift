@@ -37,7 +37,7 @@ enum GoveeFrame {
 
     /// "H5183" from the 16-bit service UUID Govee lists (0x8351: the model number with its two
     /// bytes swapped), or `nil`.
-    static func model(fromServiceUUIDs uuids: [ServiceUUID]) -> String? {
+    static func model<U: Sequence<ServiceUUID>>(fromServiceUUIDs uuids: U) -> String? {
         for case .uuid16(let u) in uuids {
             let swapped = u.byteSwapped
             let digits = [swapped >> 12, (swapped >> 8) & 0xF, (swapped >> 4) & 0xF, swapped & 0xF]

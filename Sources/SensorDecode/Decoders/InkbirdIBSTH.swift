@@ -30,24 +30,31 @@ public struct InkbirdIBSTHDecoder: SensorDecoder {
 
     public init() {}
 
-    /// CRC-16/MODBUS: reflected polynomial 0xA001, initial value 0xFFFF, no final XOR.
+    /// CRC-16/MODBUS: reflected polynomial 0xA001, initial value 0xFFFF, no final XOR. Table-driven:
+    /// every phone's 9-byte manufacturer value is checked here, so a byte costs a lookup, not 8 shifts.
     public static func crc16Modbus(_ bytes: ArraySlice<UInt8>) -> UInt16 {
         var crc: UInt16 = 0xFFFF
-        for b in bytes {
-            crc ^= UInt16(b)
-            for _ in 0..<8 { crc = crc & 1 != 0 ? (crc >> 1) ^ 0xA001 : crc >> 1 }
-        }
+        for b in bytes { crc = (crc >> 8) ^ crcTable[Int(UInt8(truncatingIfNeeded: crc) ^ b)] }
+        return crc
+    }
+
+    /// The CRC of each byte value alone, shifted through the polynomial bit by bit.
+    private static let crcTable: [UInt16] = (0...255).map { (byte: Int) -> UInt16 in
+        var crc = UInt16(byte)
+        for _ in 0..<8 { crc = crc & 1 != 0 ? (crc >> 1) ^ 0xA001 : crc >> 1 }
         return crc
     }
 
     public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
         guard let md = ad.manufacturerData.first(where: { $0.value.count == 9 }) else { return .notMine }
-        let name = ad.localName.map { String(decoding: $0, as: UTF8.self).lowercased() }
+        // Byte-level name tests: phones' 9-byte manufacturer values reach this line all the time.
         let hasHumidity: Bool?  // nil: no name, decide from the value
-        switch name {
-        case "sps", "n0byd": hasHumidity = true
-        case "tps": hasHumidity = false
-        default: hasHumidity = nil
+        if ad.localNameEquals("sps", ignoringCase: true) || ad.localNameEquals("n0byd", ignoringCase: true) {
+            hasHumidity = true
+        } else if ad.localNameEquals("tps", ignoringCase: true) {
+            hasHumidity = false
+        } else {
+            hasHumidity = nil
         }
         let v = md.value
         let crcOK = Self.crc16Modbus(v.prefix(5)) == v.le16(5)

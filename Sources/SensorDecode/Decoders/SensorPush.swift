@@ -44,8 +44,6 @@ public struct SensorPushDecoder: SensorDecoder {
         0xEF, 0x09, 0x00, 0x00, 0x11, 0xD6, 0x42, 0xBA, 0x93, 0xB8, 0x9D, 0xD7, 0xEC, 0x09, 0x0A, 0xA9,
     ]
 
-    static let serviceV2 = ServiceUUID.uuid128(uuidV2)
-    static let serviceHT1 = ServiceUUID.uuid128(uuidHT1)
 
     /// (quantity, min, max, step) per packed field, by device type.
     static let packing: [Int: (model: String, fields: [(Quantity, Double, Double, Double)])] = [
@@ -60,13 +58,14 @@ public struct SensorPushDecoder: SensorDecoder {
     public init() {}
 
     public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
-        // Cheapest test first: every advertisement with manufacturer data reaches this decoder.
-        guard ad.manufacturerData.contains(where: { $0.value.count >= 3 && $0.value.count <= 9 }) else { return .notMine }
-        let isHT1 = ad.localNameEquals("s") || ad.localNameEquals("HT1") || ad.serviceUUIDs.contains(Self.serviceHT1)
+        // Every advertisement with manufacturer data reaches this decoder, and the name and UUID
+        // tests are byte compares that most advertisements (no name, no 128-bit UUID) end at once.
+        let isHT1 = ad.localNameEquals("s") || ad.localNameEquals("HT1") || ad.hasServiceUUID128(Self.uuidHT1)
         let isV2 =
             ad.localNameHasPrefix("SensorPush") || ad.localNameContains("HT.w") || ad.localNameContains("HTP.xw")
-            || ad.localNameContains("TC.x") || ad.serviceUUIDs.contains(Self.serviceV2)
+            || ad.localNameContains("TC.x") || ad.hasServiceUUID128(Self.uuidV2)
         guard isHT1 || isV2 else { return .notMine }
+        guard ad.manufacturerData.contains(where: { $0.value.count >= 3 && $0.value.count <= 9 }) else { return .notMine }
         if isHT1 {
             guard let v = ad.manufacturerData.first(where: { $0.value.count == 4 })?.value else { return .notMine }
             guard (v.u8(3) & 0x7C) >> 2 == 1 else { return .notMine }
