@@ -13,24 +13,21 @@ public struct AdvertisementExtractor: Sendable {
 
     public init() {}
 
-    /// The advertisements carried by `packet` (none for commands, ACL data, other events).
-    public mutating func advertisements(from packet: HCIPacket) -> [Advertisement] {
-        guard packet.type == .event else { return [] }  // events only ever travel controller → host
+    /// Calls `body` with each advertisement `packet` carries (none for commands, ACL data, other
+    /// events), in order. Collects nothing, so a replay's millions of events allocate no lists.
+    public mutating func forEachAdvertisement(in packet: HCIPacket, _ body: (Advertisement) -> Void) {
+        guard packet.type == .event else { return }  // events only ever travel controller → host
         events += 1
         switch HCIEvent.parse(packet.bytes) {
         case .failure(let e):
             malformedEvents += 1
             if firstMalformed == nil { firstMalformed = e }
-            return []
         case .success(.advertisingReports(let reports)):
-            var out: [Advertisement] = []
-            out.reserveCapacity(reports.count)
             for r in reports {
-                if let whole = assembler.add(r) { out.append(whole.advertisement(timeMicros: packet.timeMicros)) }
+                if let whole = assembler.add(r) { body(whole.advertisement(timeMicros: packet.timeMicros)) }
             }
-            return out
         case .success:
-            return []
+            break
         }
     }
 }

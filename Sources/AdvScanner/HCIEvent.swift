@@ -77,7 +77,7 @@ public enum HCIEvent: Sendable, Equatable {
     case commandComplete(numPackets: UInt8, opcode: UInt16, returnParameters: [UInt8])
     case commandStatus(status: UInt8, numPackets: UInt8, opcode: UInt16)
     case hardwareError(code: UInt8)
-    case advertisingReports([AdvertisingReport])
+    case advertisingReports(AdvertisingReports)
     /// BlueZ device event (REG=1, UNREG=2, UP=3, DOWN=4) for `devID`.
     case deviceEvent(event: UInt16, devID: UInt16)
     /// LE Meta subevents we do not interpret.
@@ -188,55 +188,87 @@ extension HCIEvent {
         return BDAddress(rawValue: v)
     }
 
-    static func parseLegacyReports(_ body: ArraySlice<UInt8>) -> Result<[AdvertisingReport], HCIParseError> {
+    /// Legacy report layout (§7.7.65.2): 9 bytes before the data, the RSSI after it.
+    static func parseLegacyReports(_ body: ArraySlice<UInt8>) -> Result<AdvertisingReports, HCIParseError> {
         let name = "LE Advertising Report"
-        var r = ByteReader(body)
-        guard let count = r.readUInt8() else { return .failure(.tooShort(event: name, need: 1, have: 0)) }
+        guard let count = body.first else { return .failure(.tooShort(event: name, need: 1, have: 0)) }
         guard count >= 1 else { return .failure(.badReport(event: name, index: 0, reason: "num_reports is 0")) }
-        var reports: [AdvertisingReport] = []
-        reports.reserveCapacity(Int(count))
+        var starts = InlinePositions()
+        var at = body.startIndex + 1
         for i in 0..<Int(count) {
-            // Fixed part: 9 bytes before the data, 1 after it.
-            guard let eventType = r.readUInt8(), let addrType = r.readUInt8(), let addr = r.readBytes(6),
-                let len = r.readUInt8()
-            else { return .failure(.badReport(event: name, index: i, reason: "header runs past the event")) }
+            guard body.endIndex - at >= 9 else {
+                return .failure(.badReport(event: name, index: i, reason: "header runs past the event"))
+            }
+            let len = Int(body[at + 8])
             guard len <= 31 else { return .failure(.badReport(event: name, index: i, reason: "data length \(len) > 31")) }
-            guard let data = r.readBytes(Int(len)), let rssi = r.readInt8() else {
+            guard body.endIndex - at >= 9 + len + 1 else {
                 return .failure(.badReport(event: name, index: i, reason: "data length \(len) runs past the event"))
             }
-            reports.append(
-                AdvertisingReport(
-                    eventType: UInt16(eventType), addressType: addrType, address: leAddress(addr),
-                    rssi: rssi == 127 ? nil : rssi, data: data, primaryPHY: nil, secondaryPHY: nil, sid: nil,
-                    txPower: nil, dataStatus: .complete))
+            starts.append(InlinePositions.Entry(type: 0, offset: at, length: 9 + len + 1))
+            at += 9 + len + 1
         }
-        guard r.isAtEnd else { return .failure(.trailingBytes(event: name, count: r.remaining)) }
-        return .success(reports)
+        guard at == body.endIndex else { return .failure(.trailingBytes(event: name, count: body.endIndex - at)) }
+        return .success(AdvertisingReports(body: body, extended: false, starts: starts))
     }
 
-    static func parseExtendedReports(_ body: ArraySlice<UInt8>) -> Result<[AdvertisingReport], HCIParseError> {
+    /// Extended report layout (§7.7.65.13): 24 bytes before the data.
+    static func parseExtendedReports(_ body: ArraySlice<UInt8>) -> Result<AdvertisingReports, HCIParseError> {
         let name = "LE Extended Advertising Report"
-        var r = ByteReader(body)
-        guard let count = r.readUInt8() else { return .failure(.tooShort(event: name, need: 1, have: 0)) }
+        guard let count = body.first else { return .failure(.tooShort(event: name, need: 1, have: 0)) }
         guard count >= 1 else { return .failure(.badReport(event: name, index: 0, reason: "num_reports is 0")) }
-        var reports: [AdvertisingReport] = []
-        reports.reserveCapacity(Int(count))
+        var starts = InlinePositions()
+        var at = body.startIndex + 1
         for i in 0..<Int(count) {
-            guard let eventType = r.readLE16(), let addrType = r.readUInt8(), let addr = r.readBytes(6),
-                let phy1 = r.readUInt8(), let phy2 = r.readUInt8(), let sid = r.readUInt8(), let tx = r.readInt8(),
-                let rssi = r.readInt8(), r.skip(2 + 1 + 6), let len = r.readUInt8()
-            else { return .failure(.badReport(event: name, index: i, reason: "header runs past the event")) }
-            guard let data = r.readBytes(Int(len)) else {
+            guard body.endIndex - at >= 24 else {
+                return .failure(.badReport(event: name, index: i, reason: "header runs past the event"))
+            }
+            let len = Int(body[at + 23])
+            guard body.endIndex - at >= 24 + len else {
                 return .failure(.badReport(event: name, index: i, reason: "data length \(len) runs past the event"))
             }
-            reports.append(
-                AdvertisingReport(
-                    eventType: eventType, addressType: addrType, address: leAddress(addr),
-                    rssi: rssi == 127 ? nil : rssi, data: data, primaryPHY: phy1,
-                    secondaryPHY: phy2 == 0 ? nil : phy2, sid: sid == 0xFF ? nil : sid, txPower: tx == 127 ? nil : tx,
-                    dataStatus: AdvertisingReport.DataStatus(rawValue: UInt8((eventType >> 5) & 0x3))!))
+            starts.append(InlinePositions.Entry(type: 1, offset: at, length: 24 + len))
+            at += 24 + len
         }
-        guard r.isAtEnd else { return .failure(.trailingBytes(event: name, count: r.remaining)) }
-        return .success(reports)
+        guard at == body.endIndex else { return .failure(.trailingBytes(event: name, count: body.endIndex - at)) }
+        return .success(AdvertisingReports(body: body, extended: true, starts: starts))
     }
+}
+
+/// The reports of one advertising report event, read on access from the event's bytes: the parser
+/// checked every report's lengths and recorded where each starts, so an element is a few loads and
+/// a view of its data, and an event costs no allocation on its way to the decoders.
+public struct AdvertisingReports: RandomAccessCollection, Sendable, Equatable {
+    /// The subevent parameters (from num_reports on).
+    let body: ArraySlice<UInt8>
+    let extended: Bool
+    /// Invariant: each entry is a whole report inside `body`, of the layout `extended` says.
+    let starts: InlinePositions
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { starts.count }
+
+    public subscript(k: Int) -> AdvertisingReport {
+        let at = starts[k].offset
+        let end = at + starts[k].length
+        let b = body
+        if !extended {
+            let rssi = Int8(bitPattern: b[end - 1])
+            return AdvertisingReport(
+                eventType: UInt16(b[at]), addressType: b[at + 1], address: HCIEvent.leAddress(b[(at + 2)..<(at + 8)]),
+                rssi: rssi == 127 ? nil : rssi, data: b[(at + 9)..<(end - 1)], primaryPHY: nil, secondaryPHY: nil,
+                sid: nil, txPower: nil, dataStatus: .complete)
+        }
+        let eventType = UInt16(b[at]) | UInt16(b[at + 1]) << 8
+        let phy2 = b[at + 10]
+        let sid = b[at + 11]
+        let tx = Int8(bitPattern: b[at + 12])
+        let rssi = Int8(bitPattern: b[at + 13])
+        return AdvertisingReport(
+            eventType: eventType, addressType: b[at + 2], address: HCIEvent.leAddress(b[(at + 3)..<(at + 9)]),
+            rssi: rssi == 127 ? nil : rssi, data: b[(at + 24)..<end], primaryPHY: b[at + 9],
+            secondaryPHY: phy2 == 0 ? nil : phy2, sid: sid == 0xFF ? nil : sid, txPower: tx == 127 ? nil : tx,
+            dataStatus: AdvertisingReport.DataStatus(rawValue: UInt8((eventType >> 5) & 0x3))!)
+    }
+
+    public static func == (a: AdvertisingReports, b: AdvertisingReports) -> Bool { a.elementsEqual(b) }
 }

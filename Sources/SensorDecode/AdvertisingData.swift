@@ -85,7 +85,7 @@ public enum ADType {
 ///
 /// Every advertisement the radio hears is walked, and nearly all of them are a stranger's phone,
 /// so the walk allocates nothing: scalar fields are stored, and the list kinds (service UUIDs,
-/// service data, manufacturer data, other types) are kept as positions in the bytes (`ADFieldIndex`,
+/// service data, manufacturer data, other types) are kept as positions in the bytes (`InlinePositions`,
 /// four inline per kind) and made into values only when a decoder reads them.
 ///
 /// Invariant: every position in the indices lies inside `bytes` (the walk checks each structure's
@@ -105,13 +105,13 @@ public struct AdvertisingData: Sendable {
     public var malformedFields = 0
 
     /// One entry per UUID (not per list structure): position of the UUID, its size in `length`.
-    @usableFromInline var uuidIndex = ADFieldIndex()
+    @usableFromInline var uuidIndex = InlinePositions()
     /// Service data structures (types 0x16, 0x20, 0x21): position and length of the whole value.
-    @usableFromInline var serviceDataIndex = ADFieldIndex()
+    @usableFromInline var serviceDataIndex = InlinePositions()
     /// Manufacturer-specific structures: position and length of the whole value (company id first).
-    @usableFromInline var manufacturerIndex = ADFieldIndex()
+    @usableFromInline var manufacturerIndex = InlinePositions()
     /// Structures of types not interpreted here.
-    @usableFromInline var otherIndex = ADFieldIndex()
+    @usableFromInline var otherIndex = InlinePositions()
 
     public init() { bytes = [] }
 
@@ -217,12 +217,12 @@ public struct AdvertisingData: Sendable {
         case ADType.serviceData16, ADType.serviceData32, ADType.serviceData128:
             let uuidSize = type == ADType.serviceData16 ? 2 : type == ADType.serviceData32 ? 4 : 16
             guard count >= uuidSize else { malformedFields += 1; return }
-            serviceDataIndex.append(ADFieldIndex.Entry(type: type, offset: offset, length: count))
+            serviceDataIndex.append(InlinePositions.Entry(type: type, offset: offset, length: count))
         case ADType.manufacturerSpecific:
             guard count >= 2 else { malformedFields += 1; return }
-            manufacturerIndex.append(ADFieldIndex.Entry(type: type, offset: offset, length: count))
+            manufacturerIndex.append(InlinePositions.Entry(type: type, offset: offset, length: count))
         default:
-            otherIndex.append(ADFieldIndex.Entry(type: type, offset: offset, length: count))
+            otherIndex.append(InlinePositions.Entry(type: type, offset: offset, length: count))
         }
     }
 
@@ -231,7 +231,7 @@ public struct AdvertisingData: Sendable {
         guard count % size == 0 else { malformedFields += 1; return }
         var j = offset
         while j < offset + count {
-            uuidIndex.append(ADFieldIndex.Entry(type: 0, offset: j, length: size))
+            uuidIndex.append(InlinePositions.Entry(type: 0, offset: j, length: size))
             j += size
         }
     }
@@ -249,15 +249,16 @@ extension AdvertisingData: Equatable {
     }
 }
 
-/// Positions of AD values of one kind inside the walked bytes; the first four are held inline so
-/// that indexing a typical advertisement allocates nothing, further ones go to an array.
-public struct ADFieldIndex: Sendable {
+/// Positions of values inside a byte buffer, the first four held inline: the AD walk records each
+/// kind of AD value in one, the HCI parser each report of an event, so that indexing a typical
+/// advertisement allocates nothing; further entries go to an array.
+public struct InlinePositions: Sendable {
     /// Where one value lies: `bytes[offset..<offset + length]`, and its AD type.
     public struct Entry: Sendable {
         @usableFromInline let packed: UInt64
-        @inlinable init(type: UInt8, offset: Int, length: Int) {
-            // offset < 2^32 and length < 2^16: an AD structure's value is at most 254 bytes, and
-            // no buffer handed to the walk comes near 4 GiB.
+        /// `offset` < 2^32 and `length` < 2^16: an AD structure's value is at most 254 bytes, an HCI
+        /// report at most 255, and no buffer handed to either comes near 4 GiB.
+        @inlinable public init(type: UInt8, offset: Int, length: Int) {
             packed = UInt64(truncatingIfNeeded: offset) & 0xFFFF_FFFF | UInt64(length) << 32 | UInt64(type) << 48
         }
         @inlinable public var offset: Int { Int(packed & 0xFFFF_FFFF) }
@@ -270,11 +271,12 @@ public struct ADFieldIndex: Sendable {
     @usableFromInline var e2 = Entry(type: 0, offset: 0, length: 0)
     @usableFromInline var e3 = Entry(type: 0, offset: 0, length: 0)
     @usableFromInline var more: [Entry] = []
-    public private(set) var count = 0
+    @usableFromInline var stored = 0
+    @inlinable public var count: Int { stored }
 
-    @usableFromInline init() {}
+    @inlinable public init() {}
 
-    @usableFromInline mutating func append(_ e: Entry) {
+    @inlinable public mutating func append(_ e: Entry) {
         switch count {
         case 0: e0 = e
         case 1: e1 = e
@@ -282,7 +284,7 @@ public struct ADFieldIndex: Sendable {
         case 3: e3 = e
         default: more.append(e)
         }
-        count += 1
+        stored += 1
     }
 
     @inlinable public subscript(k: Int) -> Entry {
@@ -299,14 +301,14 @@ public struct ADFieldIndex: Sendable {
 /// How one kind of indexed AD value becomes a value a decoder reads.
 public protocol ADFieldKind {
     associatedtype Element
-    static func element(_ bytes: ArraySlice<UInt8>, _ entry: ADFieldIndex.Entry) -> Element
+    static func element(_ bytes: ArraySlice<UInt8>, _ entry: InlinePositions.Entry) -> Element
 }
 
 /// The values of one kind, made on access from their positions (no copy of the bytes).
 public struct ADFields<Kind: ADFieldKind>: RandomAccessCollection, Sendable {
     @usableFromInline let bytes: ArraySlice<UInt8>
-    @usableFromInline let index: ADFieldIndex
-    @inlinable init(_ bytes: ArraySlice<UInt8>, _ index: ADFieldIndex) {
+    @usableFromInline let index: InlinePositions
+    @inlinable init(_ bytes: ArraySlice<UInt8>, _ index: InlinePositions) {
         self.bytes = bytes
         self.index = index
     }
@@ -316,7 +318,7 @@ public struct ADFields<Kind: ADFieldKind>: RandomAccessCollection, Sendable {
 }
 
 public enum ServiceUUIDField: ADFieldKind {
-    @inlinable public static func element(_ b: ArraySlice<UInt8>, _ e: ADFieldIndex.Entry) -> ServiceUUID {
+    @inlinable public static func element(_ b: ArraySlice<UInt8>, _ e: InlinePositions.Entry) -> ServiceUUID {
         switch e.length {
         case 2: .uuid16(b.le16(e.offset - b.startIndex))
         case 4: .uuid32(b.le32(e.offset - b.startIndex))
@@ -326,7 +328,7 @@ public enum ServiceUUIDField: ADFieldKind {
 }
 
 public enum ServiceDataField: ADFieldKind {
-    @inlinable public static func element(_ b: ArraySlice<UInt8>, _ e: ADFieldIndex.Entry) -> ServiceData {
+    @inlinable public static func element(_ b: ArraySlice<UInt8>, _ e: InlinePositions.Entry) -> ServiceData {
         let end = e.offset + e.length
         switch e.type {
         case ADType.serviceData16: return ServiceData(uuid: .uuid16(b.le16(e.offset - b.startIndex)), data: b[(e.offset + 2)..<end])
@@ -337,14 +339,14 @@ public enum ServiceDataField: ADFieldKind {
 }
 
 public enum ManufacturerDataField: ADFieldKind {
-    @inlinable public static func element(_ b: ArraySlice<UInt8>, _ e: ADFieldIndex.Entry) -> ManufacturerData {
+    @inlinable public static func element(_ b: ArraySlice<UInt8>, _ e: InlinePositions.Entry) -> ManufacturerData {
         // The walk recorded only values of at least two bytes.
         ManufacturerData(value: b[e.offset..<(e.offset + e.length)])!
     }
 }
 
 public enum OtherField: ADFieldKind {
-    @inlinable public static func element(_ b: ArraySlice<UInt8>, _ e: ADFieldIndex.Entry) -> (type: UInt8, value: ArraySlice<UInt8>) {
+    @inlinable public static func element(_ b: ArraySlice<UInt8>, _ e: InlinePositions.Entry) -> (type: UInt8, value: ArraySlice<UInt8>) {
         (e.type, b[e.offset..<(e.offset + e.length)])
     }
 }

@@ -11,24 +11,16 @@ enum CaptureBench {
     static func run(_ options: Options) throws(BenchError) {
         guard let path = options.positional.first else { throw BenchError("capture wants a capture file") }
         let registry = Registry.standard()
-        var assembler = ReportAssembler()
-        var reports = 0
+        var extractor = AdvertisementExtractor()
+        var advertisements = 0
         var readings = 0
-        var malformedEvents = 0
         let start = monotonicSeconds()
         do throws(SourceError) {
             let source = try CaptureSource(path: path)
             while case .packet(let packet) = try source.next(timeout: 0) {
-                guard packet.type == .event, packet.incoming else { continue }
-                switch HCIEvent.parse(packet.bytes) {
-                case .success(.advertisingReports(let list)):
-                    for report in list {
-                        reports += 1
-                        guard let whole = assembler.add(report) else { continue }
-                        readings += registry.decode(whole.advertisement(timeMicros: packet.timeMicros)).readings.count
-                    }
-                case .success: break
-                case .failure: malformedEvents += 1
+                extractor.forEachAdvertisement(in: packet) { ad in
+                    advertisements += 1
+                    readings += registry.decode(ad).readings.count
                 }
             }
         } catch {
@@ -36,8 +28,8 @@ enum CaptureBench {
         }
         let seconds = monotonicSeconds() - start
         report([
-            ("adv_per_s", fixed(Double(reports) / seconds)), ("reports", "\(reports)"), ("readings", "\(readings)"),
-            ("malformed_events", "\(malformedEvents)"),
+            ("adv_per_s", fixed(Double(advertisements) / seconds)), ("reports", "\(advertisements)"),
+            ("readings", "\(readings)"), ("malformed_events", "\(extractor.malformedEvents)"),
         ])
     }
 }

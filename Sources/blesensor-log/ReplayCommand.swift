@@ -63,7 +63,7 @@ enum ReplayCommand {
             case .packet(let packet):
                 packets += 1
                 clock = Double(packet.timeMicros) / 1e6
-                for ad in extractor.advertisements(from: packet) {
+                extractor.forEachAdvertisement(in: packet) { ad in
                     for r in pipeline.process(ad, onProblem: { log.warning($0) }) {
                         if let out {
                             out.write(JSON.reading(r, includeTime: true) + "\n")

@@ -102,7 +102,7 @@ func advertisingEvents(_ packets: [HCIPacket], subevent: UInt8 = 0x02) -> [(time
     packets.compactMap { p in
         guard p.type == .event, p.bytes.count >= 3, p.bytes[0] == 0x3E, p.bytes[2] == subevent else { return nil }
         guard case .success(.advertisingReports(let reports)) = HCIEvent.parse(p.bytes) else { return nil }
-        return (p.timeMicros, reports)
+        return (p.timeMicros, Array(reports))
     }
 }
 

@@ -163,7 +163,7 @@ struct ReportAssemblerTests {
                     Issue.record("event did not parse: \(Hex.encode(e))")
                     return []
                 }
-                return feed(r, into: &a)
+                return feed(Array(r), into: &a)
             }
         }
         #expect(outputs[0].map { Array($0.data) } == expected)
