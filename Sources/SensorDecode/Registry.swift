@@ -10,6 +10,7 @@ public struct Registry: Sendable {
     public let decoders: [any SensorDecoder]
     private let byServiceData: SelectorTable
     private let byCompany: SelectorTable
+    private let byValueLength: SelectorTable
     private let anyManufacturer: UInt64
     private let always: UInt64
 
@@ -18,6 +19,7 @@ public struct Registry: Sendable {
         self.decoders = decoders
         var sd: [UInt16: UInt64] = [:]
         var co: [UInt16: UInt64] = [:]
+        var length: [UInt16: UInt64] = [:]
         var anyM: UInt64 = 0
         var all: UInt64 = 0
         for (i, d) in decoders.enumerated() {
@@ -27,12 +29,16 @@ public struct Registry: Sendable {
                 case .serviceData16(let u): sd[u, default: 0] |= bit
                 case .manufacturer(let c): co[c, default: 0] |= bit
                 case .anyManufacturer: anyM |= bit
+                case .manufacturerValueLength(let n):
+                    // A value is at most 254 bytes; a length no value can have selects nothing.
+                    if (2...254).contains(n) { length[UInt16(n), default: 0] |= bit }
                 case .any: all |= bit
                 }
             }
         }
         byServiceData = SelectorTable(sd)
         byCompany = SelectorTable(co)
+        byValueLength = SelectorTable(length)
         anyManufacturer = anyM
         always = all
     }
@@ -88,7 +94,9 @@ public struct Registry: Sendable {
         }
         if ad.manufacturerIndex.count > 0 {
             wanted |= anyManufacturer
-            for k in 0..<ad.manufacturerIndex.count { wanted |= byCompany[ad.manufacturerCompany(at: k)] }
+            for k in 0..<ad.manufacturerIndex.count {
+                wanted |= byCompany[ad.manufacturerCompany(at: k)] | byValueLength[UInt16(ad.manufacturerIndex[k].length)]
+            }
         }
         var result = Result()
         var name: String?? = .none  // the escaped local name, made once and only if a reading needs it

@@ -20,6 +20,10 @@ public enum DecoderSelector: Hashable, Sendable {
     case manufacturer(UInt16)
     /// Any manufacturer-specific data (formats that put data where the company id should be).
     case anyManufacturer
+    /// Manufacturer-specific data whose whole value (company id bytes included) has this many bytes:
+    /// for formats that put data where the company id should be but have fixed frame sizes, so
+    /// that the phones around (most of what a radio hears) never reach them.
+    case manufacturerValueLength(Int)
     /// Every advertisement (formats recognised by name or by a 128-bit UUID).
     case any
 }

@@ -36,6 +36,8 @@ import Testing
                         data = [UInt8(payload.count + 3), 0xFF, UInt8(company & 0xFF), UInt8(company >> 8)] + payload
                     case .anyManufacturer:
                         data = [UInt8(payload.count + 1), 0xFF] + payload
+                    case .manufacturerValueLength(let n):
+                        data = [UInt8(n + 1), 0xFF] + (0..<n).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
                     case .any:
                         data = payload
                     }

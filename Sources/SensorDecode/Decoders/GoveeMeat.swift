@@ -35,7 +35,10 @@
 /// Peers report an unplugged probe (0xFFFF) as 0 °C; we omit it.
 public struct GoveeMeatDecoder: SensorDecoder {
     public let id = "govee_meat"
-    public let selectors: [DecoderSelector] = [.anyManufacturer]
+    /// Whole manufacturer values of the frames below (data of 14, 17 or 20 bytes after the company
+    /// id), alone or with an iBeacon glued on (`GoveeFrame.unglued`, 25 bytes more).
+    static let valueLengths = [16, 19, 22, 41, 44, 47]
+    public let selectors: [DecoderSelector] = GoveeMeatDecoder.valueLengths.map { .manufacturerValueLength($0) }
 
     public init() {}
 

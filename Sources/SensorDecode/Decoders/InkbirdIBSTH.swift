@@ -26,7 +26,7 @@
 /// (every one of them checks; theengs' hand-edited test frames do not).
 public struct InkbirdIBSTHDecoder: SensorDecoder {
     public let id = "inkbird_ibs_th"
-    public let selectors: [DecoderSelector] = [.anyManufacturer]
+    public let selectors: [DecoderSelector] = [.manufacturerValueLength(9)]
 
     public init() {}
 

@@ -35,7 +35,7 @@
 /// upper bound of 1800 °C is our assumption (only the low field is ever non-zero in them).
 public struct SensorPushDecoder: SensorDecoder {
     public let id = "sensorpush"
-    public let selectors: [DecoderSelector] = [.anyManufacturer]
+    public let selectors: [DecoderSelector] = (3...9).map { .manufacturerValueLength($0) }
 
     static let uuidV2: [UInt8] = [
         0xEF, 0x09, 0x00, 0x00, 0x11, 0xD6, 0x42, 0xBA, 0x93, 0xB8, 0x9D, 0xD7, 0xEC, 0x09, 0x0A, 0xB0,

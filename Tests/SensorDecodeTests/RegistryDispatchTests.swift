@@ -1,0 +1,44 @@
+import SensorDecode
+import Testing
+
+/// Dispatch by selector: which decoders the registry runs for an advertisement, and how often.
+@Suite struct RegistryDispatchTests {
+    /// Reports every call as a reading whose model is the decoder's id, so a test sees who ran.
+    struct Probe: SensorDecoder {
+        let id: String
+        let selectors: [DecoderSelector]
+        func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
+            .readings([Reading(address: advertisement.address, decoderID: id, model: id, measurements: [])])
+        }
+    }
+
+    static let registry = Registry([
+        Probe(id: "len9", selectors: [.manufacturerValueLength(9)]),
+        Probe(id: "acme", selectors: [.manufacturer(0x1234), .manufacturerValueLength(4)]),
+        Probe(id: "fe95", selectors: [.serviceData16(0xFE95), .serviceData16(0x181A)]),
+        Probe(id: "anyM", selectors: [.anyManufacturer]),
+        Probe(id: "all", selectors: [.any]),
+        Probe(id: "never", selectors: [.manufacturerValueLength(255), .manufacturerValueLength(1)]),
+    ])
+
+    static func ran(_ hex: String) -> [String] {
+        registry.decode(Advertisement(address: BDAddress(rawValue: 1), data: Hex.decode(hex)!)).readings.map(\.model)
+    }
+
+    @Test func valueLengthSelectsExactlyThatLength() {
+        #expect(Self.ran("0aff 010203040506070809") == ["len9", "anyM", "all"])  // 9-byte value
+        #expect(Self.ran("09ff 0102030405060708") == ["anyM", "all"])  // 8
+        #expect(Self.ran("0bff 01020304050607080900") == ["anyM", "all"])  // 10
+    }
+
+    @Test func eachDecoderRunsOnceInListOrderWhateverMatchesIt() {
+        // Company 0x1234 with a 4-byte value matches "acme" twice; service data both its UUIDs.
+        #expect(Self.ran("05ff 34120000 0416 95fe00 0416 1a1800") == ["acme", "fe95", "anyM", "all"])
+        #expect(Self.ran("0aff 3412000000000000 00 05ff 01020304") == ["len9", "acme", "anyM", "all"])
+    }
+
+    @Test func noDataMeansOnlyTheAlwaysDecoders() {
+        #expect(Self.ran("020106") == ["all"])
+        #expect(Self.ran("") == ["all"])
+    }
+}
