@@ -24,7 +24,12 @@ public struct AdvertisementExtractor: Sendable {
             if firstMalformed == nil { firstMalformed = e }
         case .success(.advertisingReports(let reports)):
             for r in reports {
-                if let whole = assembler.add(r) { body(whole.advertisement(timeMicros: packet.timeMicros)) }
+                // Legacy reports are always whole: no trip through the assembler's bookkeeping.
+                if !r.isExtended {
+                    body(r.advertisement(timeMicros: packet.timeMicros))
+                } else if let whole = assembler.add(r) {
+                    body(whole.advertisement(timeMicros: packet.timeMicros))
+                }
             }
         case .success:
             break

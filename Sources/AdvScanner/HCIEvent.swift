@@ -112,7 +112,8 @@ extension HCIEvent {
     /// A row of the dispatch table: code, spec name, minimum parameter length, field parser.
     struct Row: Sendable {
         let code: UInt8
-        let name: String
+        /// Static text: a row is read for every packet, and a `String` would be retained each time.
+        let name: StaticString
         let minLength: Int
         let parse: @Sendable (ArraySlice<UInt8>) -> Result<HCIEvent, HCIParseError>
     }
@@ -152,7 +153,7 @@ extension HCIEvent {
         guard params.count == declared else { return .failure(.lengthMismatch(declared: declared, actual: params.count)) }
         guard let row = table[Int(code)] else { return .success(.unknown(code: code, parameters: Array(params))) }
         guard params.count >= row.minLength else {
-            return .failure(.tooShort(event: row.name, need: row.minLength, have: params.count))
+            return .failure(.tooShort(event: "\(row.name)", need: row.minLength, have: params.count))
         }
         return row.parse(params)
     }
@@ -173,8 +174,16 @@ extension HCIEvent {
         let sub = p.u8(0)
         let body = p.dropFirst()
         switch sub {
-        case LEMetaSubevent.advertisingReport: return parseLegacyReports(body).map { .advertisingReports($0) }
-        case LEMetaSubevent.extendedAdvertisingReport: return parseExtendedReports(body).map { .advertisingReports($0) }
+        case LEMetaSubevent.advertisingReport:
+            switch parseLegacyReports(body) {
+            case .success(let reports): return .success(.advertisingReports(reports))
+            case .failure(let e): return .failure(e)
+            }
+        case LEMetaSubevent.extendedAdvertisingReport:
+            switch parseExtendedReports(body) {
+            case .success(let reports): return .success(.advertisingReports(reports))
+            case .failure(let e): return .failure(e)
+            }
         default: return .success(.leMetaOther(subevent: sub, parameters: Array(body)))
         }
     }
