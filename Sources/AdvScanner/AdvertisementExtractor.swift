@@ -18,12 +18,14 @@ public struct AdvertisementExtractor: Sendable {
     public mutating func forEachAdvertisement(in packet: HCIPacket, _ body: (Advertisement) -> Void) {
         guard packet.type == .event else { return }  // events only ever travel controller → host
         events += 1
-        switch HCIEvent.parse(packet.bytes) {
+        let parsed = HCIEvent.parse(packet.bytes)
+        switch consume parsed {
         case .failure(let e):
             malformedEvents += 1
             if firstMalformed == nil { firstMalformed = e }
         case .success(.advertisingReports(let reports)):
-            for r in reports {
+            for k in reports.indices {
+                let r = reports[k]
                 // Legacy reports are always whole: no trip through the assembler's bookkeeping.
                 if !r.isExtended {
                     body(r.advertisement(timeMicros: packet.timeMicros))

@@ -45,7 +45,8 @@ public final class CaptureReader {
     static let maxHeaderBlockLength = 64 * 1024
 
     public let path: String
-    public private(set) var format: CaptureFormat
+    /// Fixed once sniffed: a `let`, so reading it per record costs no exclusivity check.
+    public let format: CaptureFormat
     /// Records read, HCI packets or not.
     public private(set) var recordCount = 0
     /// Records that were not HCI packets, by reason (monitor index/note records, unknown H4 types, …).
@@ -59,9 +60,9 @@ public final class CaptureReader {
     /// - Throws: `.system` when it cannot be opened or read, `.format` when it is not a capture we read.
     public init(path: String) throws(SourceError) {
         self.path = path
-        input = try CaptureInput(path: path)
-        format = .pcapng  // replaced below; the sniffer needs `self`
-        do { format = try sniff() } catch { throw Self.named(error, path) }
+        let input = try CaptureInput(path: path)
+        self.input = input
+        do { format = try Self.sniff(input) } catch { throw Self.named(error, path) }
     }
 
     /// Format errors name the file: a replay of several captures must say which one is bad.
@@ -94,7 +95,7 @@ public final class CaptureReader {
 
     // MARK: Sniffing
 
-    private func sniff() throws(SourceError) -> CaptureFormat {
+    private static func sniff(_ input: CaptureInput) throws(SourceError) -> CaptureFormat {
         let have = try input.require(24)
         guard have >= 4 else { throw SourceError.format("file truncated in its header (\(have) bytes)", offset: 0) }
         let magicBE = input.be32(0)

@@ -21,7 +21,8 @@ public final class CaptureSource: HCIPacketSource {
 
     public func next(timeout: Double) throws(SourceError) -> SourceEvent {
         while let record = try reader.nextRecord() {
-            if case .packet(let packet, let index) = record, adapter == nil || adapter == index {
+            // `consume`: the packet moves into the event instead of being copied and the record freed.
+            if case .packet(let packet, let index) = consume record, adapter == nil || adapter == index {
                 return .packet(packet)
             }
         }

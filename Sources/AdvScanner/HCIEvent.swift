@@ -65,7 +65,8 @@ public struct AdvertisingReport: Sendable, Equatable {
     public var isExtended: Bool { primaryPHY != nil }
 
     /// The report as an `Advertisement`, stamped with its receive time.
-    public func advertisement(timeMicros: Int64) -> Advertisement {
+    /// Consuming: the report is done with once it is an advertisement, so its data moves, not copies.
+    public consuming func advertisement(timeMicros: Int64) -> Advertisement {
         Advertisement(
             address: address, addressType: AddressType(rawValue: addressType), eventType: eventType, rssi: rssi,
             primaryPHY: primaryPHY, secondaryPHY: secondaryPHY, sid: sid, data: data, timeMicros: timeMicros)

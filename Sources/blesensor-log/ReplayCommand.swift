@@ -58,7 +58,7 @@ enum ReplayCommand {
                 captureError = error
                 break
             }
-            switch event {
+            switch consume event {
             case .end, .timeout: break loop
             case .packet(let packet):
                 packets += 1
