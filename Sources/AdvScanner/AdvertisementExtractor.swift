@@ -25,11 +25,10 @@ public struct AdvertisementExtractor: Sendable {
             if firstMalformed == nil { firstMalformed = e }
         case .success(.advertisingReports(let reports)):
             for k in reports.indices {
-                let r = reports[k]
                 // Legacy reports are always whole: no trip through the assembler's bookkeeping.
-                if !r.isExtended {
-                    body(r.advertisement(timeMicros: packet.timeMicros))
-                } else if let whole = assembler.add(r) {
+                if !reports.extended {
+                    body(reports[k].advertisement(timeMicros: packet.timeMicros))
+                } else if let whole = assembler.add(reports[k]) {
                     body(whole.advertisement(timeMicros: packet.timeMicros))
                 }
             }

@@ -270,7 +270,9 @@ public struct InlinePositions: Sendable {
     @usableFromInline var e1 = Entry(type: 0, offset: 0, length: 0)
     @usableFromInline var e2 = Entry(type: 0, offset: 0, length: 0)
     @usableFromInline var e3 = Entry(type: 0, offset: 0, length: 0)
-    @usableFromInline var more: [Entry] = []
+    /// Entries after the fourth; `nil` until there is one, so that copying and destroying an
+    /// index of a typical advertisement touches no reference count.
+    @usableFromInline var more: [Entry]? = nil
     @usableFromInline var stored = 0
     @inlinable public var count: Int { stored }
 
@@ -282,7 +284,9 @@ public struct InlinePositions: Sendable {
         case 1: e1 = e
         case 2: e2 = e
         case 3: e3 = e
-        default: more.append(e)
+        default:
+            if more == nil { more = [] }
+            more!.append(e)  // in place: the optional is unwrapped for the mutation, not copied
         }
         stored += 1
     }
@@ -293,7 +297,7 @@ public struct InlinePositions: Sendable {
         case 1: e1
         case 2: e2
         case 3: e3
-        default: more[k - 4]
+        default: more![k - 4]
         }
     }
 }
