@@ -13,7 +13,11 @@
 ///      `bufferOffset + start ..< bufferOffset + end`;
 ///  (2) `require(n)` never asks for more than `capacity` bytes, so a record larger than the buffer
 ///      can only be skipped (`skip`), never held: a lying length field cannot cause a giant allocation;
-///  (3) once `read` returned 0 (end of file) no further `read` is issued.
+///  (3) once `read` returned 0 (end of file) no further `read` is issued;
+///  (4) `storage` is an array so that a record's bytes can be handed out as a slice of it, no copy:
+///      a reader that lets go of each packet before asking for the next (a replay does) refills
+///      the same buffer in place; one that keeps packets keeps the buffers they lie in, as
+///      copy-on-write gives the next refill a buffer of its own.
 /// Not thread-safe: owned by one `CaptureReader`.
 final class CaptureInput {
     /// The largest run of bytes a parser may ask to see at once.
@@ -21,9 +25,12 @@ final class CaptureInput {
 
     let path: String
     private let fd: Int32
-    private let storage: UnsafeMutableRawBufferPointer
-    private var start = 0
-    private var end = 0
+    // Unchecked exclusivity: these are read for every byte of every record header, and one object
+    // used by one loop (see above) cannot overlap its own accesses; the dynamic check cost more
+    // than the parsing (callgrind).
+    @exclusivity(unchecked) private var storage: [UInt8]
+    @exclusivity(unchecked) private var start = 0
+    @exclusivity(unchecked) private var end = 0
     /// File offset of `storage[0]`.
     private var bufferOffset: Int64 = 0
     private var atEOF = false
@@ -35,13 +42,12 @@ final class CaptureInput {
         // Early return: nothing to clean up yet.
         guard fd >= 0 else { throw SourceError.system(call: "open", errno: errno, detail: path) }
         self.fd = fd
-        storage = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.capacity, alignment: 8)
+        storage = [UInt8](repeating: 0, count: Self.capacity)
     }
 
     deinit {
         // close(2) on a read-only descriptor cannot lose data; its result carries nothing to act on.
         _ = close(fd)
-        storage.deallocate()
     }
 
     /// File offset of the next unread byte.
@@ -60,14 +66,16 @@ final class CaptureInput {
         if start > 0 {
             let tail = end - start
             if tail > 0 {
-                storage.baseAddress!.copyMemory(from: storage.baseAddress! + start, byteCount: tail)
+                let from = start
+                storage.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: $0.baseAddress! + from, byteCount: tail) }
             }
             bufferOffset += Int64(start)
             start = 0
             end = tail
         }
         while end - start < n && !atEOF {
-            let got = read(fd, storage.baseAddress! + end, Self.capacity - end)
+            let at = end
+            let got = storage.withUnsafeMutableBytes { read(fd, $0.baseAddress! + at, Self.capacity - at) }
             if got < 0 {
                 if errno == EINTR { continue }  // interrupted before any byte: retry
                 throw SourceError.system(call: "read", errno: errno, detail: path)
@@ -119,11 +127,9 @@ final class CaptureInput {
     @inline(__always) func u16(_ i: Int, bigEndian: Bool) -> UInt16 { bigEndian ? be16(i) : le16(i) }
     @inline(__always) func u32(_ i: Int, bigEndian: Bool) -> UInt32 { bigEndian ? be32(i) : le32(i) }
 
-    /// A copy of `count` buffered bytes starting `i` bytes ahead.
-    func bytes(_ i: Int, count: Int) -> [UInt8] {
+    /// `count` buffered bytes starting `i` bytes ahead, as a slice of the buffer (invariant 4).
+    func bytes(_ i: Int, count: Int) -> ArraySlice<UInt8> {
         precondition(i >= 0 && count >= 0 && start + i + count <= end)
-        // Array from a typed buffer: a specialised memcpy, no per-element work.
-        let base = (storage.baseAddress! + start + i).assumingMemoryBound(to: UInt8.self)
-        return Array(UnsafeBufferPointer(start: base, count: count))
+        return storage[(start + i)..<(start + i + count)]
     }
 }

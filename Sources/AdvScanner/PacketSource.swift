@@ -18,19 +18,24 @@ public enum HCIPacketType: UInt8, Sendable {
 /// One HCI packet: its type, the bytes after the H4 indicator, direction and receive time.
 public struct HCIPacket: Sendable, Equatable {
     public var type: HCIPacketType
-    /// The packet without its H4 indicator (for an event: code, length, parameters).
-    public var bytes: [UInt8]
+    /// The packet without its H4 indicator (for an event: code, length, parameters). A slice: a
+    /// capture source hands out views of its read buffer rather than copies.
+    public var bytes: ArraySlice<UInt8>
     /// Controller → host.
     public var incoming: Bool
     /// Microseconds since the Unix epoch, UTC: the capture's time stamp, or the wall clock when
     /// a live source received it.
     public var timeMicros: Int64
 
-    public init(type: HCIPacketType, bytes: [UInt8], incoming: Bool, timeMicros: Int64) {
+    public init(type: HCIPacketType, bytes: ArraySlice<UInt8>, incoming: Bool, timeMicros: Int64) {
         self.type = type
         self.bytes = bytes
         self.incoming = incoming
         self.timeMicros = timeMicros
+    }
+
+    public init(type: HCIPacketType, bytes: [UInt8], incoming: Bool, timeMicros: Int64) {
+        self.init(type: type, bytes: bytes[...], incoming: incoming, timeMicros: timeMicros)
     }
 }
 

@@ -227,7 +227,7 @@ enum SpecCapture {
             link: 1001,
             packets.map { p in
                 (
-                    flags: (p.incoming ? 1 : 0) | (p.type == .command || p.type == .event ? 2 : 0), body: p.bytes,
+                    flags: (p.incoming ? 1 : 0) | (p.type == .command || p.type == .event ? 2 : 0), body: Array(p.bytes),
                     time: p.timeMicros
                 )
             })
@@ -250,7 +250,7 @@ enum SpecCapture {
             [0x00, 0x01] + [0x01, 0x02, 0x03, 0x04, 0x05, 0x06] + Array("hci0".utf8) + [0, 0, 0, 0]
         records.append((flags: 0, body: newIndex, time: packets[0].timeMicros))
         for (i, p) in packets.enumerated() {
-            records.append((flags: UInt32(monitorOpcode(p)), body: p.bytes, time: p.timeMicros))
+            records.append((flags: UInt32(monitorOpcode(p)), body: Array(p.bytes), time: p.timeMicros))
             if i == 2 { records.append((flags: 0xFFFF_0000 | 12, body: Array("note\0".utf8), time: p.timeMicros)) }
         }
         return btsnoop(link: 2001, records)
@@ -748,7 +748,7 @@ struct CaptureSourceTests {
         for (i, packet) in p.enumerated() {
             records.append(
                 (
-                    flags: UInt32(i % 2) << 16 | UInt32(SpecCapture.monitorOpcode(packet)), body: packet.bytes,
+                    flags: UInt32(i % 2) << 16 | UInt32(SpecCapture.monitorOpcode(packet)), body: Array(packet.bytes),
                     time: packet.timeMicros
                 ))
         }

@@ -101,7 +101,7 @@ import Testing
         scanner.packetObserver = { p in
             if p.incoming {
                 observedEvents += 1
-            } else if let c = HCICommand(packet: p.bytes) {
+            } else if let c = HCICommand(packet: Array(p.bytes)) {
                 observedCommands.append(c.opcode)
             }
         }
