@@ -100,7 +100,7 @@ struct AddressData: Hashable, CustomStringConvertible {
 func advertisingEvents(_ packets: [HCIPacket], subevent: UInt8 = 0x02) -> [(time: Int64, reports: [AdvertisingReport])]
 {
     packets.compactMap { p in
-        guard p.type == .event, p.bytes.count >= 3, p.bytes[0] == 0x3E, p.bytes[2] == subevent else { return nil }
+        guard p.type == .event, p.bytes.count >= 3, p.bytes.first == 0x3E, p.bytes.dropFirst(2).first == subevent else { return nil }
         guard case .success(.advertisingReports(let reports)) = HCIEvent.parse(p.bytes) else { return nil }
         return (p.timeMicros, Array(reports))
     }
