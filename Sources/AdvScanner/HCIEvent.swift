@@ -214,7 +214,7 @@ extension HCIEvent {
             guard body.endIndex - at >= 9 + len + 1 else {
                 return .failure(.badReport(event: name, index: i, reason: "data length \(len) runs past the event"))
             }
-            starts.append(InlinePositions.Entry(type: 0, offset: at, length: 9 + len + 1))
+            starts.append(InlinePositions.Entry(type: 0, offset: at - body.startIndex, length: 9 + len + 1))
             at += 9 + len + 1
         }
         guard at == body.endIndex else { return .failure(.trailingBytes(event: name, count: body.endIndex - at)) }
@@ -236,7 +236,7 @@ extension HCIEvent {
             guard body.endIndex - at >= 24 + len else {
                 return .failure(.badReport(event: name, index: i, reason: "data length \(len) runs past the event"))
             }
-            starts.append(InlinePositions.Entry(type: 1, offset: at, length: 24 + len))
+            starts.append(InlinePositions.Entry(type: 1, offset: at - body.startIndex, length: 24 + len))
             at += 24 + len
         }
         guard at == body.endIndex else { return .failure(.trailingBytes(event: name, count: body.endIndex - at)) }
@@ -258,7 +258,7 @@ public struct AdvertisingReports: RandomAccessCollection, Sendable, Equatable {
     public var endIndex: Int { starts.count }
 
     public subscript(k: Int) -> AdvertisingReport {
-        let at = starts[k].offset
+        let at = body.startIndex + starts[k].offset
         let end = at + starts[k].length
         let b = body
         if !extended {

@@ -120,7 +120,10 @@ public struct AdvertisingData: Sendable {
     public init(parsing bytes: ArraySlice<UInt8>) {
         self.bytes = bytes
         var i = bytes.startIndex
-        let end = bytes.endIndex
+        // Advertising data is at most 1,650 bytes (Core spec); positions are 16-bit, so a longer
+        // buffer is walked up to 65,535 bytes and called truncated there.
+        let end = bytes.startIndex + min(bytes.count, InlinePositions.Entry.maxOffset)
+        if bytes.count > InlinePositions.Entry.maxOffset { truncated = true }
         while i < end {
             let length = Int(bytes[i])
             if length == 0 { break }  // zero length: end of significant part
@@ -148,8 +151,8 @@ public struct AdvertisingData: Sendable {
     @inlinable public func serviceData(uuid16: UInt16) -> ArraySlice<UInt8>? {
         for k in 0..<serviceDataIndex.count {
             let e = serviceDataIndex[k]
-            if e.type == ADType.serviceData16, bytes.le16(e.offset - bytes.startIndex) == uuid16 {
-                return bytes[(e.offset + 2)..<(e.offset + e.length)]
+            if e.type == ADType.serviceData16, bytes.le16(e.offset) == uuid16 {
+                return bytes.value(e, from: 2)
             }
         }
         return nil
@@ -159,7 +162,7 @@ public struct AdvertisingData: Sendable {
     @inlinable public func manufacturerData(company: UInt16) -> ManufacturerData? {
         for k in 0..<manufacturerIndex.count {
             let e = manufacturerIndex[k]
-            if bytes.le16(e.offset - bytes.startIndex) == company { return ManufacturerDataField.element(bytes, e) }
+            if bytes.le16(e.offset) == company { return ManufacturerDataField.element(bytes, e) }
         }
         return nil
     }
@@ -169,7 +172,7 @@ public struct AdvertisingData: Sendable {
     public func hasServiceUUID128(_ uuid: [UInt8]) -> Bool {
         guard uuid.count == 16 else { return false }
         for k in 0..<uuidIndex.count where uuidIndex[k].length == 16 {
-            let start = uuidIndex[k].offset
+            let start = bytes.startIndex + uuidIndex[k].offset
             // On air least-significant first: byte j of the air form is byte 15 - j of `uuid`.
             if (0..<16).allSatisfy({ bytes[start + $0] == uuid[15 - $0] }) { return true }
         }
@@ -180,11 +183,11 @@ public struct AdvertisingData: Sendable {
     /// dispatch by UUID without making the element).
     @inlinable public func serviceDataUUID16(at k: Int) -> UInt16? {
         let e = serviceDataIndex[k]
-        return e.type == ADType.serviceData16 ? bytes.le16(e.offset - bytes.startIndex) : nil
+        return e.type == ADType.serviceData16 ? bytes.le16(e.offset) : nil
     }
 
     /// The company id of the `k`-th manufacturer-specific structure.
-    @inlinable public func manufacturerCompany(at k: Int) -> UInt16 { bytes.le16(manufacturerIndex[k].offset - bytes.startIndex) }
+    @inlinable public func manufacturerCompany(at k: Int) -> UInt16 { bytes.le16(manufacturerIndex[k].offset) }
 
     /// The local name with control characters and invalid UTF-8 made harmless, for display.
     public var displayName: String? {
@@ -217,12 +220,12 @@ public struct AdvertisingData: Sendable {
         case ADType.serviceData16, ADType.serviceData32, ADType.serviceData128:
             let uuidSize = type == ADType.serviceData16 ? 2 : type == ADType.serviceData32 ? 4 : 16
             guard count >= uuidSize else { malformedFields += 1; return }
-            serviceDataIndex.append(InlinePositions.Entry(type: type, offset: offset, length: count))
+            serviceDataIndex.append(InlinePositions.Entry(type: type, offset: offset - bytes.startIndex, length: count))
         case ADType.manufacturerSpecific:
             guard count >= 2 else { malformedFields += 1; return }
-            manufacturerIndex.append(InlinePositions.Entry(type: type, offset: offset, length: count))
+            manufacturerIndex.append(InlinePositions.Entry(type: type, offset: offset - bytes.startIndex, length: count))
         default:
-            otherIndex.append(InlinePositions.Entry(type: type, offset: offset, length: count))
+            otherIndex.append(InlinePositions.Entry(type: type, offset: offset - bytes.startIndex, length: count))
         }
     }
 
@@ -231,7 +234,7 @@ public struct AdvertisingData: Sendable {
         guard count % size == 0 else { malformedFields += 1; return }
         var j = offset
         while j < offset + count {
-            uuidIndex.append(InlinePositions.Entry(type: 0, offset: j, length: size))
+            uuidIndex.append(InlinePositions.Entry(type: 0, offset: j - bytes.startIndex, length: size))
             j += size
         }
     }
@@ -253,17 +256,20 @@ extension AdvertisingData: Equatable {
 /// kind of AD value in one, the HCI parser each report of an event, so that indexing a typical
 /// advertisement allocates nothing; further entries go to an array.
 public struct InlinePositions: Sendable {
-    /// Where one value lies: `bytes[offset..<offset + length]`, and its AD type.
+    /// Where one value lies, `offset` bytes from the start of the indexed buffer and `length` long,
+    /// and its AD type. Packed in 32 bits (offset < 2^16, length and type < 2^8): an AD structure's
+    /// value is at most 254 bytes, an HCI report at most 254, and the walks index at most the first
+    /// 65,535 bytes of a buffer; small entries keep a whole advertisement's index a few words.
     public struct Entry: Sendable {
-        @usableFromInline let packed: UInt64
-        /// `offset` < 2^32 and `length` < 2^16: an AD structure's value is at most 254 bytes, an HCI
-        /// report at most 255, and no buffer handed to either comes near 4 GiB.
+        @usableFromInline let packed: UInt32
         @inlinable public init(type: UInt8, offset: Int, length: Int) {
-            packed = UInt64(truncatingIfNeeded: offset) & 0xFFFF_FFFF | UInt64(length) << 32 | UInt64(type) << 48
+            packed = UInt32(truncatingIfNeeded: offset) & 0xFFFF | UInt32(length & 0xFF) << 16 | UInt32(type) << 24
         }
-        @inlinable public var offset: Int { Int(packed & 0xFFFF_FFFF) }
-        @inlinable public var length: Int { Int((packed >> 32) & 0xFFFF) }
-        @inlinable public var type: UInt8 { UInt8(truncatingIfNeeded: packed >> 48) }
+        @inlinable public var offset: Int { Int(packed & 0xFFFF) }
+        @inlinable public var length: Int { Int((packed >> 16) & 0xFF) }
+        @inlinable public var type: UInt8 { UInt8(truncatingIfNeeded: packed >> 24) }
+        /// The largest offset an entry can hold.
+        public static let maxOffset = 0xFFFF
     }
 
     @usableFromInline var e0 = Entry(type: 0, offset: 0, length: 0)
@@ -273,8 +279,8 @@ public struct InlinePositions: Sendable {
     /// Entries after the fourth; `nil` until there is one, so that copying and destroying an
     /// index of a typical advertisement touches no reference count.
     @usableFromInline var more: [Entry]? = nil
-    @usableFromInline var stored = 0
-    @inlinable public var count: Int { stored }
+    @usableFromInline var stored: UInt32 = 0
+    @inlinable public var count: Int { Int(stored) }
 
     @inlinable public init() {}
 
@@ -302,6 +308,13 @@ public struct InlinePositions: Sendable {
     }
 }
 
+extension ArraySlice where Element == UInt8 {
+    /// The bytes an entry of an index over this buffer points at, without their first `skip`.
+    @inlinable public func value(_ e: InlinePositions.Entry, from skip: Int = 0) -> ArraySlice<UInt8> {
+        self[(startIndex + e.offset + skip)..<(startIndex + e.offset + e.length)]
+    }
+}
+
 /// How one kind of indexed AD value becomes a value a decoder reads.
 public protocol ADFieldKind {
     associatedtype Element
@@ -324,20 +337,19 @@ public struct ADFields<Kind: ADFieldKind>: RandomAccessCollection, Sendable {
 public enum ServiceUUIDField: ADFieldKind {
     @inlinable public static func element(_ b: ArraySlice<UInt8>, _ e: InlinePositions.Entry) -> ServiceUUID {
         switch e.length {
-        case 2: .uuid16(b.le16(e.offset - b.startIndex))
-        case 4: .uuid32(b.le32(e.offset - b.startIndex))
-        default: .uuid128(b[e.offset..<(e.offset + 16)].reversed())
+        case 2: .uuid16(b.le16(e.offset))
+        case 4: .uuid32(b.le32(e.offset))
+        default: .uuid128(b.value(e).reversed())
         }
     }
 }
 
 public enum ServiceDataField: ADFieldKind {
     @inlinable public static func element(_ b: ArraySlice<UInt8>, _ e: InlinePositions.Entry) -> ServiceData {
-        let end = e.offset + e.length
         switch e.type {
-        case ADType.serviceData16: return ServiceData(uuid: .uuid16(b.le16(e.offset - b.startIndex)), data: b[(e.offset + 2)..<end])
-        case ADType.serviceData32: return ServiceData(uuid: .uuid32(b.le32(e.offset - b.startIndex)), data: b[(e.offset + 4)..<end])
-        default: return ServiceData(uuid: .uuid128(b[e.offset..<(e.offset + 16)].reversed()), data: b[(e.offset + 16)..<end])
+        case ADType.serviceData16: return ServiceData(uuid: .uuid16(b.le16(e.offset)), data: b.value(e, from: 2))
+        case ADType.serviceData32: return ServiceData(uuid: .uuid32(b.le32(e.offset)), data: b.value(e, from: 4))
+        default: return ServiceData(uuid: .uuid128(b.value(e).prefix(16).reversed()), data: b.value(e, from: 16))
         }
     }
 }
@@ -345,13 +357,13 @@ public enum ServiceDataField: ADFieldKind {
 public enum ManufacturerDataField: ADFieldKind {
     @inlinable public static func element(_ b: ArraySlice<UInt8>, _ e: InlinePositions.Entry) -> ManufacturerData {
         // The walk recorded only values of at least two bytes.
-        ManufacturerData(value: b[e.offset..<(e.offset + e.length)])!
+        ManufacturerData(value: b.value(e))!
     }
 }
 
 public enum OtherField: ADFieldKind {
     @inlinable public static func element(_ b: ArraySlice<UInt8>, _ e: InlinePositions.Entry) -> (type: UInt8, value: ArraySlice<UInt8>) {
-        (e.type, b[e.offset..<(e.offset + e.length)])
+        (e.type, b.value(e))
     }
 }
 

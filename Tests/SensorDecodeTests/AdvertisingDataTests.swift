@@ -92,6 +92,17 @@ import Testing
         }
     }
 
+    @Test func buffersBeyondSixtyFourKiBAreWalkedToThereAndCalledTruncated() {
+        // No advertisement is longer than 1,650 bytes; a longer buffer (a hand-made `decode` line)
+        // is read up to 65,535 bytes: every whole structure before that point, nothing after.
+        let bytes = Array([[UInt8]](repeating: [3, 0x2A, 0x01, 0x02], count: 17_500).joined())
+        let ad = AdvertisingData(parsing: bytes)
+        #expect(ad.truncated)
+        #expect(ad.other.count == 65_535 / 4)
+        #expect(ad.other.last.map { Array($0.value) } == [0x01, 0x02])
+        #expect(!AdvertisingData(parsing: Array(bytes.prefix(65_532))).truncated)
+    }
+
     @Test func uuid128TestInPlaceAgreesWithTheList() {
         let canonical: [UInt8] = (0..<16).map { UInt8($0 * 17) }  // most-significant first
         let other = canonical.map { $0 ^ 1 }
