@@ -117,7 +117,7 @@ public struct AdvertisingData: Sendable {
 
     /// Walks the AD structures of `bytes`. Never fails: problems are recorded in `truncated` and
     /// `malformedFields`. Slices share `bytes`' storage (no copies).
-    public init(parsing bytes: ArraySlice<UInt8>) {
+    @inline(__always) public init(parsing bytes: ArraySlice<UInt8>) {
         self.bytes = bytes
         var i = bytes.startIndex
         // Advertising data is at most 1,650 bytes (Core spec); positions are 16-bit, so a longer
