@@ -54,7 +54,8 @@ public struct GoveeDecoder: SensorDecoder {
         _ company: UInt16, _ data: ArraySlice<UInt8>, _ advertisement: Advertisement, _ ad: AdvertisingData
     ) -> DecodeOutcome {
         let named = GoveeFrame.model(ad)
-        let frameKind = Hex.encode([UInt8(company >> 8), UInt8(company & 0xFF)]) + "-\(data.count)"
+        // Concatenation, not interpolation: the result fits a small string, made without allocating.
+        let frameKind = Hex.encode([UInt8(company >> 8), UInt8(company & 0xFF)]) + "-" + String(data.count)
         var measurements: [Measurement] = []
         var warnings: [String] = []
         let model: String

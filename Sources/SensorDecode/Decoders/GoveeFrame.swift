@@ -20,15 +20,16 @@ enum GoveeFrame {
     /// "H5075" from names such as `GVH5075_1234`, `Govee_H5074_1234`, `GV5140303A`, `B5178C545`:
     /// the first "5" followed by three digits, in a name that starts the way Govee's do.
     static func model(fromName name: ArraySlice<UInt8>?) -> String? {
+        // Byte tests on the slice, no copies: every Govee frame asks for its model by name.
         guard let name, name.count >= 5 else { return nil }
-        let text = Array(name)
-        let prefixes: [[UInt8]] = [Array("GV".utf8), Array("Govee".utf8), Array("B5".utf8), Array("H5".utf8)]
-        guard prefixes.contains(where: { text.starts(with: $0) }) else { return nil }
+        guard name.starts(with: "GV".utf8) || name.starts(with: "Govee".utf8) || name.starts(with: "B5".utf8)
+            || name.starts(with: "H5".utf8)
+        else { return nil }
         func isDigit(_ c: UInt8) -> Bool { c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") }
-        var i = 0
-        while i + 4 <= text.count {
-            if text[i] == UInt8(ascii: "5"), isDigit(text[i + 1]), isDigit(text[i + 2]), isDigit(text[i + 3]) {
-                return "H" + String(decoding: text[i..<(i + 4)], as: UTF8.self)
+        var i = name.startIndex
+        while i + 4 <= name.endIndex {
+            if name[i] == UInt8(ascii: "5"), isDigit(name[i + 1]), isDigit(name[i + 2]), isDigit(name[i + 3]) {
+                return "H" + String(decoding: name[i..<(i + 4)], as: UTF8.self)
             }
             i += 1
         }

@@ -36,7 +36,8 @@ public struct IBeaconDecoder: SensorDecoder {
         return .readings([
             Reading(
                 address: advertisement.address, addressType: advertisement.addressType, decoderID: id,
-                model: "iBeacon", frameKind: "\(uuid)/\(d.be16(18))/\(d.be16(20))", measurements: [])
+                model: "iBeacon", frameKind: uuid.description + "/" + String(d.be16(18)) + "/" + String(d.be16(20)),
+                measurements: [])
         ])
     }
 }
