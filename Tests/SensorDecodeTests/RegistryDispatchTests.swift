@@ -41,4 +41,24 @@ import Testing
         #expect(Self.ran("020106") == ["all"])
         #expect(Self.ran("") == ["all"])
     }
+
+    @Test func everyRegisteredKeyFindsItsDecoderAndNoOtherKeyFindsAny() {
+        // 64 decoders, three companies each: enough keys to collide in the lookup table.
+        let companies = (0..<64).map { d in (0..<3).map { UInt16(truncatingIfNeeded: (d * 3 + $0) &* 7919) } }
+        let registry = Registry(companies.enumerated().map { d, keys in
+            Probe(id: "d\(d)", selectors: keys.map { .manufacturer($0) })
+        })
+        #expect(registry.decoders.count == Registry.maxDecoders)
+        func ran(_ company: UInt16) -> [String] {
+            let data: [UInt8] = [4, 0xFF, UInt8(company & 0xFF), UInt8(company >> 8), 0x00]
+            return registry.decode(Advertisement(address: BDAddress(rawValue: 1), data: data)).readings.map(\.model)
+        }
+        for (d, keys) in companies.enumerated() {
+            for key in keys { #expect(ran(key) == ["d\(d)"], "company \(key)") }
+        }
+        let registered = Set(companies.joined())
+        for key in (0...UInt16.max).lazy.filter({ !registered.contains($0) }).prefix(5_000) {
+            #expect(ran(key).isEmpty, "company \(key)")
+        }
+    }
 }
