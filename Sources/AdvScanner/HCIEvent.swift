@@ -173,19 +173,18 @@ extension HCIEvent {
 
     private static func parseLEMeta(_ p: ArraySlice<UInt8>) -> Result<HCIEvent, HCIParseError> {
         let sub = p.u8(0)
-        let body = p.dropFirst()
         switch sub {
         case LEMetaSubevent.advertisingReport:
-            switch parseLegacyReports(body) {
+            switch parseLegacyReports(p) {
             case .success(let reports): return .success(.advertisingReports(reports))
             case .failure(let e): return .failure(e)
             }
         case LEMetaSubevent.extendedAdvertisingReport:
-            switch parseExtendedReports(body) {
+            switch parseExtendedReports(p) {
             case .success(let reports): return .success(.advertisingReports(reports))
             case .failure(let e): return .failure(e)
             }
-        default: return .success(.leMetaOther(subevent: sub, parameters: Array(body)))
+        default: return .success(.leMetaOther(subevent: sub, parameters: Array(p.dropFirst())))
         }
     }
 
@@ -199,12 +198,15 @@ extension HCIEvent {
     }
 
     /// Legacy report layout (§7.7.65.2): 9 bytes before the data, the RSSI after it.
+    /// `body`: the LE Meta parameters, subevent code first (not sliced off: a slice per event costs
+    /// a reference count round trip).
     static func parseLegacyReports(_ body: ArraySlice<UInt8>) -> Result<AdvertisingReports, HCIParseError> {
         let name = "LE Advertising Report"
-        guard let count = body.first else { return .failure(.tooShort(event: name, need: 1, have: 0)) }
+        guard body.count >= 2 else { return .failure(.tooShort(event: name, need: 1, have: 0)) }
+        let count = body[body.startIndex + 1]
         guard count >= 1 else { return .failure(.badReport(event: name, index: 0, reason: "num_reports is 0")) }
         var starts = InlinePositions()
-        var at = body.startIndex + 1
+        var at = body.startIndex + 2
         for i in 0..<Int(count) {
             guard body.endIndex - at >= 9 else {
                 return .failure(.badReport(event: name, index: i, reason: "header runs past the event"))
@@ -222,12 +224,15 @@ extension HCIEvent {
     }
 
     /// Extended report layout (§7.7.65.13): 24 bytes before the data.
+    /// `body`: the LE Meta parameters, subevent code first (not sliced off: a slice per event costs
+    /// a reference count round trip).
     static func parseExtendedReports(_ body: ArraySlice<UInt8>) -> Result<AdvertisingReports, HCIParseError> {
         let name = "LE Extended Advertising Report"
-        guard let count = body.first else { return .failure(.tooShort(event: name, need: 1, have: 0)) }
+        guard body.count >= 2 else { return .failure(.tooShort(event: name, need: 1, have: 0)) }
+        let count = body[body.startIndex + 1]
         guard count >= 1 else { return .failure(.badReport(event: name, index: 0, reason: "num_reports is 0")) }
         var starts = InlinePositions()
-        var at = body.startIndex + 1
+        var at = body.startIndex + 2
         for i in 0..<Int(count) {
             guard body.endIndex - at >= 24 else {
                 return .failure(.badReport(event: name, index: i, reason: "header runs past the event"))
@@ -248,7 +253,7 @@ extension HCIEvent {
 /// checked every report's lengths and recorded where each starts, so an element is a few loads and
 /// a view of its data, and an event costs no allocation on its way to the decoders.
 public struct AdvertisingReports: RandomAccessCollection, Sendable, Equatable {
-    /// The subevent parameters (from num_reports on).
+    /// The LE Meta parameters (subevent code, num_reports, reports).
     let body: ArraySlice<UInt8>
     let extended: Bool
     /// Invariant: each entry is a whole report inside `body`, of the layout `extended` says.
