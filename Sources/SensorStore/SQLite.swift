@@ -168,6 +168,16 @@ final class Statement {
         let rc = v.withUnsafeBytes { sqlite3_bind_blob(handle, i, $0.baseAddress, Int32($0.count), transient) }
         try check(rc, "bind")
     }
+    /// Binds bytes without copying them: they must stay valid and unchanged until the statement
+    /// has run and been reset (the caller's buffer outlives the step).
+    func bindStatic(_ i: Int32, _ v: UnsafeRawBufferPointer) throws(StoreError) {
+        guard let base = v.baseAddress, !v.isEmpty else {
+            // A nil pointer would bind NULL; an empty measurement list is a zero-length blob.
+            try check(sqlite3_bind_zeroblob(handle, i, 0), "bind")
+            return
+        }
+        try check(sqlite3_bind_blob(handle, i, base, Int32(v.count), nil), "bind")
+    }
     func bindNull(_ i: Int32) throws(StoreError) { try check(sqlite3_bind_null(handle, i), "bind") }
     func bind(_ i: Int32, _ v: String?) throws(StoreError) {
         if let v { try bind(i, v) } else { try bindNull(i) }
