@@ -460,16 +460,16 @@ public final class SensorStore {
             var rollupSlot: [RollupKey: Int] = [:]
             var rollups: [(key: RollupKey, stats: SensorStats)] = []
             var inserted = 0
-            var items: [(id: Int64, value: Double)] = []
             var blobs: [UInt8] = []
             var ends: [Int] = []
-            var chunkItems: [[(id: Int64, value: Double)]] = []
+            // The chunk's items, all rows in one array (`itemEnds[k]` ends row k's), for the rollups.
+            var chunkItems: [(id: Int64, value: Double)] = []
+            var itemEnds: [Int] = []
 
             /// Ids in codec order for row `i`, reusing its sensor's last mapping when it fits.
             func encode(_ i: Int) throws(StoreError) {
-                let r = rows[i]
                 let s = slotOfRow[i]
-                let ms = r.measurements
+                let ms = rows[i].measurements
                 var same = sensors[s].quantities.count == ms.count
                 if same {
                     for j in ms.indices where sensors[s].quantities[j] != ms[j].quantity {
@@ -485,17 +485,18 @@ public final class SensorStore {
                     sensors[s].order = ms.indices.sorted { ids[$0] < ids[$1] }
                     sensors[s].ids = ids
                 }
-                items.removeAll(keepingCapacity: true)
-                for j in sensors[s].order { items.append((sensors[s].ids[j], ms[j].value)) }
-                MeasurementCodec.encode(items, into: &blobs)
+                let first = chunkItems.count
+                for j in sensors[s].order { chunkItems.append((sensors[s].ids[j], ms[j].value)) }
+                MeasurementCodec.encode(chunkItems[first...], into: &blobs)
                 ends.append(blobs.count)
+                itemEnds.append(chunkItems.count)
             }
 
-            /// Adds row `i` (inserted, its items in `items`) to its (hour, sensor) rollup.
-            func addToRollup(_ i: Int, _ items: [(id: Int64, value: Double)]) {
-                let r = rows[i]
+            /// Adds row `i` (inserted, the `k`-th of the chunk) to its (hour, sensor) rollup.
+            func addToRollup(_ i: Int, _ k: Int) {
+                let time = rows[i].timeMicros
                 let s = slotOfRow[i]
-                let hour = Self.hour(r.timeMicros)
+                let hour = Self.hour(time)
                 if sensors[s].rollupHour != hour {
                     let key = RollupKey(hour: hour, sensorID: sensors[s].id)
                     if let k = rollupSlot[key] {
@@ -507,7 +508,8 @@ public final class SensorStore {
                     }
                     sensors[s].rollupHour = hour
                 }
-                rollups[sensors[s].rollupSlot].stats.addRow(samples: Int64(r.samples), time: r.timeMicros, items)
+                rollups[sensors[s].rollupSlot].stats.addRow(
+                    samples: Int64(rows[i].samples), time: time, chunkItems[(k == 0 ? 0 : itemEnds[k - 1])..<itemEnds[k]])
             }
 
             /// Inserts rows `chunk` with one statement; returns how many were inserted.
@@ -515,10 +517,8 @@ public final class SensorStore {
                 blobs.removeAll(keepingCapacity: true)
                 ends.removeAll(keepingCapacity: true)
                 chunkItems.removeAll(keepingCapacity: true)
-                for i in chunk {
-                    try encode(i)
-                    chunkItems.append(items)
-                }
+                itemEnds.removeAll(keepingCapacity: true)
+                for i in chunk { try encode(i) }
                 let st = try insertStatement(rows: chunk.count)
                 // `withUnsafeBytes` only rethrows untyped errors: carry ours out as a Result.
                 let result = blobs.withUnsafeBytes { buffer -> Result<Int, StoreError> in
@@ -526,10 +526,9 @@ public final class SensorStore {
                         var p: Int32 = 1
                         var start = 0
                         for (k, i) in chunk.enumerated() {
-                            let r = rows[i]
-                            try st.bind(p, r.timeMicros)
+                            try st.bind(p, rows[i].timeMicros)
                             try st.bind(p + 1, sensors[slotOfRow[i]].id)
-                            try st.bind(p + 2, r.samples)
+                            try st.bind(p + 2, rows[i].samples)
                             // The buffer outlives the run below, and reset clears the bindings.
                             try st.bindStatic(p + 3, UnsafeRawBufferPointer(rebasing: buffer[start..<ends[k]]))
                             start = ends[k]
@@ -560,13 +559,13 @@ public final class SensorStore {
                             message: "\(size - n) rows of \(size) were already stored though later than their "
                                 + "sensor's last_seen_us", attempted: attempted)
                     }
-                    for (k, i) in chunk.enumerated() { addToRollup(i, chunkItems[k]) }
+                    for (k, i) in chunk.enumerated() { addToRollup(i, k) }
                     inserted += n
                 }
             }
             for i in others {
                 guard try insert([i]) == 1 else { continue }  // invariant 3: already stored
-                addToRollup(i, chunkItems[0])
+                addToRollup(i, 0)
                 inserted += 1
             }
 
