@@ -128,6 +128,8 @@ final class Connection {
         return s.text(0)
     }
 
+    /// The rowid of the last successful INSERT into a rowid table on this connection.
+    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
     /// Rows changed by the last INSERT/UPDATE/DELETE on this connection.
     var changes: Int { Int(sqlite3_changes(handle)) }
     /// `true` outside an explicit transaction (SQLite rolls back on some errors by itself).
