@@ -72,7 +72,10 @@ struct Downsampler {
 
     private struct Bucket {
         var row: StoredRow
+        /// In key order unless `appended`: opened from a key-ordered reading.
         var accumulators: [Accumulator]
+        /// A quantity first heard after the bucket opened was appended (out of key order).
+        var appended = false
     }
 
     private struct Entry {
@@ -268,20 +271,19 @@ struct Downsampler {
                 b.accumulators[i].last = m.value
             } else {
                 b.accumulators.append(Accumulator(quantity: m.quantity, sum: m.value, count: 1, last: m.value))
+                b.appended = true
             }
         }
     }
 
     private static func finish(_ b: Bucket) -> StoredRow {
         var row = b.row
-        // Accumulators were opened in key order (`add` sorts), and a quantity first seen later is
-        // appended: sort only in that rare case.
+        // Accumulators were opened in key order (`add` orders), and a quantity first seen later is
+        // appended: sort only in that rare case (String comparisons).
         row.measurements = b.accumulators.map { a in
             Measurement(a.quantity, a.quantity.isInteger ? a.last : (a.count == 1 ? a.sum : a.sum / Double(a.count)))
         }
-        if !row.measurements.indices.dropFirst().allSatisfy({ row.measurements[$0 - 1].quantity < row.measurements[$0].quantity }) {
-            row.measurements.sort { $0.quantity < $1.quantity }
-        }
+        if b.appended { row.measurements.sort { $0.quantity < $1.quantity } }
         return row
     }
 }
