@@ -170,6 +170,14 @@ def cmd_ingest(src, dst, batch):
     ]
     rows = source.execute("SELECT time_us, sensor_id, samples, data FROM readings ORDER BY time_us, sensor_id").fetchall()
     source.close()
+    timed_inserts(dst, ddl, "INSERT INTO readings (time_us, sensor_id, samples, data) VALUES (?, ?, ?, ?)", rows, batch)
+
+
+def timed_inserts(dst, ddl, insert, rows, batch):
+    """Creates `ddl` in a fresh `dst` with the store's settings (WAL, synchronous=NORMAL), then
+    inserts `rows` with executemany, one transaction per `batch` rows; prints the timed rate."""
+    import sqlite3
+
     con = sqlite3.connect(dst, isolation_level=None)
     con.execute("PRAGMA journal_mode=WAL")
     con.execute("PRAGMA synchronous=NORMAL")
@@ -178,7 +186,7 @@ def cmd_ingest(src, dst, batch):
     start = time.perf_counter()
     for i in range(0, len(rows), batch):
         con.execute("BEGIN")
-        con.executemany("INSERT INTO readings (time_us, sensor_id, samples, data) VALUES (?, ?, ?, ?)", rows[i : i + batch])
+        con.executemany(insert, rows[i : i + batch])
         con.execute("COMMIT")
     elapsed = time.perf_counter() - start
     con.close()
@@ -232,19 +240,11 @@ def cmd_ingest_naive(src, dst, batch):
         m = {keys[q]: v for q, v in decode_measurements(data)}
         rows.append((t / 1e6, addresses[sid], m.get("temperature_c"), m.get("humidity_pct"), m.get("battery_pct")))
     source.close()
-    con = sqlite3.connect(dst, isolation_level=None)
-    con.execute("PRAGMA journal_mode=WAL")
-    con.execute("PRAGMA synchronous=NORMAL")
-    con.execute("CREATE TABLE readings (time REAL, address TEXT, temperature REAL, humidity REAL, battery REAL)")
-    con.execute("CREATE INDEX readings_address_time ON readings (address, time)")
-    start = time.perf_counter()
-    for i in range(0, len(rows), batch):
-        con.execute("BEGIN")
-        con.executemany("INSERT INTO readings VALUES (?, ?, ?, ?, ?)", rows[i : i + batch])
-        con.execute("COMMIT")
-    elapsed = time.perf_counter() - start
-    con.close()
-    print("rows_per_s=%.0f rows=%d" % (len(rows) / elapsed, len(rows)))
+    ddl = [
+        "CREATE TABLE readings (time REAL, address TEXT, temperature REAL, humidity REAL, battery REAL)",
+        "CREATE INDEX readings_address_time ON readings (address, time)",
+    ]
+    timed_inserts(dst, ddl, "INSERT INTO readings VALUES (?, ?, ?, ?, ?)", rows, batch)
 
 
 def main(argv):
