@@ -13,6 +13,10 @@ Subcommands (each prints one line `key=value ...` that scripts/bench reads):
                                     its company id, servicedata + servicedatauuid)
   ingest SRC.db DST.db BATCH        rows/s of sqlite3.executemany inserting the rows that
                                     blesensor-bench wrote into SRC.db, into the same table in DST.db
+  ingest-naive SRC.db DST.db BATCH  informative: rows/s of a typical naive Python logger (plain
+                                    columns time, address text, temperature, humidity, battery in
+                                    a rowid table indexed on (address, time)) storing the same
+                                    readings, decoded from SRC.db
 
 Only the decode call is timed: building HCI packets or JSON strings happens once, before the clock
 starts, exactly as the Swift side parses its hex once. Rates are the median of several rounds.
@@ -22,6 +26,7 @@ import re
 import logging
 import os
 import statistics
+import struct
 import sys
 import time
 
@@ -165,6 +170,14 @@ def cmd_ingest(src, dst, batch):
     ]
     rows = source.execute("SELECT time_us, sensor_id, samples, data FROM readings ORDER BY time_us, sensor_id").fetchall()
     source.close()
+    timed_inserts(dst, ddl, "INSERT INTO readings (time_us, sensor_id, samples, data) VALUES (?, ?, ?, ?)", rows, batch)
+
+
+def timed_inserts(dst, ddl, insert, rows, batch):
+    """Creates `ddl` in a fresh `dst` with the store's settings (WAL, synchronous=NORMAL), then
+    inserts `rows` with executemany, one transaction per `batch` rows; prints the timed rate."""
+    import sqlite3
+
     con = sqlite3.connect(dst, isolation_level=None)
     con.execute("PRAGMA journal_mode=WAL")
     con.execute("PRAGMA synchronous=NORMAL")
@@ -173,11 +186,65 @@ def cmd_ingest(src, dst, batch):
     start = time.perf_counter()
     for i in range(0, len(rows), batch):
         con.execute("BEGIN")
-        con.executemany("INSERT INTO readings (time_us, sensor_id, samples, data) VALUES (?, ?, ?, ?)", rows[i : i + batch])
+        con.executemany(insert, rows[i : i + batch])
         con.execute("COMMIT")
     elapsed = time.perf_counter() - start
     con.close()
     print("rows_per_s=%.0f rows=%d" % (len(rows) / elapsed, len(rows)))
+
+
+def decode_measurements(blob):
+    """`readings.data` (Sources/SensorStore/MeasurementCodec.swift) as [(quantity id, value)]."""
+    out, i = [], 0
+
+    def varint():
+        nonlocal i
+        v = shift = 0
+        while True:
+            b = blob[i]
+            i += 1
+            v |= (b & 0x7F) << shift
+            if b < 0x80:
+                return v
+            shift += 7
+
+    while i < len(blob):
+        qid = varint()
+        kind = blob[i]
+        i += 1
+        if kind == 5:
+            value = struct.unpack("<d", blob[i : i + 8])[0]
+            i += 8
+        else:
+            z = varint()
+            value = ((z >> 1) ^ -(z & 1)) / 10**kind
+        out.append((qid, value))
+    return out
+
+
+def cmd_ingest_naive(src, dst, batch):
+    """Informative, no goal: what a typical hand-written Python logger would store for the same
+    readings (one row per reading, plain columns, rowid table, index on (address, time)), with
+    executemany, one transaction per `batch` rows, WAL, synchronous=NORMAL. The readings are
+    decoded from the rows blesensor-bench wrote, before the clock starts; only inserts are timed."""
+    import sqlite3
+
+    source = sqlite3.connect(src)
+    keys = dict(source.execute("SELECT id, key FROM quantities"))
+    addresses = {
+        sid: ":".join("%02X" % ((a >> s) & 0xFF) for s in range(40, -8, -8))
+        for sid, a in source.execute("SELECT id, address FROM sensors")
+    }
+    rows = []
+    for t, sid, data in source.execute("SELECT time_us, sensor_id, data FROM readings ORDER BY time_us, sensor_id"):
+        m = {keys[q]: v for q, v in decode_measurements(data)}
+        rows.append((t / 1e6, addresses[sid], m.get("temperature_c"), m.get("humidity_pct"), m.get("battery_pct")))
+    source.close()
+    ddl = [
+        "CREATE TABLE readings (time REAL, address TEXT, temperature REAL, humidity REAL, battery REAL)",
+        "CREATE INDEX readings_address_time ON readings (address, time)",
+    ]
+    timed_inserts(dst, ddl, "INSERT INTO readings VALUES (?, ?, ?, ?, ?)", rows, batch)
 
 
 def main(argv):
@@ -198,6 +265,8 @@ def main(argv):
         cmd_theengs(argv[2], rounds, min_seconds)
     elif cmd == "ingest" and len(argv) == 5:
         cmd_ingest(argv[2], argv[3], int(argv[4]))
+    elif cmd == "ingest-naive" and len(argv) == 5:
+        cmd_ingest_naive(argv[2], argv[3], int(argv[4]))
     else:
         print(__doc__, file=sys.stderr)
         return 64

@@ -72,7 +72,10 @@ struct Downsampler {
 
     private struct Bucket {
         var row: StoredRow
+        /// In key order unless `appended`: opened from a key-ordered reading.
         var accumulators: [Accumulator]
+        /// A quantity first heard after the bucket opened was appended (out of key order).
+        var appended = false
     }
 
     private struct Entry {
@@ -80,6 +83,42 @@ struct Downsampler {
         var lastAcceptedMicros: Int64
         var lastAccepted: [Measurement]
         var bucket: Bucket?
+        /// The quantities of the sensor's last reading as its decoder listed them, and the
+        /// indices of that list in key order (one per quantity, a repeated one keeps its last):
+        /// decoders list the same quantities in the same order every time, so the key order is
+        /// worked out (String comparisons) once per sensor, not per reading.
+        var listed: [Quantity] = []
+        var keyOrder: [Int] = []
+        var listedInKeyOrder = true
+
+        /// `measurements` in key order, one per quantity (a decoder listing one twice keeps the last).
+        mutating func keyOrdered(_ measurements: [Measurement]) -> [Measurement] {
+            var same = listed.count == measurements.count
+            if same {
+                for i in measurements.indices where listed[i] != measurements[i].quantity {
+                    same = false
+                    break
+                }
+            }
+            if !same {
+                listed = measurements.map(\.quantity)
+                let sorted = measurements.indices.sorted { a, b in
+                    let qa = measurements[a].quantity
+                    let qb = measurements[b].quantity
+                    return qa < qb || (qa == qb && a < b)
+                }
+                keyOrder.removeAll(keepingCapacity: true)
+                for i in sorted {
+                    if let last = keyOrder.last, measurements[last].quantity == measurements[i].quantity {
+                        keyOrder[keyOrder.count - 1] = i
+                    } else {
+                        keyOrder.append(i)
+                    }
+                }
+                listedInKeyOrder = keyOrder == Array(measurements.indices)
+            }
+            return listedInKeyOrder ? measurements : keyOrder.map { measurements[$0] }
+        }
     }
 
     let configuration: DownsampleConfiguration
@@ -101,71 +140,62 @@ struct Downsampler {
     /// Folds one reading; calls `emit` for every row that became complete.
     mutating func add(_ r: Reading, emit: (StoredRow) -> Void) {
         statistics.readings += 1
-        // Measurements in key order, one per quantity (a decoder listing one twice keeps the last).
-        // Decoders mostly list their quantities in one fixed order: sort only when it is not the
-        // key order already (comparing keys is String work, on every reading).
-        var ms = r.measurements
-        var inOrder = true
-        for i in ms.indices.dropFirst() where !(ms[i - 1].quantity < ms[i].quantity) {
-            inOrder = false
-            break
+        // One hash lookup for a known sensor: its entry is then changed in place (it is the only
+        // reference to its arrays, so they are not copied).
+        var slot = entries.index(forKey: r.address)
+        if slot == nil {
+            if entries.count >= max(1, configuration.maxSensors) { evictLeastRecentlyHeard(emit: emit) }
+            entries[r.address] = Entry(
+                lastHeardMicros: r.timeMicros, lastAcceptedMicros: .min, lastAccepted: [], bucket: nil)
+            slot = entries.index(forKey: r.address)
         }
-        if !inOrder { ms.sort { $0.quantity < $1.quantity } }
-        if !inOrder, ms.count > 1 {
-            var dedup: [Measurement] = []
-            dedup.reserveCapacity(ms.count)
-            for m in ms {
-                if let last = dedup.last, last.quantity == m.quantity {
-                    dedup[dedup.count - 1] = m
-                } else {
-                    dedup.append(m)
-                }
-            }
-            ms = dedup
-        }
-        if entries[r.address] == nil, entries.count >= max(1, configuration.maxSensors) {
-            evictLeastRecentlyHeard(emit: emit)
-        }
-        // Taken out of the dictionary and put back, so its arrays are mutated in place (one owner).
-        var e =
-            entries.removeValue(forKey: r.address)
-            ?? Entry(lastHeardMicros: r.timeMicros, lastAcceptedMicros: .min, lastAccepted: [], bucket: nil)
-        defer { entries[r.address] = e }
-        let sinceLast = r.timeMicros &- e.lastAcceptedMicros
-        if e.lastAcceptedMicros != .min, sinceLast >= 0, sinceLast < configuration.duplicateWindowMicros,
-            e.lastAccepted == ms
-        {
-            statistics.duplicates += 1
-            return
-        }
-        e.lastAccepted = ms
-        e.lastAcceptedMicros = r.timeMicros
-        e.lastHeardMicros = max(e.lastHeardMicros, r.timeMicros)
-        radioTimeMicros = max(radioTimeMicros, r.timeMicros)
-        let start = bucketStart(r.timeMicros)
+        guard let slot else { return }  // unreachable: just inserted
         var out: StoredRow? = nil
-        if intervalMicros == 0 {
-            out = Self.row(r, ms, start)
-        } else if var b = e.bucket {
-            e.bucket = nil  // sole owner of the accumulators while folding
-            if start == b.row.timeMicros {
-                Self.fold(&b, r, ms)
-                e.bucket = b
-            } else if start < b.row.timeMicros {
-                statistics.outOfOrder += 1
-                e.bucket = b
-                out = Self.row(r, ms, start)
-            } else {
-                out = Self.finish(b)
-                e.bucket = Self.open(r, ms, start)
-            }
-        } else {
-            e.bucket = Self.open(r, ms, start)
-        }
+        let start = bucketStart(r.timeMicros)
+        let accepted = Self.fold(
+            r, start: start, into: &entries.values[slot], intervalMicros: intervalMicros,
+            duplicateWindowMicros: configuration.duplicateWindowMicros, statistics: &statistics, out: &out)
+        if accepted { radioTimeMicros = max(radioTimeMicros, r.timeMicros) }
         if let out {
             statistics.rows += 1
             emit(out)
         }
+    }
+
+    /// `add` for the sensor's entry `e`: drops a duplicate (returns `false`), or folds `r` into
+    /// the open bucket and sets `out` to a row that became complete.
+    private static func fold(
+        _ r: Reading, start: Int64, into e: inout Entry, intervalMicros: Int64, duplicateWindowMicros: Int64,
+        statistics: inout DownsampleStatistics, out: inout StoredRow?
+    ) -> Bool {
+        let ms = e.keyOrdered(r.measurements)
+        let sinceLast = r.timeMicros &- e.lastAcceptedMicros
+        if e.lastAcceptedMicros != .min, sinceLast >= 0, sinceLast < duplicateWindowMicros, e.lastAccepted == ms {
+            statistics.duplicates += 1
+            return false
+        }
+        e.lastAccepted = ms
+        e.lastAcceptedMicros = r.timeMicros
+        e.lastHeardMicros = max(e.lastHeardMicros, r.timeMicros)
+        if intervalMicros == 0 {
+            out = row(r, ms, start)
+        } else if var b = e.bucket {
+            e.bucket = nil  // sole owner of the accumulators while folding
+            if start == b.row.timeMicros {
+                fold(&b, r, ms)
+                e.bucket = b
+            } else if start < b.row.timeMicros {
+                statistics.outOfOrder += 1
+                e.bucket = b
+                out = row(r, ms, start)
+            } else {
+                out = finish(b)
+                e.bucket = open(r, ms, start)
+            }
+        } else {
+            e.bucket = open(r, ms, start)
+        }
+        return true
     }
 
     /// Emits every open bucket that ended at or before `max(radio time, wallMicros)`.
@@ -241,20 +271,19 @@ struct Downsampler {
                 b.accumulators[i].last = m.value
             } else {
                 b.accumulators.append(Accumulator(quantity: m.quantity, sum: m.value, count: 1, last: m.value))
+                b.appended = true
             }
         }
     }
 
     private static func finish(_ b: Bucket) -> StoredRow {
         var row = b.row
-        // Accumulators were opened in key order (`add` sorts), and a quantity first seen later is
-        // appended: sort only in that rare case.
+        // Accumulators were opened in key order (`add` orders), and a quantity first seen later is
+        // appended: sort only in that rare case (String comparisons).
         row.measurements = b.accumulators.map { a in
             Measurement(a.quantity, a.quantity.isInteger ? a.last : (a.count == 1 ? a.sum : a.sum / Double(a.count)))
         }
-        if !row.measurements.indices.dropFirst().allSatisfy({ row.measurements[$0 - 1].quantity < row.measurements[$0].quantity }) {
-            row.measurements.sort { $0.quantity < $1.quantity }
-        }
+        if b.appended { row.measurements.sort { $0.quantity < $1.quantity } }
         return row
     }
 }

@@ -22,6 +22,11 @@ enum MeasurementCodec {
 
     /// Appends the encoding of `(quantityID, value)` pairs, which must be in ascending id order.
     static func encode(_ items: [(id: Int64, value: Double)], into out: inout [UInt8]) {
+        encode(items[...], into: &out)
+    }
+
+    /// The same for a slice of a larger buffer (the writer encodes a chunk of rows from one).
+    static func encode(_ items: ArraySlice<(id: Int64, value: Double)>, into out: inout [UInt8]) {
         for (id, value) in items {
             appendVarint(UInt64(bitPattern: id), &out)
             appendValue(value, &out)

@@ -65,7 +65,7 @@ struct SensorStats: Equatable {
     }
 
     /// Adds one stored row with its `(quantity id, value)` items.
-    mutating func addRow(samples: Int64, time: Int64, _ items: [(id: Int64, value: Double)]) {
+    mutating func addRow<C: Collection<(id: Int64, value: Double)>>(samples: Int64, time: Int64, _ items: C) {
         rows += 1
         self.samples += samples
         lastTime = Swift.max(lastTime, time)

@@ -128,6 +128,8 @@ final class Connection {
         return s.text(0)
     }
 
+    /// The rowid of the last successful INSERT into a rowid table on this connection.
+    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
     /// Rows changed by the last INSERT/UPDATE/DELETE on this connection.
     var changes: Int { Int(sqlite3_changes(handle)) }
     /// `true` outside an explicit transaction (SQLite rolls back on some errors by itself).
@@ -167,6 +169,16 @@ final class Statement {
     func bind(_ i: Int32, _ v: [UInt8]) throws(StoreError) {
         let rc = v.withUnsafeBytes { sqlite3_bind_blob(handle, i, $0.baseAddress, Int32($0.count), transient) }
         try check(rc, "bind")
+    }
+    /// Binds bytes without copying them: they must stay valid and unchanged until the statement
+    /// has run and been reset (the caller's buffer outlives the step).
+    func bindStatic(_ i: Int32, _ v: UnsafeRawBufferPointer) throws(StoreError) {
+        guard let base = v.baseAddress, !v.isEmpty else {
+            // A nil pointer would bind NULL; an empty measurement list is a zero-length blob.
+            try check(sqlite3_bind_zeroblob(handle, i, 0), "bind")
+            return
+        }
+        try check(sqlite3_bind_blob(handle, i, base, Int32(v.count), nil), "bind")
     }
     func bindNull(_ i: Int32) throws(StoreError) { try check(sqlite3_bind_null(handle, i), "bind") }
     func bind(_ i: Int32, _ v: String?) throws(StoreError) {

@@ -46,6 +46,10 @@ import SensorDecode
 //     `batchSeconds`.
 // (7) Retention deletes at most `pruneRowsPerStep` rows per transaction, oldest first, and only
 //     rollup hours whose raw rows are all gone.
+// (8) No `readings` row of a sensor is later than its `sensors.last_seen_us`: a row's time is at
+//     most its last receive time, and the sensor's upsert raises `last_seen_us` to that in the
+//     same transaction (`forget` deletes the rows before the sensor). `commit` relies on it to
+//     insert rows later than that in multi-row statements without asking which were ignored.
 //
 // THREADS. A `SensorStore` is used from one thread (the logger loop); it is not Sendable.
 // Readers (`StoreReader`, a user's `sqlite3`) use their own connections in any process.
@@ -145,10 +149,13 @@ public final class SensorStore {
     private var lastPruneAt = -Double.infinity
     private var pruneBacklog = false
 
-    private let upsertSensor: Statement
+    private let selectSensor: Statement
+    private let insertSensor: Statement
+    private let updateSensor: Statement
     private let selectQuantity: Statement
     private let insertQuantity: Statement
-    private let insertReading: Statement
+    /// Multi-row INSERTs by row count (`insertChunkSizes`), prepared on first use.
+    private var insertReadings: [Int: Statement] = [:]
     private let selectRollup: Statement
     private let writeRollup: Statement
 
@@ -175,32 +182,41 @@ public final class SensorStore {
         try c.exec("PRAGMA synchronous = NORMAL", "set synchronous on \(path)")
         // Keep the WAL file from staying large after a long reader held back checkpoints.
         try c.exec("PRAGMA journal_size_limit = 8388608", "set journal_size_limit on \(path)")
-        // 2 MiB of page cache: appends touch few pages, and a Pi Zero has 512 MB for everything.
-        try c.exec("PRAGMA cache_size = -2048", "set cache_size on \(path)")
+        // 1 MiB of page cache (256 pages). Appends touch few pages: the last leaf of `readings`, one
+        // `readings_by_sensor` leaf per active sensor, the interior pages above them, the current
+        // rollup and sensor pages, ~130 pages with 50 sensors. The cache only gives pages back at
+        // its limit, so the limit is what a long run's RSS grows by: at 2 MiB a 10 M-advertisement
+        // replay peaked 1.9 MiB above a 1 M one, at 1 MiB 0.7 MiB; 512 KiB thrashed on ingest.
+        try c.exec("PRAGMA cache_size = -1024", "set cache_size on \(path)")
         self.connection = c
-        upsertSensor = try c.prepare(
+        // A sensor is looked up, then updated by id or inserted: an upsert (ON CONFLICT DO UPDATE)
+        // runs under a statement journal, whose 64 KiB buffer was malloc'ed and freed for every
+        // sensor of every batch (two brk calls each, 20 % of the writer's system time).
+        selectSensor = try c.prepare("SELECT id, last_seen_us FROM sensors WHERE address = ?1")
+        insertSensor = try c.prepare(
             """
             INSERT INTO sensors (address, address_type, decoder_id, model, radio_name, first_seen_us, last_seen_us,
                                  last_battery_pct, last_rssi_dbm)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
-            ON CONFLICT (address) DO UPDATE SET
-                address_type = CASE WHEN excluded.last_seen_us >= last_seen_us THEN excluded.address_type ELSE address_type END,
-                decoder_id = CASE WHEN excluded.last_seen_us >= last_seen_us THEN excluded.decoder_id ELSE decoder_id END,
-                model = CASE WHEN excluded.last_seen_us >= last_seen_us THEN excluded.model ELSE model END,
-                radio_name = CASE WHEN excluded.last_seen_us >= last_seen_us
-                                  THEN coalesce(excluded.radio_name, radio_name) ELSE radio_name END,
-                last_battery_pct = CASE WHEN excluded.last_seen_us >= last_seen_us
-                                  THEN coalesce(excluded.last_battery_pct, last_battery_pct) ELSE last_battery_pct END,
-                last_rssi_dbm = CASE WHEN excluded.last_seen_us >= last_seen_us
-                                  THEN coalesce(excluded.last_rssi_dbm, last_rssi_dbm) ELSE last_rssi_dbm END,
-                first_seen_us = min(first_seen_us, excluded.first_seen_us),
-                last_seen_us = max(last_seen_us, excluded.last_seen_us)
-            RETURNING id
+            """)
+        // The facts of the latest hearing win; first/last seen only widen (batches may come out
+        // of order after a failure). Right-hand sides read the row as it was.
+        updateSensor = try c.prepare(
+            """
+            UPDATE sensors SET
+                address_type = CASE WHEN ?7 >= last_seen_us THEN ?2 ELSE address_type END,
+                decoder_id = CASE WHEN ?7 >= last_seen_us THEN ?3 ELSE decoder_id END,
+                model = CASE WHEN ?7 >= last_seen_us THEN ?4 ELSE model END,
+                radio_name = CASE WHEN ?7 >= last_seen_us THEN coalesce(?5, radio_name) ELSE radio_name END,
+                last_battery_pct = CASE WHEN ?7 >= last_seen_us
+                                   THEN coalesce(?8, last_battery_pct) ELSE last_battery_pct END,
+                last_rssi_dbm = CASE WHEN ?7 >= last_seen_us THEN coalesce(?9, last_rssi_dbm) ELSE last_rssi_dbm END,
+                first_seen_us = min(first_seen_us, ?6),
+                last_seen_us = max(last_seen_us, ?7)
+            WHERE id = ?1
             """)
         selectQuantity = try c.prepare("SELECT id FROM quantities WHERE key = ?1")
         insertQuantity = try c.prepare("INSERT INTO quantities (key, is_integer) VALUES (?1, ?2) RETURNING id")
-        insertReading = try c.prepare(
-            "INSERT OR IGNORE INTO readings (time_us, sensor_id, samples, data) VALUES (?1, ?2, ?3, ?4)")
         selectRollup = try c.prepare(
             "SELECT n_rows, n_samples, last_time_us, stats FROM rollup_hourly WHERE hour = ?1 AND sensor_id = ?2")
         writeRollup = try c.prepare(
@@ -346,75 +362,221 @@ public final class SensorStore {
         var sensorID: Int64
     }
 
+    /// Rows per multi-row INSERT, largest first. One statement execution per row cost as much as
+    /// the insert itself (VM start, cursor opens, halt, reset: ~40 % of `sqlite3_step`), and
+    /// within one execution the table cursor stays on its last leaf, so appends skip the descent.
+    /// 64 × 4 parameters stays far below SQLITE_MAX_VARIABLE_NUMBER (999 in old builds).
+    static let insertChunkSizes = [64, 8, 1]
+
+    /// One sensor of the batch being committed.
+    private struct BatchSensor {
+        var address: BDAddress
+        /// Index (in the batch) of the row heard last: its facts go to `sensors`.
+        var latest: Int
+        var first: Int64
+        var battery: Double?
+        var batteryTime = Int64.min
+        var id: Int64 = 0
+        /// Rows of this sensor with `time_us` above this are certainly not stored yet (see `commit`).
+        var newAbove = Int64.max
+        /// Quantity ids of the last row's measurements (same quantities, same order: reused).
+        var quantities: [Quantity] = []
+        var ids: [Int64] = []
+        /// Indices into `measurements` in ascending quantity id (the codec's order).
+        var order: [Int] = []
+        /// The rollup the previous row went to, so consecutive rows of one hour hash nothing.
+        var rollupHour = Int64.min
+        var rollupSlot = -1
+    }
+
     /// One transaction: sensors, quantities, rows, rollups. Returns the rows newly inserted.
+    ///
+    /// Invariant 3 needs to know which rows were ignored as already stored, to keep them out of
+    /// the rollups; a multi-row INSERT only reports a total. So rows are split: a row whose time
+    /// is above its sensor's `last_seen_us` as read in this transaction (invariant 8: no stored row
+    /// of the sensor is later) and above every earlier row of its sensor in the batch is *new*
+    /// and goes in multi-row chunks, each checked to insert all its rows; any other row (replays,
+    /// out-of-order rows) goes alone, with its own `changes` check, after the new ones (it can only
+    /// collide with a stored or an earlier row, never with a later new one).
     private func commit(_ rows: [StoredRow]) throws(StoreError) -> Int {
         let attempted = "commit a batch of \(rows.count) rows to \(path)"
         try connection.exec("BEGIN IMMEDIATE", "begin a batch on \(path)")
         var newQuantities: [String: Int64] = [:]
         do throws(StoreError) {
             // Sensors: one upsert per distinct sensor, with its latest facts in this batch.
-            var latest: [BDAddress: (row: StoredRow, first: Int64, battery: Double?, batteryTime: Int64)] = [:]
-            for r in rows {
-                let battery = r.measurements.first { $0.quantity == .batteryPercent }?.value
-                if var cur = latest[r.address] {
-                    cur.first = min(cur.first, r.firstHeardMicros)
-                    if r.lastHeardMicros >= cur.row.lastHeardMicros { cur.row = r }
-                    if let battery, r.lastHeardMicros >= cur.batteryTime {
-                        cur.battery = battery
-                        cur.batteryTime = r.lastHeardMicros
-                    }
-                    latest[r.address] = cur
+            var sensorSlot: [BDAddress: Int] = [:]
+            var sensors: [BatchSensor] = []
+            var slotOfRow = [Int](repeating: 0, count: rows.count)
+            let batteryKey = Quantity.batteryPercent
+            for (i, r) in rows.enumerated() {
+                let battery = r.measurements.first { $0.quantity == batteryKey }?.value
+                let s: Int
+                if let known = sensorSlot[r.address] {
+                    s = known
+                    sensors[s].first = min(sensors[s].first, r.firstHeardMicros)
+                    if r.lastHeardMicros >= rows[sensors[s].latest].lastHeardMicros { sensors[s].latest = i }
                 } else {
-                    latest[r.address] = (r, r.firstHeardMicros, battery, battery == nil ? .min : r.lastHeardMicros)
+                    s = sensors.count
+                    sensorSlot[r.address] = s
+                    sensors.append(BatchSensor(address: r.address, latest: i, first: r.firstHeardMicros))
                 }
+                if let battery, r.lastHeardMicros >= sensors[s].batteryTime {
+                    sensors[s].battery = battery
+                    sensors[s].batteryTime = r.lastHeardMicros
+                }
+                slotOfRow[i] = s
             }
-            var sensorIDs: [BDAddress: Int64] = [:]
-            for (address, s) in latest {
-                let u = upsertSensor
-                try u.bind(1, Int64(bitPattern: address.rawValue))
-                try u.bind(2, Int64(s.row.addressType.rawValue))
-                try u.bind(3, s.row.decoderID)
-                try u.bind(4, s.row.model)
-                try u.bind(5, s.row.name)
-                try u.bind(6, s.first)
-                try u.bind(7, s.row.lastHeardMicros)
-                try u.bind(8, s.battery)
-                try u.bind(9, s.row.rssi.map { Int64($0) })
-                guard try u.step() else {
-                    u.reset()
-                    throw StoreError.sqlite(
-                        code: SQLITE_INTERNAL, message: "upsert returned no id", attempted: attempted)
-                }
-                sensorIDs[address] = u.int64(0)
+            for s in sensors.indices {
+                let address = Int64(bitPattern: sensors[s].address.rawValue)
+                // Before the update raises it: no stored row of the sensor is later (invariant 8).
+                let q = selectSensor
+                try q.bind(1, address)
+                let known: Int64? = try q.step() ? q.int64(0) : nil
+                sensors[s].newAbove = known == nil ? Int64.min : q.int64(1)
+                q.reset()
+                let row = rows[sensors[s].latest]
+                let u = known == nil ? insertSensor : updateSensor
+                try u.bind(1, known ?? address)
+                try u.bind(2, Int64(row.addressType.rawValue))
+                try u.bind(3, row.decoderID)
+                try u.bind(4, row.model)
+                try u.bind(5, row.name)
+                try u.bind(6, sensors[s].first)
+                try u.bind(7, row.lastHeardMicros)
+                try u.bind(8, sensors[s].battery)
+                try u.bind(9, row.rssi.map { Int64($0) })
+                try u.run()
                 u.reset()
+                sensors[s].id = known ?? connection.lastInsertRowID
             }
 
-            // Rows, encoded, and their rollups aggregated in memory first (one upsert per key).
-            var rollups: [RollupKey: SensorStats] = [:]
-            var inserted = 0
-            var items: [(id: Int64, value: Double)] = []
-            var blob: [UInt8] = []
-            for r in rows {
-                guard let sid = sensorIDs[r.address] else { continue }  // unreachable: every address was upserted
-                items.removeAll(keepingCapacity: true)
-                for m in r.measurements {
-                    items.append((try quantityID(m.quantity, staged: &newQuantities), m.value))
+            var fresh: [Int] = []
+            var others: [Int] = []
+            fresh.reserveCapacity(rows.count)
+            for (i, r) in rows.enumerated() {
+                let s = slotOfRow[i]
+                if r.timeMicros > sensors[s].newAbove {
+                    fresh.append(i)
+                    sensors[s].newAbove = r.timeMicros
+                } else {
+                    others.append(i)
                 }
-                items.sort { $0.id < $1.id }
-                blob.removeAll(keepingCapacity: true)
-                MeasurementCodec.encode(items, into: &blob)
-                let s = insertReading
-                try s.bind(1, r.timeMicros)
-                try s.bind(2, sid)
-                try s.bind(3, r.samples)
-                try s.bind(4, blob)
-                try s.run()
-                s.reset()
-                guard connection.changes == 1 else { continue }  // invariant 3: already stored
-                inserted += 1
-                rollups[RollupKey(hour: Self.hour(r.timeMicros), sensorID: sid), default: SensorStats()].addRow(
-                    samples: Int64(r.samples), time: r.timeMicros, items)
             }
+
+            // Rows, encoded into one buffer per chunk, and their rollups aggregated in memory first
+            // (one upsert per key).
+            var rollupSlot: [RollupKey: Int] = [:]
+            var rollups: [(key: RollupKey, stats: SensorStats)] = []
+            var inserted = 0
+            var blobs: [UInt8] = []
+            var ends: [Int] = []
+            // The chunk's items, all rows in one array (`itemEnds[k]` ends row k's), for the rollups.
+            var chunkItems: [(id: Int64, value: Double)] = []
+            var itemEnds: [Int] = []
+
+            /// Ids in codec order for row `i`, reusing its sensor's last mapping when it fits.
+            func encode(_ i: Int) throws(StoreError) {
+                let s = slotOfRow[i]
+                let ms = rows[i].measurements
+                var same = sensors[s].quantities.count == ms.count
+                if same {
+                    for j in ms.indices where sensors[s].quantities[j] != ms[j].quantity {
+                        same = false
+                        break
+                    }
+                }
+                if !same {
+                    var ids: [Int64] = []
+                    ids.reserveCapacity(ms.count)
+                    for m in ms { ids.append(try quantityID(m.quantity, staged: &newQuantities)) }
+                    sensors[s].quantities = ms.map(\.quantity)
+                    sensors[s].order = ms.indices.sorted { ids[$0] < ids[$1] }
+                    sensors[s].ids = ids
+                }
+                let first = chunkItems.count
+                for j in sensors[s].order { chunkItems.append((sensors[s].ids[j], ms[j].value)) }
+                MeasurementCodec.encode(chunkItems[first...], into: &blobs)
+                ends.append(blobs.count)
+                itemEnds.append(chunkItems.count)
+            }
+
+            /// Adds row `i` (inserted, the `k`-th of the chunk) to its (hour, sensor) rollup.
+            func addToRollup(_ i: Int, _ k: Int) {
+                let time = rows[i].timeMicros
+                let s = slotOfRow[i]
+                let hour = Self.hour(time)
+                if sensors[s].rollupHour != hour {
+                    let key = RollupKey(hour: hour, sensorID: sensors[s].id)
+                    if let k = rollupSlot[key] {
+                        sensors[s].rollupSlot = k
+                    } else {
+                        sensors[s].rollupSlot = rollups.count
+                        rollupSlot[key] = rollups.count
+                        rollups.append((key, SensorStats()))
+                    }
+                    sensors[s].rollupHour = hour
+                }
+                rollups[sensors[s].rollupSlot].stats.addRow(
+                    samples: Int64(rows[i].samples), time: time, chunkItems[(k == 0 ? 0 : itemEnds[k - 1])..<itemEnds[k]])
+            }
+
+            /// Inserts rows `chunk` with one statement; returns how many were inserted.
+            func insert(_ chunk: ArraySlice<Int>) throws(StoreError) -> Int {
+                blobs.removeAll(keepingCapacity: true)
+                ends.removeAll(keepingCapacity: true)
+                chunkItems.removeAll(keepingCapacity: true)
+                itemEnds.removeAll(keepingCapacity: true)
+                for i in chunk { try encode(i) }
+                let st = try insertStatement(rows: chunk.count)
+                // `withUnsafeBytes` only rethrows untyped errors: carry ours out as a Result.
+                let result = blobs.withUnsafeBytes { buffer -> Result<Int, StoreError> in
+                    do throws(StoreError) {
+                        var p: Int32 = 1
+                        var start = 0
+                        for (k, i) in chunk.enumerated() {
+                            try st.bind(p, rows[i].timeMicros)
+                            try st.bind(p + 1, sensors[slotOfRow[i]].id)
+                            try st.bind(p + 2, rows[i].samples)
+                            // The buffer outlives the run below, and reset clears the bindings.
+                            try st.bindStatic(p + 3, UnsafeRawBufferPointer(rebasing: buffer[start..<ends[k]]))
+                            start = ends[k]
+                            p += 4
+                        }
+                        defer { st.reset() }
+                        try st.run()
+                        return .success(connection.changes)
+                    } catch {
+                        st.reset()
+                        return .failure(error)
+                    }
+                }
+                let n = try result.get()
+                return n
+            }
+
+            var next = fresh[...]
+            for size in Self.insertChunkSizes {
+                while next.count >= size {
+                    let chunk = next.prefix(size)
+                    next = next.dropFirst(size)
+                    let n = try insert(chunk)
+                    guard n == size else {
+                        // Invariant 8 did not hold: stop before the rollups diverge from the rows.
+                        throw StoreError.sqlite(
+                            code: SQLITE_CORRUPT,
+                            message: "\(size - n) rows of \(size) were already stored though later than their "
+                                + "sensor's last_seen_us", attempted: attempted)
+                    }
+                    for (k, i) in chunk.enumerated() { addToRollup(i, k) }
+                    inserted += n
+                }
+            }
+            for i in others {
+                guard try insert([i]) == 1 else { continue }  // invariant 3: already stored
+                addToRollup(i, 0)
+                inserted += 1
+            }
+
             // Merge into the stored hour (read, merge, replace): one row per (hour, sensor).
             for (k, batchStats) in rollups {
                 let hourStart = k.hour * Schema.microsPerHour
@@ -461,6 +623,17 @@ public final class SensorStore {
             }
             throw error
         }
+    }
+
+    /// `INSERT OR IGNORE` of `rows` rows (invariant 3), parameters `(time_us, sensor_id, samples,
+    /// data)` per row in order.
+    private func insertStatement(rows n: Int) throws(StoreError) -> Statement {
+        if let s = insertReadings[n] { return s }
+        var sql = "INSERT OR IGNORE INTO readings (time_us, sensor_id, samples, data) VALUES "
+        for k in 0..<n { sql += (k == 0 ? "" : ", ") + "(?, ?, ?, ?)" }
+        let s = try connection.prepare(sql)
+        insertReadings[n] = s
+        return s
     }
 
     /// The id of a quantity key, creating it inside the current transaction if new.
@@ -545,7 +718,7 @@ public final class SensorStore {
     // MARK: - Invariants
 
     #if DEBUG
-        /// Checks invariants 2, 4 and 5 (the database part reads every row: tests only).
+        /// Checks invariants 2, 4, 5 and 8 (the database part reads every row: tests only).
         /// - Returns: one line per violation; empty when all hold.
         public func checkInvariants() throws(StoreError) -> [String] {
             var problems: [String] = []
@@ -561,6 +734,10 @@ public final class SensorStore {
             }
             let v = try connection.scalarInt("PRAGMA user_version") ?? -1
             if v != Int64(Schema.version) { problems.append("(2) user_version \(v) != \(Schema.version)") }
+            let late = try connection.scalarInt(
+                "SELECT count(*) FROM readings JOIN sensors ON sensors.id = readings.sensor_id "
+                    + "WHERE readings.time_us > sensors.last_seen_us") ?? 0
+            if late > 0 { problems.append("(8) \(late) rows later than their sensor's last_seen_us") }
             problems += try RollupCheck.run(connection)
             return problems
         }

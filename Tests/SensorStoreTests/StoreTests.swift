@@ -207,6 +207,33 @@ private func sameStatistics(_ a: [String: Expected], _ b: [String: Expected]) ->
         #expect(try reader.verifyRollups() == [])
     }
 
+    /// Batches mixing rows already stored, rows out of time order (stored or not) and new rows:
+    /// every row is stored once and the rollups count only the rows that were inserted
+    /// (invariants 3, 4, 8).
+    @Test func aReplayOverlappingStoredRowsStoresOnlyTheNewOnes() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        let readings = mixedReadings(sensors: 5, count: 2000, hours: 4)
+        // The first run misses every 7th reading, so the second run's old readings are a mix.
+        let firstPart = readings[..<1200].enumerated().filter { $0.offset % 7 != 3 }.map(\.element)
+        let first = try write(dir.file("a.db"), firstPart, batchRows: 300)
+        // The second run starts 400 readings back and adds reordered readings of the first part.
+        var second = Array(readings[800...])
+        second.insert(contentsOf: readings[100..<160].reversed(), at: 500)
+        let again = try write(dir.file("a.db"), second, batchRows: 300)
+        let missedAndReplayed = (100..<160).filter { $0 % 7 == 3 }.count + (800..<1200).filter { $0 % 7 == 3 }.count
+        #expect(first.statistics.committedRows == firstPart.count)
+        #expect(again.statistics.committedRows == 800 + missedAndReplayed)
+        #expect(again.statistics.ignoredRows == second.count - again.statistics.committedRows)
+        let reader = try StoreReader(path: dir.file("a.db"))
+        let (_, rows) = try exportAll(reader)
+        #expect(rows.count == firstPart.count + 800 + missedAndReplayed)
+        #expect(try reader.verifyRollups() == [])
+        #if DEBUG
+            #expect(try again.checkInvariants() == [])
+        #endif
+    }
+
     @Test func sensorsTableKeepsLastFacts() throws {
         let dir = TempDir()
         defer { dir.cleanup() }
