@@ -13,14 +13,28 @@ public final class ExportCursor {
     /// The sensors the rows may name (all, or the selected ones), by id.
     public let sensors: [Int64: SensorInfo]
     private let reader: StoreReader
-    private var statement: Statement?
-    private var rowMeasurements: [Measurement] = []
+    // Unchecked exclusivity: read for every row, and a cursor is used by one loop at a time.
+    @exclusivity(unchecked) private var statement: Statement?
+    /// `sensors` and the reader's quantities again, as arrays indexed by id where the ids are dense
+    /// enough (they are rowids, so usually 1...n): a row costs two array reads, not four hashes.
+    private let sensorByID: [SensorInfo?]
+    private let quantityByID: [Quantity?]
 
     init(reader: StoreReader, quantities: [Quantity], sensors: [Int64: SensorInfo], statement: Statement) {
         self.reader = reader
         self.quantities = quantities
         self.sensors = sensors
         self.statement = statement
+        sensorByID = Self.dense(sensors, limit: 4 * sensors.count + 64)
+        quantityByID = Self.dense(reader.quantitiesByID, limit: 4096)
+    }
+
+    /// `table` as an array indexed by key, or empty when a key is negative or not below `limit`.
+    private static func dense<V>(_ table: [Int64: V], limit: Int) -> [V?] {
+        guard let top = table.keys.max(), top < limit, table.keys.allSatisfy({ $0 >= 0 }) else { return [] }
+        var out = [V?](repeating: nil, count: Int(top) + 1)
+        for (k, v) in table { out[Int(k)] = v }
+        return out
     }
 
     deinit { close() }
@@ -39,8 +53,9 @@ public final class ExportCursor {
         }
         let sid = s.int64(1)
         // A sensor missing from the snapshot's table would be a damaged file; show its id.
+        let known = sid >= 0 && sid < sensorByID.count ? sensorByID[Int(sid)] : sensors[sid]
         let sensor =
-            sensors[sid]
+            known
             ?? SensorInfo(
                 id: sid, address: BDAddress(rawValue: 0), addressType: .publicDevice, decoderID: "?", model: "?",
                 alias: nil, radioName: nil, firstSeenMicros: 0, lastSeenMicros: 0, lastBatteryPercent: nil,
@@ -49,7 +64,8 @@ public final class ExportCursor {
         ms.reserveCapacity(4)
         var badID: Int64? = nil
         let ok = MeasurementCodec.decode(s.blob(3)) { qid, v in
-            if let q = reader.cachedQuantity(qid) { ms.append(Measurement(q, v)) } else { badID = qid }
+            let q = qid >= 0 && qid < quantityByID.count ? quantityByID[Int(qid)] : reader.cachedQuantity(qid)
+            if let q { ms.append(Measurement(q, v)) } else { badID = qid }
         }
         if let badID { ms.append(Measurement(try reader.quantity(badID), .nan)) }
         guard ok else {

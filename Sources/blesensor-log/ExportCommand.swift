@@ -59,7 +59,9 @@ enum ExportCommand {
         var cells = [Double?](repeating: nil, count: columns.count)
         var lastQuantities: [Quantity] = []
         var lastColumns: [Int] = []
-        var sensorText: [Int64: [UInt8]] = [:]  // ",address,alias,model" per sensor, escaped once
+        // ",address,alias,model" per sensor, escaped once: a direct-mapped cache by sensor id
+        // (rowids, so 64 sensors never collide), bounded whatever the number of sensors.
+        var sensorText = [(id: Int64, text: [UInt8])](repeating: (-1, []), count: 64)
         do throws(StoreError) {
             while let row = try cursor.next() {
                 if jsonl {
@@ -71,13 +73,12 @@ enum ExportCommand {
                     }
                     out.write(s + "}\n")
                 } else {
-                    let who = sensorText[row.sensor.id] ?? {
-                        let t = Array(
-                            (",\(row.sensor.address)," + CSV.text(row.sensor.alias ?? "") + "," + CSV.text(row.sensor.model)).utf8)
-                        if sensorText.count > 4096 { sensorText.removeAll() }
-                        sensorText[row.sensor.id] = t
-                        return t
-                    }()
+                    let slot = Int(UInt64(bitPattern: row.sensor.id) & 63)
+                    if sensorText[slot].id != row.sensor.id {
+                        let s = row.sensor
+                        sensorText[slot] = (s.id, Array((",\(s.address)," + CSV.text(s.alias ?? "") + "," + CSV.text(s.model)).utf8))
+                    }
+                    let who = sensorText[slot].text
                     for i in cells.indices { cells[i] = nil }
                     // Rows of one sensor carry the same quantities: reuse the last row's column
                     // positions when its quantity list is the same (no hashing per value).
@@ -115,6 +116,12 @@ struct TimeFormatter {
     let local: Bool
     private var cachedHour: Int64 = .min
     private var cachedOffset: Int64 = 0
+    /// The date-and-hour and offset texts of the local hour `textHour` (with `textOffset`): rows
+    /// come in time order, so a whole hour of them shares both.
+    private var textHour: Int64 = .min
+    private var textOffset: Int64? = nil
+    private var dateAndHour: [UInt8] = []
+    private var offsetText: [UInt8] = []
 
     init(local: Bool) { self.local = local }
 
@@ -129,7 +136,18 @@ struct TimeFormatter {
             }
             offset = cachedOffset
         }
-        Timestamp.appendISO8601(micros: micros, localOffsetSeconds: offset, to: &buffer)
+        let parts = ISO8601Parts(micros: micros, localOffsetSeconds: offset)
+        if parts.hour != textHour || offset != textOffset {
+            textHour = parts.hour
+            textOffset = offset
+            dateAndHour.removeAll(keepingCapacity: true)
+            parts.appendDateAndHour(to: &dateAndHour)
+            offsetText.removeAll(keepingCapacity: true)
+            parts.appendOffset(to: &offsetText)
+        }
+        buffer.append(contentsOf: dateAndHour)
+        parts.appendMinuteAndSecond(to: &buffer)
+        buffer.append(contentsOf: offsetText)
     }
 
     mutating func format(_ micros: Int64) -> String {

@@ -62,45 +62,71 @@ enum Timestamp {
 
     /// `iso8601(micros:localOffsetSeconds:)` appended as bytes (export writes millions of them).
     static func appendISO8601(micros: Int64, localOffsetSeconds: Int64?, to out: inout [UInt8]) {
+        let parts = ISO8601Parts(micros: micros, localOffsetSeconds: localOffsetSeconds)
+        parts.appendDateAndHour(to: &out)
+        parts.appendMinuteAndSecond(to: &out)
+        parts.appendOffset(to: &out)
+    }
+}
+
+/// One instant split the way its ISO 8601 text is written: `YYYY-MM-DDTHH:` | `MM:SS[.ffffff]` |
+/// `Z` or `±HH:MM`. Export keeps the first and last parts for a whole hour of rows and writes only
+/// the middle one per row (`TimeFormatter`).
+struct ISO8601Parts {
+    /// Local seconds since the epoch (UTC plus the offset), and the microseconds after them.
+    let seconds: Int64
+    let fraction: Int64
+    let offset: Int64?
+
+    init(micros: Int64, localOffsetSeconds: Int64?) {
         let secondsUTC = micros >= 0 ? micros / 1_000_000 : (micros - 999_999) / 1_000_000
-        let frac = micros - secondsUTC * 1_000_000
-        let offset = localOffsetSeconds ?? 0
-        let s = secondsUTC + offset
-        let days = s >= 0 ? s / 86400 : (s - 86399) / 86400
-        let sod = s - days * 86400
-        let (y, m, d) = civil(fromDays: days)
-        func two(_ v: Int64) {
-            out.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: v / 10))
-            out.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: v % 10))
-        }
-        func digits(_ v: Int64, _ n: Int) {
-            var div: Int64 = 1
-            for _ in 1..<n { div *= 10 }
-            var x = v
-            for _ in 0..<n {
-                out.append(UInt8(ascii: "0") + UInt8((x / div) % 10))
-                x %= div
+        fraction = micros - secondsUTC * 1_000_000
+        offset = localOffsetSeconds
+        seconds = secondsUTC + (localOffsetSeconds ?? 0)
+    }
+
+    /// The local hour this instant lies in (hours since the epoch): the date-and-hour part and the
+    /// offset part are the same for every instant of it with the same offset.
+    var hour: Int64 { seconds >= 0 ? seconds / 3600 : (seconds - 3599) / 3600 }
+
+    private static func two(_ v: Int64, _ out: inout [UInt8]) {
+        out.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: v / 10))
+        out.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: v % 10))
+    }
+
+    func appendDateAndHour(to out: inout [UInt8]) {
+        let days = seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400
+        let (y, m, d) = Timestamp.civil(fromDays: days)
+        if y >= 0 && y <= 9999 { Self.two(y / 100, &out); Self.two(y % 100, &out) } else { out.append(contentsOf: String(y).utf8) }
+        out.append(UInt8(ascii: "-")); Self.two(m, &out)
+        out.append(UInt8(ascii: "-")); Self.two(d, &out)
+        out.append(UInt8(ascii: "T")); Self.two((seconds - days * 86400) / 3600, &out)
+        out.append(UInt8(ascii: ":"))
+    }
+
+    func appendMinuteAndSecond(to out: inout [UInt8]) {
+        let inHour = seconds - hour * 3600
+        Self.two(inHour / 60, &out)
+        out.append(UInt8(ascii: ":")); Self.two(inHour % 60, &out)
+        if fraction != 0 {
+            out.append(UInt8(ascii: "."))
+            var div: Int64 = 100_000
+            while div > 0 {
+                out.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: fraction / div % 10))
                 div /= 10
             }
         }
-        if y >= 0 && y <= 9999 { two(y / 100); two(y % 100) } else { out.append(contentsOf: String(y).utf8) }
-        out.append(UInt8(ascii: "-")); two(m)
-        out.append(UInt8(ascii: "-")); two(d)
-        out.append(UInt8(ascii: "T")); two(sod / 3600)
-        out.append(UInt8(ascii: ":")); two(sod / 60 % 60)
-        out.append(UInt8(ascii: ":")); two(sod % 60)
-        if frac != 0 {
-            out.append(UInt8(ascii: "."))
-            digits(frac, 6)
-        }
-        if localOffsetSeconds == nil {
+    }
+
+    func appendOffset(to out: inout [UInt8]) {
+        guard let offset else {
             out.append(UInt8(ascii: "Z"))
-        } else {
-            out.append(offset < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
-            let a = abs(offset)
-            two(a / 3600)
-            out.append(UInt8(ascii: ":"))
-            two(a / 60 % 60)
+            return
         }
+        out.append(offset < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
+        let a = abs(offset)
+        Self.two(a / 3600, &out)
+        out.append(UInt8(ascii: ":"))
+        Self.two(a / 60 % 60, &out)
     }
 }

@@ -175,6 +175,41 @@ struct LoggerCommandsTests {
         #expect(rows[1][0] == "2026-01-01T01:00:00+01:00")
     }
 
+    @Test(arguments: ["Asia/Kathmandu", "Australia/Eucla", "Pacific/Chatham"])  // +5:45, +8:45, +13:45: the 20 min cross a local hour
+    func exportLocalTimesAreTheUTCTimesConvertedByPython(zone: String) throws {
+        // Export writes a time's date-and-hour once per local hour: every row, across hour
+        // boundaries (half-hour zones move them), with and without microseconds, must still read
+        // exactly what Python's zoneinfo makes of the UTC time.
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let db = try makeDatabase(dir)
+        let utc = try parseCSV(try CLI.run(["export", "--csv", "--db", db]).stdout).dropFirst().map { $0[0] }
+        let local = try parseCSV(try CLI.run(["export", "--csv", "--local", "--db", db], environment: ["TZ": zone]).stdout)
+            .dropFirst().map { $0[0] }
+        #expect(utc.count == local.count && utc.count > 10)
+        #expect(utc.contains { $0.contains(".") } && utc.contains { !$0.contains(".") })
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["python3", "-c", """
+            import sys, datetime, zoneinfo
+            z = zoneinfo.ZoneInfo(sys.argv[1])
+            for line in sys.stdin.read().split():
+                print(datetime.datetime.fromisoformat(line.replace("Z", "+00:00")).astimezone(z).isoformat())
+            """, zone]
+        let input = Pipe()
+        let output = Pipe()
+        p.standardInput = input
+        p.standardOutput = output
+        try p.run()
+        input.fileHandleForWriting.write(Data(utc.joined(separator: "\n").utf8))
+        try input.fileHandleForWriting.close()
+        let expected = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            .split(separator: "\n").map(String.init)
+        p.waitUntilExit()
+        #expect(local == expected)
+        #expect(Set(local.map { $0.prefix(13) }).count >= 2, "the rows span one local hour only")
+    }
+
     @Test func summaryEqualsStatisticsComputedFromTheBroadcastValues() throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
