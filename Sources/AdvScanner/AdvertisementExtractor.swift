@@ -24,14 +24,7 @@ public struct AdvertisementExtractor: Sendable {
             malformedEvents += 1
             if firstMalformed == nil { firstMalformed = e }
         case .success(.advertisingReports(let reports)):
-            for k in reports.indices {
-                // Legacy reports are always whole: no trip through the assembler's bookkeeping.
-                if !reports.extended {
-                    body(reports[k].advertisement(timeMicros: packet.timeMicros))
-                } else if let whole = assembler.add(reports[k]) {
-                    body(whole.advertisement(timeMicros: packet.timeMicros))
-                }
-            }
+            assembler.forEachAdvertisement(in: reports, timeMicros: packet.timeMicros, body)
         case .success:
             break
         }

@@ -74,6 +74,23 @@ public struct ReportAssembler: Sendable {
         }
     }
 
+    /// Calls `body` with each whole advertisement among one event's `reports`, stamped with the
+    /// event's receive time, in order. The one loop from reports to advertisements: captures
+    /// (`AdvertisementExtractor`) and live scanning (`LiveScanner`) both go through it.
+    public mutating func forEachAdvertisement(
+        in reports: AdvertisingReports, timeMicros: Int64, _ body: (Advertisement) -> Void
+    ) {
+        for k in reports.indices {
+            // Legacy reports are always whole: read straight into an advertisement, no trip
+            // through `add` (copying the report in and out was measurable per advertisement).
+            if !reports.extended {
+                body(reports[k].advertisement(timeMicros: timeMicros))
+            } else if let whole = add(reports[k]) {
+                body(whole.advertisement(timeMicros: timeMicros))
+            }
+        }
+    }
+
     private mutating func discard(_ key: Key) {
         if discarding.count >= maxPending { discarding.removeFirst() }
         discarding.append(key)

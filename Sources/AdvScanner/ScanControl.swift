@@ -532,9 +532,7 @@ public final class LiveScanner {
         switch event {
         case .advertisingReports(let reports):
             var out: [Advertisement] = []
-            for r in reports {
-                if let whole = assembler.add(r) { out.append(whole.advertisement(timeMicros: packet.timeMicros)) }
-            }
+            assembler.forEachAdvertisement(in: reports, timeMicros: packet.timeMicros) { out.append($0) }
             if !out.isEmpty {
                 stats.advertisements += out.count
                 lastAdvertisement = now
