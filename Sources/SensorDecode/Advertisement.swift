@@ -41,16 +41,14 @@ public struct BDAddress: Hashable, Comparable, Sendable, CustomStringConvertible
     public var littleEndianBytes: [UInt8] { bigEndianBytes.reversed() }
 
     public var description: String {
-        let digits: [UInt8] = Array("0123456789ABCDEF".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(17)
-        for i in 0..<6 {
-            let b = UInt8(truncatingIfNeeded: rawValue >> (8 * UInt64(5 - i)))
-            if i > 0 { out.append(UInt8(ascii: ":")) }
-            out.append(digits[Int(b >> 4)])
-            out.append(digits[Int(b & 0x0F)])
+        Hex.ascii(count: 17) { out in
+            for i in 0..<6 {
+                let b = UInt8(truncatingIfNeeded: rawValue >> (8 * UInt64(5 - i)))
+                out[3 * i] = Hex.digit(b >> 4, uppercase: true)
+                out[3 * i + 1] = Hex.digit(b & 0x0F, uppercase: true)
+                if i < 5 { out[3 * i + 2] = UInt8(ascii: ":") }
+            }
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     public static func < (a: BDAddress, b: BDAddress) -> Bool { a.rawValue < b.rawValue }

@@ -27,12 +27,12 @@ public struct Reading: Sendable, Equatable {
     public var name: String?
     /// Problems worth a user's attention that did not stop decoding (e.g. the MAC inside the
     /// payload differs from the advertiser address).
-    public var warnings: [String]
+    public var warnings: [DecodeWarning]
 
     public init(
         address: BDAddress, addressType: AddressType = .publicDevice, decoderID: String, model: String,
         frameKind: String? = nil, measurements: [Measurement], timeMicros: Int64 = 0, rssi: Int8? = nil,
-        name: String? = nil, warnings: [String] = []
+        name: String? = nil, warnings: [DecodeWarning] = []
     ) {
         self.address = address
         self.addressType = addressType
@@ -49,5 +49,26 @@ public struct Reading: Sendable, Equatable {
     /// The value of a quantity, if this reading has it.
     public func value(_ q: Quantity) -> Double? {
         measurements.first { $0.quantity == q }?.value
+    }
+}
+
+/// A problem that did not stop decoding. Kept as a value and put into words only when shown: a
+/// stranger's sensor can advertise a mismatched MAC in every frame, and formatting both addresses
+/// for each one cost more than decoding the frame (callgrind).
+public enum DecodeWarning: Sendable, Equatable, CustomStringConvertible, ExpressibleByStringInterpolation {
+    /// The device address carried inside the payload differs from the advertiser address.
+    case payloadAddress(BDAddress, advertiser: BDAddress)
+    /// Anything else, in words.
+    case text(String)
+
+    public init(stringLiteral value: String) { self = .text(value) }
+    public init(stringInterpolation: DefaultStringInterpolation) { self = .text(String(stringInterpolation: stringInterpolation)) }
+
+    public var description: String {
+        switch self {
+        case .payloadAddress(let payload, let advertiser):
+            "payload MAC \(payload) differs from advertiser address \(advertiser)"
+        case .text(let words): words
+        }
     }
 }

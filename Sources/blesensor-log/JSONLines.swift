@@ -51,7 +51,7 @@ enum JSON {
         if let rssi = r.rssi { s += ",\"rssi_dbm\":\(rssi)" }
         if let n = r.name { s += ",\"name\":" + string(n) }
         if includeTime, r.timeMicros != 0 { s += ",\"time\":\"" + time(micros: r.timeMicros) + "\"" }
-        if !r.warnings.isEmpty { s += ",\"warnings\":[" + r.warnings.map(string).joined(separator: ",") + "]" }
+        if !r.warnings.isEmpty { s += ",\"warnings\":[" + r.warnings.map { string($0.description) }.joined(separator: ",") + "]" }
         return s + "}"
     }
 

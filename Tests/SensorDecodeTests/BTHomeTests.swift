@@ -147,7 +147,7 @@ import Testing
         // bthome-ble test_bthome_battery_wrong_object_id_humidity: battery, then unknown id 0xFE
         let r = GroupA.readings(GroupA.decode(decoder, uuid: 0xFCD2, "40015dfe5d0903b718"))
         #expect(GroupA.values(.readings(r)) == ["battery_pct": 93])
-        #expect(r.first?.warnings.first?.contains("0xfe") == true)
+        #expect(r.first?.warnings.first?.description.contains("0xfe") == true)
     }
 
     @Test func unknownObjectFirstIsMalformed() {

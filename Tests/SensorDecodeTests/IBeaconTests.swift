@@ -13,6 +13,19 @@ import Testing
         #expect(r.first?.measurements.isEmpty == true)
     }
 
+    /// The frame kind is written digit by digit; every width of major and minor, against the
+    /// UUID's own text and `String(_:)`.
+    @Test func frameKindAtEveryNumberWidth() {
+        let uuid = "0123456789abcdeffedcba9876543210"
+        for major in [0, 9, 10, 99, 100, 999, 1_000, 9_999, 10_000, 65_535] {
+            for minor in [0, 7, 42, 512, 4_096, 65_534] {
+                let hex = "1aff4c000215" + uuid + String(format4: major) + String(format4: minor) + "c5"
+                let r = GroupA.readings(GroupA.decode(decoder, GroupA.bytes(hex)))
+                #expect(r.first?.frameKind == "01234567-89ab-cdef-fedc-ba9876543210/\(major)/\(minor)")
+            }
+        }
+    }
+
     @Test func otherAppleTypesAndCompaniesAreNotMine() {
         #expect(GroupA.decode(decoder, GroupA.bytes("07ff4c0010020b00")) == .notMine)  // "Nearby"
         #expect(
@@ -41,5 +54,13 @@ import Testing
             #expect(
                 GroupA.readings(GroupA.decode(decoder, v.adBytes, from: v.address)).first?.model == "iBeacon", "\(v)")
         }
+    }
+}
+
+extension String {
+    /// Four lower-case hex digits, big-endian.
+    fileprivate init(format4 v: Int) {
+        let digits = String(v, radix: 16)
+        self = String(repeating: "0", count: 4 - digits.count) + digits
     }
 }

@@ -129,7 +129,7 @@ import Testing
     @Test func payloadMACMismatchIsReported() throws {
         let r = try #require(reading("a10164ff803200665544332211", from: BDAddress("A4:C1:38:BC:07:01")!))
         #expect(r.warnings.count == 1)
-        #expect(r.warnings[0].contains("11:22:33:44:55:66"))
+        #expect(r.warnings[0].description.contains("11:22:33:44:55:66"))
         #expect(r.value(.temperatureC) == -0.5)  // still decoded: a warning, not a rejection
     }
 

@@ -131,7 +131,7 @@ public struct BTHomeDecoder: SensorDecoder {
             append(object, value, signedOverride: nil, to: &measurements, &seen)
         }
         if let why = stopped, measurements.isEmpty { return .malformed(why) }
-        return .readings([reading(advertisement, kind: kind, measurements, stopped.map { [$0] } ?? [])])
+        return .readings([reading(advertisement, kind: kind, measurements, stopped.map { [.text($0)] } ?? [])])
     }
 
     // MARK: v1
@@ -141,7 +141,7 @@ public struct BTHomeDecoder: SensorDecoder {
         guard !frame.isEmpty else { return .notMine }
         var measurements: [Measurement] = []
         var seen: [String: Int] = [:]
-        var warnings: [String] = []
+        var warnings: [DecodeWarning] = []
         var stopped: String? = nil
         var r = ByteReader(frame)
         walk: while let header = r.readUInt8() {
@@ -178,7 +178,7 @@ public struct BTHomeDecoder: SensorDecoder {
         }
         if let why = stopped {
             if measurements.isEmpty { return .malformed(why) }
-            warnings.append(why)
+            warnings.append(.text(why))
         }
         return .readings([reading(advertisement, kind: "v1", measurements, warnings)])
     }
@@ -217,7 +217,7 @@ public struct BTHomeDecoder: SensorDecoder {
         out.append(Measurement(q.instance(n, unitSuffix: unit), v))
     }
 
-    private func reading(_ ad: Advertisement, kind: String, _ m: [Measurement], _ warnings: [String]) -> Reading {
+    private func reading(_ ad: Advertisement, kind: String, _ m: [Measurement], _ warnings: [DecodeWarning]) -> Reading {
         Reading(
             address: ad.address, addressType: ad.addressType, decoderID: id, model: "BTHome", frameKind: kind,
             measurements: m, warnings: warnings)

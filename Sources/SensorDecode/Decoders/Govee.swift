@@ -57,7 +57,7 @@ public struct GoveeDecoder: SensorDecoder {
         // Concatenation, not interpolation: the result fits a small string, made without allocating.
         let frameKind = Hex.encode([UInt8(company >> 8), UInt8(company & 0xFF)]) + "-" + String(data.count)
         var measurements: [Measurement] = []
-        var warnings: [String] = []
+        var warnings: [DecodeWarning] = []
         let model: String
 
         /// Adds temperature and humidity from a packed number, or a warning when it is impossible.

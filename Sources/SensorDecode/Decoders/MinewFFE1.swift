@@ -38,9 +38,12 @@ public struct MinewFFE1Decoder: SensorDecoder {
         let version = frame.u8(1)
         let battery = frame.u8(2)
         let model: String
+        let frameKind: String
         let macOffset: Int
         var measurements: [Measurement] = []
         var name: String? = nil
+        // Battery first, as every frame carries it; checked below, before anything is returned.
+        let batteryMeasurement = Measurement(.batteryPercent, Double(battery))
 
         switch version {
         case 0x01:
@@ -48,21 +51,26 @@ public struct MinewFFE1Decoder: SensorDecoder {
             let humidity = Double(frame.be16(5)) / 256
             guard humidity <= 100 else { return .malformed("humidity \(humidity) % out of range") }
             model = "MM-BLEBC7"
+            frameKind = "a1-01"
             macOffset = 7
             measurements = [
+                batteryMeasurement,
                 Measurement(.temperatureC, Double(frame.be16s(3)) / 256),
                 Measurement(.humidityPercent, humidity),
             ]
         case 0x02:
             guard frame.count == 10 else { return .malformed("a1-02 frame of \(frame.count) bytes, expected 10") }
             model = "Minew light"
+            frameKind = "a1-02"
             macOffset = 4
-            measurements = [Measurement(.light, Double(frame.u8(3) & 0x01))]
+            measurements = [batteryMeasurement, Measurement(.light, Double(frame.u8(3) & 0x01))]
         case 0x03:
             guard frame.count == 15 else { return .malformed("a1-03 frame of \(frame.count) bytes, expected 15") }
             model = "Minew accelerometer"
+            frameKind = "a1-03"
             macOffset = 9
             measurements = [
+                batteryMeasurement,
                 Measurement(.accelerationXG, Double(frame.be16s(3)) / 256),
                 Measurement(.accelerationYG, Double(frame.be16s(5)) / 256),
                 Measurement(.accelerationZG, Double(frame.be16s(7)) / 256),
@@ -70,29 +78,31 @@ public struct MinewFFE1Decoder: SensorDecoder {
         case 0x08:
             guard frame.count >= 9 else { return .malformed("a1-08 frame of \(frame.count) bytes, expected ≥ 9") }
             model = "MM-BLEBC7"
+            frameKind = "a1-08"
             macOffset = 3
+            measurements = [batteryMeasurement]
             if frame.count > 9 { name = DisplayText.escape(frame.dropFirst(9)) }
         case 0x13:
             guard frame.count == 11 else { return .malformed("a1-13 frame of \(frame.count) bytes, expected 11") }
             model = "Minew temperature"
+            frameKind = "a1-13"
             macOffset = 5
-            measurements = [Measurement(.temperatureC, Double(frame.be16s(3)) / 256)]
+            measurements = [batteryMeasurement, Measurement(.temperatureC, Double(frame.be16s(3)) / 256)]
         default:
             return .notMine  // a version whose layout we do not know: not guessed
         }
         guard battery <= 100 else { return .malformed("battery \(battery) % out of range") }
-        measurements.insert(Measurement(.batteryPercent, Double(battery)), at: 0)
 
-        var warnings: [String] = []
+        var warnings: [DecodeWarning] = []
         if let mac = BDAddress(littleEndian: frame[(frame.startIndex + macOffset)..<(frame.startIndex + macOffset + 6)]),
             mac != advertisement.address
         {
-            warnings.append("payload MAC \(mac) differs from advertiser address \(advertisement.address)")
+            warnings.append(.payloadAddress(mac, advertiser: advertisement.address))
         }
         return .readings([
             Reading(
                 address: advertisement.address, addressType: advertisement.addressType, decoderID: id, model: model,
-                frameKind: "a1-" + Hex.encode([version]), measurements: measurements, name: name,
+                frameKind: frameKind, measurements: measurements, name: name,
                 warnings: warnings)
         ])
     }

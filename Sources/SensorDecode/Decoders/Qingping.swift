@@ -50,11 +50,11 @@ public struct QingpingDecoder: SensorDecoder {
         let isEvent = frame.u8(0) & 0x40 != 0
         let type = frame.u8(1)
         let model = Self.models[type] ?? "Qingping type 0x\(Hex.encode([type]))"
-        var warnings: [String] = []
+        var warnings: [DecodeWarning] = []
         if let mac = BDAddress(littleEndian: frame[(frame.startIndex + 2)..<(frame.startIndex + 8)]),
             mac != advertisement.address
         {
-            warnings.append("payload MAC \(mac) differs from advertiser address \(advertisement.address)")
+            warnings.append(.payloadAddress(mac, advertiser: advertisement.address))
         }
 
         var m: [Measurement] = []
@@ -101,7 +101,7 @@ public struct QingpingDecoder: SensorDecoder {
         }
         if let why = stopped {
             if m.isEmpty { return .malformed(why) }
-            warnings.append(why)
+            warnings.append(.text(why))
         }
         return .readings([
             Reading(

@@ -47,7 +47,7 @@ public struct RuuviDecoder: SensorDecoder {
         guard let md = ad.manufacturerData(company: 0x0499), let format = md.data.first else { return .notMine }
         let data = md.data
         var measurements: [Measurement] = []
-        var warnings: [String] = []
+        var warnings: [DecodeWarning] = []
         switch format {
         case 0x03:
             guard data.count == 14 else { return .malformed("format 3 frame of \(data.count) bytes, expected 14") }
@@ -98,7 +98,7 @@ public struct RuuviDecoder: SensorDecoder {
             if !macBytes.allSatisfy({ $0 == 0xFF }), let mac = BDAddress(bigEndian: macBytes),
                 mac != advertisement.address
             {
-                warnings.append("payload MAC \(mac) differs from advertiser address \(advertisement.address)")
+                warnings.append(.payloadAddress(mac, advertiser: advertisement.address))
             }
         default:
             return .notMine  // formats 2, 4 (Eddystone URL), 6, 0xE1 …: not decoded here

@@ -43,9 +43,9 @@ public struct ThermoBeaconDecoder: SensorDecoder {
         guard !data.dropFirst(8).allSatisfy({ $0 == 0xFF }) else { return .malformed("all-0xFF frame") }
         let humidity = Double(data.le16(12)) / 16
         guard humidity <= 100 else { return .malformed("humidity \(humidity) % out of range") }
-        var warnings: [String] = []
+        var warnings: [DecodeWarning] = []
         if let mac = BDAddress(littleEndian: data.dropFirst(2).prefix(6)), mac != advertisement.address {
-            warnings.append("payload MAC \(mac) differs from advertiser address \(advertisement.address)")
+            warnings.append(.payloadAddress(mac, advertiser: advertisement.address))
         }
         return .readings([
             Reading(

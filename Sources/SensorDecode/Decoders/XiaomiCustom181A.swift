@@ -68,9 +68,9 @@ public struct XiaomiCustom181ADecoder: SensorDecoder {
         }
         guard humidity <= 100 else { return .malformed("\(kind) humidity \(humidity) % out of range") }
         guard battery <= 100 else { return .malformed("\(kind) battery \(battery) % out of range") }
-        var warnings: [String] = []
+        var warnings: [DecodeWarning] = []
         if let mac, mac != advertisement.address {
-            warnings.append("payload MAC \(mac) differs from advertiser address \(advertisement.address)")
+            warnings.append(.payloadAddress(mac, advertiser: advertisement.address))
         }
         return .readings([
             Reading(

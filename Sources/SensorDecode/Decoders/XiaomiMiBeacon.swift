@@ -83,9 +83,9 @@ public struct XiaomiMiBeaconDecoder: SensorDecoder {
                 return .malformed("MiBeacon frame of \(frame.count) bytes, too short for its I/O capability")
             }
         }
-        var warnings: [String] = []
+        var warnings: [DecodeWarning] = []
         if let mac, mac != advertisement.address {
-            warnings.append("payload MAC \(mac) differs from advertiser address \(advertisement.address)")
+            warnings.append(.payloadAddress(mac, advertiser: advertisement.address))
         }
         func reading(_ kind: String, _ m: [Measurement]) -> DecodeOutcome {
             .readings([
@@ -133,7 +133,7 @@ public struct XiaomiMiBeaconDecoder: SensorDecoder {
             guard let v = o.readBytes(Int(length)) else {
                 let why = "object 0x\(String(objectID, radix: 16)) of \(length) bytes runs past the frame"
                 if m.isEmpty { return .malformed(why) }
-                warnings.append(why)
+                warnings.append(.text(why))
                 break
             }
             switch (objectID, v.count) {
