@@ -11,6 +11,7 @@ import Testing
         let data = GroupB.name("GVH5075_CB9B") + [0x09, 0xff, 0x88, 0xec, 0x00, 0x81, 0xc2, 0x89, 0x64, 0x00]
         let r = try #require(GroupB.reading(GroupB.decode(govee, data)))
         #expect(r.model == "H5075")
+        #expect(r.frameKind == "ec88-6")
         #expect(r.value(.temperatureC) == -11.5)
         #expect(r.value(.humidityPercent) == 33.7)
         #expect(r.value(.batteryPercent) == 100)
@@ -20,6 +21,9 @@ import Testing
         let data = GroupB.ad(0x03, [0x51, 0x85]) + Hex.decode("17ff32490a01000101e4c19609c41bbcffff0a282474ffff")!
         let r = try #require(GroupB.reading(GroupB.decode(meat, data)))
         #expect(r.model == "H5185")
+        // A service UUID that is not four BCD digits starting with 5 names no model.
+        let other = GroupB.ad(0x03, [0x5A, 0x85]) + Hex.decode("17ff32490a01000101e4c19609c41bbcffff0a282474ffff")!
+        #expect(GroupB.reading(GroupB.decode(meat, other))?.model != "H5A85")
         #expect(r.value(.temperatureProbeC(1)) == 25.0)
         #expect(r.value(.temperatureProbeC(2)) == 26.0)
     }
@@ -44,11 +48,14 @@ import Testing
         let h5179 = GroupB.manufacturer(0x8801, [0xEC, 0x00, 0x01, 0x01, 0x06, 0xFF, 0xA0, 0x0F, 0x50])
         let r = try #require(GroupB.reading(GroupB.decode(govee, h5179)))
         #expect(r.model == "H5179")
+        #expect(r.frameKind == "8801-9")
         #expect(r.value(.temperatureC) == -2.5)
         #expect(r.value(.humidityPercent) == 40.0)
         #expect(r.value(.batteryPercent) == 80)
         let h5074 = GroupB.manufacturer(0xEC88, [0x00, 0x06, 0xFF, 0xA0, 0x0F, 0x50, 0x02])
-        #expect(try #require(GroupB.reading(GroupB.decode(govee, h5074))).value(.temperatureC) == -2.5)
+        let r5074 = try #require(GroupB.reading(GroupB.decode(govee, h5074)))
+        #expect(r5074.value(.temperatureC) == -2.5)
+        #expect(r5074.frameKind == "ec88-7")
     }
 
     @Test func meatProbeBelowZero() throws {

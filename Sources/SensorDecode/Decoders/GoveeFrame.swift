@@ -29,7 +29,11 @@ enum GoveeFrame {
         var i = name.startIndex
         while i + 4 <= name.endIndex {
             if name[i] == UInt8(ascii: "5"), isDigit(name[i + 1]), isDigit(name[i + 2]), isDigit(name[i + 3]) {
-                return "H" + String(decoding: name[i..<(i + 4)], as: UTF8.self)
+                let digits = name[i..<(i + 4)]
+                return Hex.ascii(count: 5) { out in
+                    out[0] = UInt8(ascii: "H")
+                    for (k, c) in digits.enumerated() { out[1 + k] = c }
+                }
             }
             i += 1
         }
@@ -41,9 +45,11 @@ enum GoveeFrame {
     static func model<U: Sequence<ServiceUUID>>(fromServiceUUIDs uuids: U) -> String? {
         for case .uuid16(let u) in uuids {
             let swapped = u.byteSwapped
-            let digits = [swapped >> 12, (swapped >> 8) & 0xF, (swapped >> 4) & 0xF, swapped & 0xF]
-            if digits[0] == 5, digits.allSatisfy({ $0 <= 9 }) {
-                return "H" + digits.map { String($0) }.joined()
+            // Four decimal digits as nibbles (BCD), the first a 5.
+            guard swapped >> 12 == 5, (0..<3).allSatisfy({ (swapped >> (4 * $0)) & 0xF <= 9 }) else { continue }
+            return Hex.ascii(count: 5) { out in
+                out[0] = UInt8(ascii: "H")
+                for k in 0..<4 { out[1 + k] = Hex.digit(UInt8((swapped >> (12 - 4 * k)) & 0xF)) }
             }
         }
         return nil
