@@ -424,23 +424,24 @@ extension AdvertisingData {
 
     /// Runs `test` on the name and the needle's UTF-8 bytes; false when there is no name or the
     /// needle is longer than it.
+    /// Needles are `StaticString`s, read in place: going through `String.withUTF8` built a String
+    /// per test (callgrind), and every needle is a model name written in a decoder.
     private func withName(
-        _ needle: String, _ test: (ArraySlice<UInt8>, UnsafeBufferPointer<UInt8>) -> Bool
+        _ needle: StaticString, _ test: (ArraySlice<UInt8>, UnsafeBufferPointer<UInt8>) -> Bool
     ) -> Bool {
-        guard let name = localName, name.count >= needle.utf8.count else { return false }
-        var needle = needle
-        return needle.withUTF8 { test(name, $0) }
+        guard let name = localName, name.count >= needle.utf8CodeUnitCount else { return false }
+        return needle.withUTF8Buffer { test(name, $0) }
     }
 
-    public func localNameEquals(_ text: String, ignoringCase: Bool = false) -> Bool {
+    public func localNameEquals(_ text: StaticString, ignoringCase: Bool = false) -> Bool {
         withName(text) { name, n in name.count == n.count && Self.matches(name, at: name.startIndex, n, ignoringCase) }
     }
 
-    public func localNameHasPrefix(_ prefix: String, ignoringCase: Bool = false) -> Bool {
+    public func localNameHasPrefix(_ prefix: StaticString, ignoringCase: Bool = false) -> Bool {
         withName(prefix) { name, n in Self.matches(name, at: name.startIndex, n, ignoringCase) }
     }
 
-    public func localNameContains(_ needle: String, ignoringCase: Bool = false) -> Bool {
+    public func localNameContains(_ needle: StaticString, ignoringCase: Bool = false) -> Bool {
         withName(needle) { name, n in
             guard let first = n.first.map({ Self.fold($0, ignoringCase) }) else { return true }
             var i = name.startIndex

@@ -38,7 +38,13 @@ public struct Quantity: Hashable, Sendable, Comparable, CustomStringConvertible 
     public static let txPowerDBm = Quantity("tx_power_dbm", integer: true)
 
     /// `temperature_probe_N_c` for multi-probe thermometers (N from 1).
-    public static func temperatureProbeC(_ n: Int) -> Quantity { Quantity("temperature_probe_\(n)_c") }
+    public static func temperatureProbeC(_ n: Int) -> Quantity {
+        n >= 1 && n <= probeTemperatures.count ? probeTemperatures[n - 1] : Quantity("temperature_probe_\(n)_c")
+    }
+
+    /// Probes 1…8 made once: meat thermometers name every probe of every frame, and building
+    /// the key each time was a string interpolation per measurement (callgrind).
+    private static let probeTemperatures: [Quantity] = (1...8).map { Quantity("temperature_probe_\($0)_c") }
 }
 
 /// The rest of the vocabulary, mostly from BTHome's object list (also MiBeacon, Qingping,

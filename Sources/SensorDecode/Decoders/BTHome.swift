@@ -104,7 +104,7 @@ public struct BTHomeDecoder: SensorDecoder {
             kind = "v2-encrypted"
         }
 
-        var measurements: [Measurement] = []
+        var measurements: [Measurement] = .forFrame()
         var seen: [Quantity] = []
         var r = ByteReader(body)
         var stopped: String? = nil
@@ -139,7 +139,7 @@ public struct BTHomeDecoder: SensorDecoder {
     private func decodeV1(_ advertisement: Advertisement, _ frame: ArraySlice<UInt8>) -> DecodeOutcome {
         // 0x181C is the SIG "User Data" UUID: with nothing in it, it is no BTHome frame.
         guard !frame.isEmpty else { return .notMine }
-        var measurements: [Measurement] = []
+        var measurements: [Measurement] = .forFrame()
         var seen: [Quantity] = []
         var warnings: [DecodeWarning] = []
         var stopped: String? = nil

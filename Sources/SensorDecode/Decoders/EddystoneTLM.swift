@@ -31,7 +31,7 @@ public struct EddystoneTLMDecoder: SensorDecoder {
             frame.u8(1) == 0x00
         else { return .notMine }
         guard frame.count == 14 else { return .malformed("TLM frame of \(frame.count) bytes, expected 14") }
-        var m: [Measurement] = []
+        var m: [Measurement] = .forFrame()
         let millivolts = frame.be16(2)
         if millivolts != 0 { m.append(Measurement(.voltageV, Double(millivolts) / 1000)) }
         let temperature = frame.be16s(4)

@@ -67,8 +67,7 @@ public struct GoveeDecoder: SensorDecoder {
                 rest /= 10
             }
         }
-        var measurements: [Measurement] = []
-        measurements.reserveCapacity(4)
+        var measurements: [Measurement] = .forFrame()
         var warnings: [DecodeWarning] = []
         let model: String
 

@@ -77,22 +77,26 @@ public struct GoveeMeatDecoder: SensorDecoder {
         _ data: ArraySlice<UInt8>, _ advertisement: Advertisement, _ ad: AdvertisingData
     ) -> DecodeOutcome {
         let named = GoveeFrame.model(ad)
-        var measurements: [Measurement] = []
+        var measurements: [Measurement] = .forFrame()
         let model: String
+        let kind: String  // literals: an interpolated "probe-\(count)" cost a string build per frame
         func add(_ n: Int, _ offset: Int) {
             if let t = probe(data, offset) { measurements.append(Measurement(.temperatureProbeC(n), t)) }
         }
         switch data.count {
         case 14:
+            kind = "probe-14"
             model = named ?? "H5181/H5183"
             add(1, 8)
         case 17:
+            kind = "probe-17"
             model = named ?? "H5182/H5184"
             let pair = Int(data.u8(6))
             guard (1...2).contains(pair) else { return .malformed("probe pair \(pair) unknown") }
             add(2 * pair - 1, 8)
             add(2 * pair, 13)
         default:  // 20
+            kind = "probe-20"
             let pair = Int(data.u8(6) & 0x3F)
             let isH5191 = named == "H5191" || (named == nil && !(1...3).contains(pair))
             if isH5191 {
@@ -109,7 +113,7 @@ public struct GoveeMeatDecoder: SensorDecoder {
         return .readings([
             Reading(
                 address: advertisement.address, addressType: advertisement.addressType, decoderID: id, model: model,
-                frameKind: "probe-\(data.count)", measurements: measurements)
+                frameKind: kind, measurements: measurements)
         ])
     }
 

@@ -41,7 +41,7 @@ public struct InkbirdBBQDecoder: SensorDecoder {
                 BDAddress(bigEndian: mac) == advertisement.address
                 || BDAddress(littleEndian: mac) == advertisement.address
             guard named || macMatches else { continue }
-            var measurements: [Measurement] = []
+            var measurements: [Measurement] = .forFrame()
             for n in 1...((v.count - 10) / 2) {
                 let raw = v.le16s(10 + 2 * (n - 1))
                 if raw == -10 { continue }  // 0xFFF6: no probe plugged in

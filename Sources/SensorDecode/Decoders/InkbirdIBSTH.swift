@@ -67,7 +67,7 @@ public struct InkbirdIBSTHDecoder: SensorDecoder {
         let battery = v.u8(7)
         guard battery <= 100 else { return .malformed("battery \(battery) % out of range") }
         let probe = v.u8(4)
-        var measurements: [Measurement] = []
+        var measurements: [Measurement] = .forFrame()
         switch probe {
         case 0: measurements.append(Measurement(.temperatureC, temperature))
         case 1, 3: measurements.append(Measurement(.temperatureProbeC(1), temperature))

@@ -57,7 +57,7 @@ public struct QingpingDecoder: SensorDecoder {
             warnings.append(.payloadAddress(mac, advertiser: advertisement.address))
         }
 
-        var m: [Measurement] = []
+        var m: [Measurement] = .forFrame()
         var r = ByteReader(frame.dropFirst(8))
         var stopped: String? = nil
         while let tlvType = r.readUInt8() {

@@ -46,7 +46,7 @@ public struct RuuviDecoder: SensorDecoder {
     public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
         guard let md = ad.manufacturerData(company: 0x0499), let format = md.data.first else { return .notMine }
         let data = md.data
-        var measurements: [Measurement] = []
+        var measurements: [Measurement] = .forFrame()
         var warnings: [DecodeWarning] = []
         switch format {
         case 0x03:

@@ -86,7 +86,7 @@ public struct SensorPushDecoder: SensorDecoder {
             guard let packing = Self.packing[64 + Int(v.u8(0) >> 2)] else { return .notMine }
             var packed: UInt64 = 0
             for (i, b) in v.dropFirst().enumerated() { packed |= UInt64(b) << (8 * UInt64(i)) }
-            var measurements: [Measurement] = []
+            var measurements: [Measurement] = .forFrame()
             for (quantity, lo, hi, step) in packing.fields {
                 let count = UInt64(((hi - lo) / step).rounded()) + 1
                 var value = lo + Double(packed % count) * step

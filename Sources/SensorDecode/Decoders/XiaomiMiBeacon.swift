@@ -60,6 +60,8 @@ public struct XiaomiMiBeaconDecoder: SensorDecoder {
         0x0C3C: "CGC1", 0x1203: "XMWSDJ04MMC",
     ]
 
+    private static let versionNames = (0..<16).map { "v\($0)" }
+
     public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
         guard let frame = ad.serviceData(uuid16: 0xFE95) else { return .notMine }
         guard frame.count >= 5 else { return .malformed("MiBeacon frame of \(frame.count) bytes, expected ≥ 5") }
@@ -95,9 +97,11 @@ public struct XiaomiMiBeaconDecoder: SensorDecoder {
             ])
         }
         // Pairing and announcement frames carry no object: they still say which device is there.
-        guard control & 0x40 != 0 else { return reading("v\(version)", []) }
+        // The version is 4 bits; its name is a literal, as building "v\(version)" per frame showed
+        // in the profile.
+        var kind = Self.versionNames[version]
+        guard control & 0x40 != 0 else { return reading(kind, []) }
         var objects = r.readRest()
-        var kind = "v\(version)"
 
         if control & 0x08 != 0 {
             guard version >= 4 else { return reading("v\(version)-encrypted-legacy", []) }
@@ -126,7 +130,7 @@ public struct XiaomiMiBeaconDecoder: SensorDecoder {
             kind += "-encrypted"
         }
 
-        var m: [Measurement] = []
+        var m: [Measurement] = .forFrame()
         var o = ByteReader(objects)
         // Fewer than 3 bytes left cannot be an object header (the peers ignore them too).
         while o.remaining >= 3, let objectID = o.readLE16(), let length = o.readUInt8() {
