@@ -52,7 +52,8 @@ public struct BTHomeDecoder: SensorDecoder {
         var problems: [String] = []
         func collect(_ outcome: DecodeOutcome) {
             switch outcome {
-            case .readings(let r): readings += r
+            // The first list is taken as it is; appending copied every reading (callgrind).
+            case .readings(let r): if readings.isEmpty { readings = r } else { readings += r }
             case .malformed(let why): problems.append(why)
             case .notMine: break
             }
