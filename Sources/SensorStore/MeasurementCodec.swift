@@ -37,12 +37,14 @@ enum MeasurementCodec {
     static func appendValue(_ value: Double, _ out: inout [UInt8]) {
         if value.isFinite {
             for k in 0..<powers.count {
-                let scaled = (value * powers[k]).rounded()
-                // |scaled| < 2^53: exact as an integer and as a double, so the check is exact.
-                guard abs(scaled) < 9_007_199_254_740_992 else { break }
-                if scaled / powers[k] == value {
+                let x = value * powers[k]
+                // |x| < 2^53: the nearest integer is exact as an Int64 and as a double, so the
+                // check below is exact. Rounded by a truncating conversion (one instruction, where
+                // `rounded()` is a libm call): only the check decides, so ties may go either way.
+                guard abs(x) < 9_007_199_254_740_992 else { break }
+                let i = Int64(x < 0 ? x - 0.5 : x + 0.5)
+                if Double(i) / powers[k] == value {
                     out.append(UInt8(k))
-                    let i = Int64(scaled)
                     appendVarint(UInt64(bitPattern: (i << 1) ^ (i >> 63)), &out)
                     return
                 }
