@@ -503,14 +503,14 @@ public final class SensorStore {
             var rollupSlot: [RollupKey: Int] = [:]
             var rollups: [(key: RollupKey, stats: SensorStats)] = []
             var inserted = 0
-            var blobs: [UInt8] = []
             var ends: [Int] = []
             // The chunk's items, all rows in one array (`itemEnds[k]` ends row k's), for the rollups.
             var chunkItems: [(id: Int64, value: Double)] = []
             var itemEnds: [Int] = []
 
-            /// Ids in codec order for row `i`, reusing its sensor's last mapping when it fits.
-            func encode(_ i: Int) throws(StoreError) {
+            /// Row `i`'s items in codec order (ascending id) to `chunkItems`, reusing its sensor's
+            /// last id mapping when it fits.
+            func collect(_ i: Int) throws(StoreError) {
                 let s = slotOfRow[i]
                 let ms = rows[i].measurements
                 var same = sensors[s].quantities.count == ms.count
@@ -528,10 +528,7 @@ public final class SensorStore {
                     sensors[s].order = ms.indices.sorted { ids[$0] < ids[$1] }
                     sensors[s].ids = ids
                 }
-                let first = chunkItems.count
                 for j in sensors[s].order { chunkItems.append((sensors[s].ids[j], ms[j].value)) }
-                MeasurementCodec.encode(chunkItems[first...], into: &blobs)
-                ends.append(blobs.count)
                 itemEnds.append(chunkItems.count)
             }
 
@@ -557,11 +554,23 @@ public final class SensorStore {
 
             /// Inserts rows `chunk` with one statement; returns how many were inserted.
             func insert(_ chunk: ArraySlice<Int>) throws(StoreError) -> Int {
-                blobs.removeAll(keepingCapacity: true)
                 ends.removeAll(keepingCapacity: true)
                 chunkItems.removeAll(keepingCapacity: true)
                 itemEnds.removeAll(keepingCapacity: true)
-                for i in chunk { try encode(i) }
+                for i in chunk { try collect(i) }
+                // Every row's blob in one buffer, sized for the worst case, written in place.
+                let room = max(1, chunkItems.count * MeasurementCodec.maxItemBytes)
+                let blobs = [UInt8](unsafeUninitializedCapacity: room) { buffer, count in
+                    guard let base = buffer.baseAddress else { return }
+                    var at = 0
+                    var from = 0
+                    for end in itemEnds {
+                        at += MeasurementCodec.write(chunkItems[from..<end], to: base + at)
+                        ends.append(at)
+                        from = end
+                    }
+                    count = at
+                }
                 let st = try insertStatement(rows: chunk.count)
                 // `withUnsafeBytes` only rethrows untyped errors: carry ours out as a Result.
                 let result = blobs.withUnsafeBytes { buffer -> Result<Int, StoreError> in
