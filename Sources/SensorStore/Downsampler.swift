@@ -71,9 +71,12 @@ struct Downsampler {
     }
 
     private struct Bucket {
+        /// The row as its first reading made it (`measurements` are that reading's, key-ordered).
         var row: StoredRow
-        /// In key order unless `appended`: opened from a key-ordered reading.
-        var accumulators: [Accumulator]
+        /// Empty while the bucket holds one reading: its row is then already final (the mean and
+        /// the last of one value are the value), so a one-reading bucket allocates no array.
+        /// Filled from `row.measurements` by the second reading; in key order unless `appended`.
+        var accumulators: [Accumulator] = []
         /// A quantity first heard after the bucket opened was appended (out of key order).
         var appended = false
     }
@@ -179,8 +182,8 @@ struct Downsampler {
         e.lastHeardMicros = max(e.lastHeardMicros, r.timeMicros)
         if intervalMicros == 0 {
             out = row(r, ms, start)
-        } else if var b = e.bucket {
-            e.bucket = nil  // sole owner of the accumulators while folding
+        } else if var b = e.bucket.take() {
+            // Moved out, not copied: the sole owner of its arrays while folding.
             if start == b.row.timeMicros {
                 fold(&b, r, ms)
                 e.bucket = b
@@ -248,12 +251,15 @@ struct Downsampler {
     }
 
     private static func open(_ r: Reading, _ ms: [Measurement], _ start: Int64) -> Bucket {
-        Bucket(
-            row: row(r, ms, start),
-            accumulators: ms.map { Accumulator(quantity: $0.quantity, sum: $0.value, count: 1, last: $0.value) })
+        Bucket(row: row(r, ms, start))
     }
 
     private static func fold(_ b: inout Bucket, _ r: Reading, _ ms: [Measurement]) {
+        if b.accumulators.isEmpty {
+            b.accumulators = b.row.measurements.map {
+                Accumulator(quantity: $0.quantity, sum: $0.value, count: 1, last: $0.value)
+            }
+        }
         b.row.samples += 1
         b.row.firstHeardMicros = min(b.row.firstHeardMicros, r.timeMicros)
         if r.timeMicros >= b.row.lastHeardMicros {
@@ -276,7 +282,9 @@ struct Downsampler {
         }
     }
 
-    private static func finish(_ b: Bucket) -> StoredRow {
+    private static func finish(_ b: consuming Bucket) -> StoredRow {
+        // One reading: its measurements are the row's (see `Bucket.accumulators`).
+        if b.accumulators.isEmpty { return b.row }
         var row = b.row
         // Accumulators were opened in key order (`add` orders), and a quantity first seen later is
         // appended: sort only in that rare case (String comparisons).

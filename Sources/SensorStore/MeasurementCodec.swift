@@ -33,20 +33,32 @@ enum MeasurementCodec {
         }
     }
 
+    /// The kind (0–4) and scaled integer that represent `value` exactly, `nil` if only the
+    /// double does (see the table above).
+    @inline(__always)
+    static func scaled(_ value: Double) -> (kind: UInt8, scaled: Int64)? {
+        guard value.isFinite else { return nil }
+        for k in 0..<powers.count {
+            let x = value * powers[k]
+            // |x| < 2^53: the nearest integer is exact as an Int64 and as a double, so the check
+            // below is exact. Rounded by a truncating conversion (one instruction, where
+            // `rounded()` is a libm call): only the check decides, so ties may go either way.
+            guard abs(x) < 9_007_199_254_740_992 else { return nil }
+            let i = Int64(x < 0 ? x - 0.5 : x + 0.5)
+            if Double(i) / powers[k] == value { return (UInt8(k), i) }
+        }
+        return nil
+    }
+
+    @inline(__always)
+    static func zigzag(_ i: Int64) -> UInt64 { UInt64(bitPattern: (i << 1) ^ (i >> 63)) }
+
     /// Kind byte and payload of one value (see the table above).
     static func appendValue(_ value: Double, _ out: inout [UInt8]) {
-        if value.isFinite {
-            for k in 0..<powers.count {
-                let scaled = (value * powers[k]).rounded()
-                // |scaled| < 2^53: exact as an integer and as a double, so the check is exact.
-                guard abs(scaled) < 9_007_199_254_740_992 else { break }
-                if scaled / powers[k] == value {
-                    out.append(UInt8(k))
-                    let i = Int64(scaled)
-                    appendVarint(UInt64(bitPattern: (i << 1) ^ (i >> 63)), &out)
-                    return
-                }
-            }
+        if let (kind, i) = scaled(value) {
+            out.append(kind)
+            appendVarint(zigzag(i), &out)
+            return
         }
         out.append(doubleKind)
         let bits = value.bitPattern
@@ -60,6 +72,45 @@ enum MeasurementCodec {
             v >>= 7
         }
         out.append(UInt8(v))
+    }
+
+    /// Room one measurement may need: a 10-byte varint id, the kind, and a 10-byte varint (or an
+    /// 8-byte double).
+    static let maxItemBytes = 21
+
+    /// Writes the encoding of `items` (ascending id) at `out`, which has room for `maxItemBytes`
+    /// per item; returns the bytes written. The same bytes as `encode(_:into:)`, written without
+    /// an array's capacity and uniqueness checks per byte (the writer encodes every stored row).
+    static func write<C: Collection<(id: Int64, value: Double)>>(
+        _ items: C, to out: UnsafeMutablePointer<UInt8>
+    ) -> Int {
+        var n = 0
+        for (id, value) in items {
+            n += writeVarint(UInt64(bitPattern: id), to: out + n)
+            if let (kind, i) = scaled(value) {
+                out[n] = kind
+                n += 1 + writeVarint(zigzag(i), to: out + n + 1)
+            } else {
+                out[n] = doubleKind
+                let bits = value.bitPattern
+                for b in 0..<8 { out[n + 1 + b] = UInt8(truncatingIfNeeded: bits >> (8 * UInt64(b))) }
+                n += 9
+            }
+        }
+        return n
+    }
+
+    @inline(__always)
+    static func writeVarint(_ v0: UInt64, to out: UnsafeMutablePointer<UInt8>) -> Int {
+        var v = v0
+        var n = 0
+        while v >= 0x80 {
+            out[n] = UInt8(truncatingIfNeeded: v) | 0x80
+            v >>= 7
+            n += 1
+        }
+        out[n] = UInt8(v)
+        return n + 1
     }
 
     /// Calls `body(quantityID, value)` for each encoded measurement. Returns `false` (after the

@@ -69,7 +69,18 @@ struct SensorStats: Equatable {
         rows += 1
         self.samples += samples
         lastTime = Swift.max(lastTime, time)
-        for (id, v) in items { merge(id, QuantityStats(samples: samples, value: v, time: time)) }
+        // Rows of a sensor carry the same ids in the same (ascending) order, as `quantities` keeps
+        // them: the item's position is tried before the search.
+        var j = 0
+        for (id, v) in items {
+            let s = QuantityStats(samples: samples, value: v, time: time)
+            if j < quantities.count, quantities[j].id == id {
+                quantities[j].stats.merge(s)
+            } else {
+                merge(id, s)
+            }
+            j += 1
+        }
     }
 
     mutating func merge(_ id: Int64, _ s: QuantityStats) {

@@ -50,6 +50,24 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 }
 
+/// Process-wide SQLite settings, applied once before the first connection opens (a global is
+/// initialized lazily, exactly once, and thread-safely), and the result of `sqlite3_initialize`.
+///
+/// - SQLITE_CONFIG_MEMSTATUS off. With it on (the default) every sqlite3_malloc and sqlite3_free
+///   takes a global mutex to keep the counts of `sqlite3_memory_used`, which nothing here reads;
+///   Debian builds SQLite without lookaside, so statements and records hit malloc often. It must
+///   come before `sqlite3_initialize` and holds for the whole process, hence this one place. Had
+///   something else in the process initialized SQLite first, `sqlite3_config` would answer
+///   SQLITE_MISUSE and change nothing: only speed depends on it, so that is not an error.
+/// - Threading stays SERIALIZED for SQLite's shared state (malloc, page-cache groups, PRNG):
+///   tests, `StoreReader`s and the writer open connections on several threads at once, which
+///   SQLITE_CONFIG_SINGLETHREAD would make unsafe. Each connection already skips its own mutex
+///   (SQLITE_OPEN_NOMUTEX), which is all SQLITE_CONFIG_MULTITHREAD would add.
+private let sqliteInitialized: Int32 = {
+    _ = csqlite_config_memstatus(0)
+    return sqlite3_initialize()
+}()
+
 /// `SQLITE_TRANSIENT`: SQLite copies the bound bytes before `bind` returns.
 private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
@@ -62,6 +80,12 @@ final class Connection {
 
     /// Opens `path`. `create` allows creating a missing file; `readOnly` opens without write access.
     init(path: String, readOnly: Bool, create: Bool, busyTimeoutMillis: Int32) throws(StoreError) {
+        guard sqliteInitialized == SQLITE_OK else {
+            // SQLite could not allocate its own mutexes or memory: nothing can be opened.
+            throw .sqlite(
+                code: sqliteInitialized, message: String(cString: sqlite3_errstr(sqliteInitialized)),
+                attempted: "initialize SQLite to open \(path)")
+        }
         var flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
         if create && !readOnly { flags |= SQLITE_OPEN_CREATE }
         // NOMUTEX: each connection is used by one thread only (see the type's comment).

@@ -40,7 +40,8 @@ import SensorDecode
 // (5) Memory is bounded whatever the radio shows: the downsampler tracks ≤ `maxSensors`
 //     sensors (evicting the least recently heard eighth), `pending` holds ≤ `maxPendingRows`
 //     rows (dropping the oldest tenth, counted and logged once), the quantity id cache holds
-//     ≤ `maxCachedQuantities` keys (cleared when full); sensor ids are looked up per batch.
+//     ≤ `maxCachedQuantities` keys (cleared when full), and the commit caches of sensor ids and
+//     latest rollups hold ≤ max(64, `maxSensors`) entries each (cleared when full).
 // (6) A failure is logged once when it starts or changes kind (one line,
 //     `StoreError.description`) and once when writing resumes; retries happen at most every
 //     `batchSeconds`.
@@ -133,7 +134,13 @@ public enum FlushResult: Sendable, Equatable {
 public final class SensorStore {
     public let path: String
     public let configuration: StoreConfiguration
-    public private(set) var statistics = StoreStatistics()
+    /// The downsampler's counters are read from it when asked, not copied at every reading.
+    public var statistics: StoreStatistics {
+        var s = counters
+        s.downsample = downsampler.statistics
+        return s
+    }
+    private var counters = StoreStatistics()
     /// The failure the writer is living through, `nil` when the last attempt succeeded.
     public private(set) var currentFailure: StoreError?
 
@@ -147,6 +154,15 @@ public final class SensorStore {
     private var droppedThisEpisode = 0
     private var quantityIDs: [String: Int64] = [:]
     private var lastPruneAt = -Double.infinity
+    /// What this connection's last commits left in `sensors` and `rollup_hourly`: each batch
+    /// sensor's id and `last_seen_us`, and each sensor's latest rollup hour. Valid only while
+    /// `PRAGMA data_version` still reads `cacheVersion` (no other connection has committed since;
+    /// our own commits leave it unchanged), and emptied by a failed commit and by `pruneStep`, so
+    /// a batch reads back a sensor or a rollup only when the cache cannot vouch for it. Bounded
+    /// like the downsampler (invariant 5).
+    private var sensorCache: [BDAddress: (id: Int64, lastSeen: Int64)] = [:]
+    private var rollupCache: [Int64: (hour: Int64, stats: SensorStats)] = [:]
+    private var cacheVersion: Int64?
     private var pruneBacklog = false
 
     private let selectSensor: Statement
@@ -158,6 +174,7 @@ public final class SensorStore {
     private var insertReadings: [Int: Statement] = [:]
     private let selectRollup: Statement
     private let writeRollup: Statement
+    private let dataVersion: Statement
 
     /// Opens (creating if needed) the store at `path` for writing.
     ///
@@ -221,6 +238,7 @@ public final class SensorStore {
         insertQuantity = try c.prepare("INSERT INTO quantities (key, is_integer) VALUES (?1, ?2) RETURNING id")
         selectRollup = try c.prepare(
             "SELECT n_rows, n_samples, last_time_us, stats FROM rollup_hourly WHERE hour = ?1 AND sensor_id = ?2")
+        dataVersion = try c.prepare("PRAGMA data_version")
         writeRollup = try c.prepare(
             "INSERT OR REPLACE INTO rollup_hourly (hour, sensor_id, n_rows, n_samples, last_time_us, stats) "
                 + "VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
@@ -237,7 +255,6 @@ public final class SensorStore {
     @discardableResult
     public func add(_ reading: Reading, now: Double) -> FlushResult {
         downsampler.add(reading) { append($0, now: now) }
-        statistics.downsample = downsampler.statistics
         assert(withinMemoryBounds())
         if pending.count >= configuration.batchRows { return flush(now: now, force: false) }
         return pending.isEmpty ? .nothingPending : .notDue
@@ -252,7 +269,6 @@ public final class SensorStore {
     @discardableResult
     public func tick(now: Double, wallMicros: Int64? = nil) -> FlushResult {
         downsampler.closeDue(wallMicros: wallMicros) { append($0, now: now) }
-        statistics.downsample = downsampler.statistics
         let result = flush(now: now, force: false)
         if currentFailure == nil, configuration.retentionSeconds != nil,
             pruneBacklog || now - lastPruneAt >= configuration.pruneEverySeconds
@@ -283,9 +299,9 @@ public final class SensorStore {
         do throws(StoreError) {
             let inserted = try commit(pending)
             let n = pending.count
-            statistics.committedRows += inserted
-            statistics.ignoredRows += n - inserted
-            statistics.committedBatches += 1
+            counters.committedRows += inserted
+            counters.ignoredRows += n - inserted
+            counters.committedBatches += 1
             pending.removeAll(keepingCapacity: pending.count <= 4 * configuration.batchRows)
             pendingSince = nil
             nextAttemptAt = -Double.infinity
@@ -299,7 +315,7 @@ public final class SensorStore {
             }
             return .committed(rows: n, inserted: inserted)
         } catch {
-            statistics.failedCommits += 1
+            counters.failedCommits += 1
             failedAttempts += 1
             if currentFailure?.sqliteCode != error.sqliteCode || currentFailure == nil {
                 log(
@@ -316,7 +332,6 @@ public final class SensorStore {
     /// - Throws: the commit's `StoreError`; the rows then stay pending (a later call may succeed).
     public func close(now: Double) throws(StoreError) {
         downsampler.closeAll { append($0, now: now) }
-        statistics.downsample = downsampler.statistics
         if case .failed(let e) = flush(now: now, force: true) { throw e }
     }
 
@@ -339,6 +354,7 @@ public final class SensorStore {
         pending.count <= max(1, configuration.maxPendingRows)
             && downsampler.trackedSensors <= max(1, configuration.downsample.maxSensors)
             && quantityIDs.count <= configuration.maxCachedQuantities
+            && sensorCache.count <= cacheBound && rollupCache.count <= cacheBound
     }
 
     /// Called from inside `downsampler`'s mutating methods: touches `pending` only.
@@ -349,7 +365,7 @@ public final class SensorStore {
             // Invariant 5: drop the oldest tenth at once (amortized O(1) per row).
             let n = max(1, configuration.maxPendingRows / 10)
             pending.removeFirst(n)
-            statistics.droppedRows += n
+            counters.droppedRows += n
             if droppedThisEpisode == 0 {
                 log(
                     "store: \(n) oldest pending rows dropped: \(configuration.maxPendingRows) rows waiting while \(path) refuses writes"
@@ -381,6 +397,8 @@ public final class SensorStore {
         var id: Int64 = 0
         /// Rows of this sensor with `time_us` above this are certainly not stored yet (see `commit`).
         var newAbove = Int64.max
+        /// `sensors.last_seen_us` once the batch is written.
+        var lastSeen = Int64.min
         /// Quantity ids of the last row's measurements (same quantities, same order: reused).
         var quantities: [Quantity] = []
         var ids: [Int64] = []
@@ -410,32 +428,46 @@ public final class SensorStore {
             var sensors: [BatchSensor] = []
             var slotOfRow = [Int](repeating: 0, count: rows.count)
             let batteryKey = Quantity.batteryPercent
-            for (i, r) in rows.enumerated() {
-                let battery = r.measurements.first { $0.quantity == batteryKey }?.value
+            // Before any read of the batch: did another connection commit since our last batch?
+            let version = try dataVersion.step() ? dataVersion.int64(0) : nil
+            dataVersion.reset()
+            if version == nil || version != cacheVersion { dropCaches() }
+            for i in rows.indices {
+                // Fields read in place: a copy of the row would retain its strings and arrays.
+                let address = rows[i].address
+                let heard = rows[i].lastHeardMicros
+                let battery = rows[i].measurements.first { $0.quantity == batteryKey }?.value
                 let s: Int
-                if let known = sensorSlot[r.address] {
+                if let known = sensorSlot[address] {
                     s = known
-                    sensors[s].first = min(sensors[s].first, r.firstHeardMicros)
-                    if r.lastHeardMicros >= rows[sensors[s].latest].lastHeardMicros { sensors[s].latest = i }
+                    sensors[s].first = min(sensors[s].first, rows[i].firstHeardMicros)
+                    if heard >= rows[sensors[s].latest].lastHeardMicros { sensors[s].latest = i }
                 } else {
                     s = sensors.count
-                    sensorSlot[r.address] = s
-                    sensors.append(BatchSensor(address: r.address, latest: i, first: r.firstHeardMicros))
+                    sensorSlot[address] = s
+                    sensors.append(BatchSensor(address: address, latest: i, first: rows[i].firstHeardMicros))
                 }
-                if let battery, r.lastHeardMicros >= sensors[s].batteryTime {
+                if let battery, heard >= sensors[s].batteryTime {
                     sensors[s].battery = battery
-                    sensors[s].batteryTime = r.lastHeardMicros
+                    sensors[s].batteryTime = heard
                 }
                 slotOfRow[i] = s
             }
             for s in sensors.indices {
                 let address = Int64(bitPattern: sensors[s].address.rawValue)
                 // Before the update raises it: no stored row of the sensor is later (invariant 8).
-                let q = selectSensor
-                try q.bind(1, address)
-                let known: Int64? = try q.step() ? q.int64(0) : nil
-                sensors[s].newAbove = known == nil ? Int64.min : q.int64(1)
-                q.reset()
+                let known: Int64?
+                if let c = sensorCache[sensors[s].address] {
+                    known = c.id
+                    sensors[s].newAbove = c.lastSeen
+                } else {
+                    let q = selectSensor
+                    try q.bind(1, address)
+                    known = try q.step() ? q.int64(0) : nil
+                    sensors[s].newAbove = known == nil ? Int64.min : q.int64(1)
+                    q.reset()
+                }
+                sensors[s].lastSeen = max(sensors[s].newAbove, rows[sensors[s].latest].lastHeardMicros)
                 let row = rows[sensors[s].latest]
                 let u = known == nil ? insertSensor : updateSensor
                 try u.bind(1, known ?? address)
@@ -455,11 +487,12 @@ public final class SensorStore {
             var fresh: [Int] = []
             var others: [Int] = []
             fresh.reserveCapacity(rows.count)
-            for (i, r) in rows.enumerated() {
+            for i in rows.indices {
                 let s = slotOfRow[i]
-                if r.timeMicros > sensors[s].newAbove {
+                let t = rows[i].timeMicros
+                if t > sensors[s].newAbove {
                     fresh.append(i)
-                    sensors[s].newAbove = r.timeMicros
+                    sensors[s].newAbove = t
                 } else {
                     others.append(i)
                 }
@@ -470,14 +503,14 @@ public final class SensorStore {
             var rollupSlot: [RollupKey: Int] = [:]
             var rollups: [(key: RollupKey, stats: SensorStats)] = []
             var inserted = 0
-            var blobs: [UInt8] = []
             var ends: [Int] = []
             // The chunk's items, all rows in one array (`itemEnds[k]` ends row k's), for the rollups.
             var chunkItems: [(id: Int64, value: Double)] = []
             var itemEnds: [Int] = []
 
-            /// Ids in codec order for row `i`, reusing its sensor's last mapping when it fits.
-            func encode(_ i: Int) throws(StoreError) {
+            /// Row `i`'s items in codec order (ascending id) to `chunkItems`, reusing its sensor's
+            /// last id mapping when it fits.
+            func collect(_ i: Int) throws(StoreError) {
                 let s = slotOfRow[i]
                 let ms = rows[i].measurements
                 var same = sensors[s].quantities.count == ms.count
@@ -495,10 +528,7 @@ public final class SensorStore {
                     sensors[s].order = ms.indices.sorted { ids[$0] < ids[$1] }
                     sensors[s].ids = ids
                 }
-                let first = chunkItems.count
                 for j in sensors[s].order { chunkItems.append((sensors[s].ids[j], ms[j].value)) }
-                MeasurementCodec.encode(chunkItems[first...], into: &blobs)
-                ends.append(blobs.count)
                 itemEnds.append(chunkItems.count)
             }
 
@@ -524,11 +554,23 @@ public final class SensorStore {
 
             /// Inserts rows `chunk` with one statement; returns how many were inserted.
             func insert(_ chunk: ArraySlice<Int>) throws(StoreError) -> Int {
-                blobs.removeAll(keepingCapacity: true)
                 ends.removeAll(keepingCapacity: true)
                 chunkItems.removeAll(keepingCapacity: true)
                 itemEnds.removeAll(keepingCapacity: true)
-                for i in chunk { try encode(i) }
+                for i in chunk { try collect(i) }
+                // Every row's blob in one buffer, sized for the worst case, written in place.
+                let room = max(1, chunkItems.count * MeasurementCodec.maxItemBytes)
+                let blobs = [UInt8](unsafeUninitializedCapacity: room) { buffer, count in
+                    guard let base = buffer.baseAddress else { return }
+                    var at = 0
+                    var from = 0
+                    for end in itemEnds {
+                        at += MeasurementCodec.write(chunkItems[from..<end], to: base + at)
+                        ends.append(at)
+                        from = end
+                    }
+                    count = at
+                }
                 let st = try insertStatement(rows: chunk.count)
                 // `withUnsafeBytes` only rethrows untyped errors: carry ours out as a Result.
                 let result = blobs.withUnsafeBytes { buffer -> Result<Int, StoreError> in
@@ -580,13 +622,16 @@ public final class SensorStore {
             }
 
             // Merge into the stored hour (read, merge, replace): one row per (hour, sensor).
+            var written: [(key: RollupKey, stats: SensorStats)] = []
+            written.reserveCapacity(rollups.count)
             for (k, batchStats) in rollups {
                 let hourStart = k.hour * Schema.microsPerHour
                 var merged = SensorStats()
                 let q = selectRollup
-                try q.bind(1, k.hour)
-                try q.bind(2, k.sensorID)
-                if try q.step() {
+                let cached = rollupCache[k.sensorID].flatMap { $0.hour == k.hour ? $0.stats : nil }
+                if let cached {
+                    merged = cached
+                } else if try readRollup(k) {
                     merged.rows = q.int64(0)
                     merged.samples = q.int64(1)
                     merged.lastTime = q.int64(2)
@@ -597,8 +642,10 @@ public final class SensorStore {
                             code: SQLITE_CORRUPT, message: "malformed rollup of sensor \(k.sensorID), hour \(k.hour)",
                             attempted: attempted)
                     }
+                    q.reset()
+                } else {
+                    q.reset()
                 }
-                q.reset()
                 merged.merge(batchStats)
                 let w = writeRollup
                 try w.bind(1, k.hour)
@@ -609,8 +656,17 @@ public final class SensorStore {
                 try w.bind(6, merged.encodeStats(hourStart: hourStart))
                 try w.run()
                 w.reset()
+                written.append((k, merged))
             }
             try connection.exec("COMMIT", attempted)
+            // Committed: the caches now describe the file (see `sensorCache`).
+            cacheVersion = version
+            if sensorCache.count + sensors.count > cacheBound { sensorCache.removeAll() }
+            for b in sensors { sensorCache[b.address] = (b.id, b.lastSeen) }
+            if rollupCache.count + written.count > cacheBound { rollupCache.removeAll() }
+            for (k, stats) in written where rollupCache[k.sensorID].map({ $0.hour <= k.hour }) ?? true {
+                rollupCache[k.sensorID] = (k.hour, stats)
+            }
             // Only now are the new ids real (a rolled-back id could be reused by SQLite).
             if quantityIDs.count + newQuantities.count > configuration.maxCachedQuantities { quantityIDs.removeAll() }
             if newQuantities.count <= configuration.maxCachedQuantities {
@@ -620,11 +676,29 @@ public final class SensorStore {
             return inserted
         } catch {
             if let e = connection.rollbackIfNeeded() { log(e.description) }
+            dropCaches()
             if case .sqlite(let code, let message, _) = error {
                 throw .sqlite(code: code, message: message, attempted: attempted)
             }
             throw error
         }
+    }
+
+    /// Steps `selectRollup` for `k`: `true` with its row to read (the caller resets it).
+    private func readRollup(_ k: RollupKey) throws(StoreError) -> Bool {
+        try selectRollup.bind(1, k.hour)
+        try selectRollup.bind(2, k.sensorID)
+        return try selectRollup.step()
+    }
+
+    /// Bound of each of the commit caches (invariant 5): as many sensors as the downsampler tracks.
+    private var cacheBound: Int { max(64, configuration.downsample.maxSensors) }
+
+    /// Forgets what the caches know (another connection wrote, a commit failed, a prune ran).
+    private func dropCaches() {
+        sensorCache.removeAll()
+        rollupCache.removeAll()
+        cacheVersion = nil
     }
 
     /// `INSERT OR IGNORE` of `rows` rows (invariant 3), parameters `(time_us, sensor_id, samples,
@@ -676,6 +750,8 @@ public final class SensorStore {
         // Hour-aligned, so whole rollup hours go and partial hours never straddle the horizon.
         let cutoff = Self.hour(downsampler.radioTimeMicros - keep * 1_000_000) * Schema.microsPerHour
         let attempted = "prune rows before \(cutoff) µs from \(path)"
+        // It deletes rows and rollups behind the caches' back.
+        dropCaches()
         try connection.exec("BEGIN IMMEDIATE", attempted)
         do throws(StoreError) {
             let n = max(1, configuration.pruneRowsPerStep)
@@ -707,7 +783,7 @@ public final class SensorStore {
             try horizon.bind(1, cutoff)
             try horizon.run()
             try connection.exec("COMMIT", attempted)
-            statistics.prunedRows += deleted
+            counters.prunedRows += deleted
             // At least a full step was older than the cutoff: more may remain, go on next tick.
             pruneBacklog = nth != nil
             return deleted

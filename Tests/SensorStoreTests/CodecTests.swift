@@ -26,6 +26,23 @@ import Testing
                 || (v == 0 && back.allSatisfy { $0.value == 0 }))
     }
 
+    /// The writer's in-place encoding (`write(_:to:)`) gives the same bytes as `encode`, within
+    /// `maxItemBytes` per item, for ids and values of every size.
+    @Test(arguments: values + [.nan, -0.0, 0.5, -0.05, 2.675, 1e15 + 0.5, 123_456_789.012_34])
+    func inPlaceWritingMatchesEncode(_ v: Double) {
+        let items: [(id: Int64, value: Double)] = [(1, v), (127, -v), (128, v / 7), (Int64.max, v * 1e4)]
+        var expected: [UInt8] = []
+        MeasurementCodec.encode(items, into: &expected)
+        let room = items.count * MeasurementCodec.maxItemBytes
+        var written = 0
+        let bytes = [UInt8](unsafeUninitializedCapacity: room) { buffer, count in
+            written = MeasurementCodec.write(items, to: buffer.baseAddress!)
+            count = written
+        }
+        #expect(bytes == expected)
+        #expect(written <= room)
+    }
+
     @Test func nanSurvivesAsNaN() throws {
         var out: [UInt8] = []
         MeasurementCodec.encode([(1, .nan)], into: &out)
