@@ -27,6 +27,7 @@ let package = Package(
         .testTarget(name: "SensorDecodeTests", dependencies: ["SensorDecode", "TestSupport"]),
         .testTarget(name: "SensorStoreTests", dependencies: ["TestSupport", "SensorStore", "SensorDecode", "store-torture"]),
         .testTarget(name: "AdvScannerTests", dependencies: ["TestSupport", "AdvScanner", "SensorDecode"]),
-        .testTarget(name: "CLITests", dependencies: ["SensorDecode", "AdvScanner"]),
+        // Runs the CLI as a process; also unit-tests its output formatting (`@testable import`).
+        .testTarget(name: "CLITests", dependencies: ["SensorDecode", "AdvScanner", "TestSupport", "blesensor-log"]),
     ]
 )

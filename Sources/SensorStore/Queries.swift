@@ -7,26 +7,60 @@ import SensorDecode
 /// `readings_by_sensor` index for a single sensor), so nothing is sorted or buffered whatever
 /// the range. The snapshot (a read transaction) lasts until `close()` or the end of the rows;
 /// the logger keeps writing meanwhile. One open cursor per `StoreReader` at a time.
+///
+/// Two ways to read it: `next()` returns each row as an `ExportRow` value; `step()` moves to the
+/// next row and leaves it in the cursor (`timeMicros`, `sensorID`, `samples`, and `values` by
+/// column of `quantities`), which allocates nothing per row: export writes millions of them.
 public final class ExportCursor {
     /// Every quantity present in the exported rows, sorted by key: the CSV header.
     public let quantities: [Quantity]
     /// The sensors the rows may name (all, or the selected ones), by id.
     public let sensors: [Int64: SensorInfo]
+
+    /// The current row (after `step()` returned `true`): its time (µs), sensor and samples.
+    // Unchecked exclusivity here and below: written once per row by `step()` only, and a cursor
+    // is used by one loop at a time.
+    @exclusivity(unchecked) public private(set) var timeMicros: Int64 = 0
+    @exclusivity(unchecked) public private(set) var sensorID: Int64 = 0
+    @exclusivity(unchecked) public private(set) var samples: Int = 0
+    /// The current row's value for each column of `quantities`, NaN where it has none (a stored
+    /// NaN reads the same: export writes both as an empty cell). The memory belongs to the
+    /// cursor and is overwritten by the next `step()`.
+    public var values: UnsafeBufferPointer<Double> { UnsafeBufferPointer(cells) }
+
     private let reader: StoreReader
-    // Unchecked exclusivity: read for every row, and a cursor is used by one loop at a time.
     @exclusivity(unchecked) private var statement: Statement?
-    /// `sensors` and the reader's quantities again, as arrays indexed by id where the ids are dense
-    /// enough (they are rowids, so usually 1...n): a row costs two array reads, not four hashes.
+    private let cells: UnsafeMutableBufferPointer<Double>
+    /// `sensors` again, as an array indexed by id where the ids are dense enough (they are
+    /// rowids, so usually 1...n): a row costs an array read, not a hash.
     private let sensorByID: [SensorInfo?]
+    /// Column in `quantities` by quantity id (-1: not a column), likewise dense; ids beyond it
+    /// are looked up in `sparseColumns`. Precomputed so that a row needs no hashing or sorting.
+    private let columnByID: [Int32]
+    private let sparseColumns: [Int64: Int]
+    /// The reader's quantities by id, likewise (for `row()`).
     private let quantityByID: [Quantity?]
 
-    init(reader: StoreReader, quantities: [Quantity], sensors: [Int64: SensorInfo], statement: Statement) {
+    /// - Parameter columns: the quantity ids of `quantities`, in the same order.
+    init(
+        reader: StoreReader, quantities: [Quantity], columns: [Int64], sensors: [Int64: SensorInfo],
+        statement: Statement
+    ) {
         self.reader = reader
         self.quantities = quantities
         self.sensors = sensors
         self.statement = statement
+        cells = .allocate(capacity: quantities.count)
+        cells.initialize(repeating: .nan)
         sensorByID = Self.dense(sensors, limit: 4 * sensors.count + 64)
         quantityByID = Self.dense(reader.quantitiesByID, limit: 4096)
+        var byID: [Int64: Int] = [:]
+        // Only ids the quantities table knows get a column: a row naming an unknown id (a damaged
+        // file) shows that quantity as empty in CSV, as `next()` reports it as NaN.
+        for (column, id) in columns.enumerated() where reader.cachedQuantity(id) != nil { byID[id] = column }
+        let dense = Self.dense(byID, limit: 4096)
+        columnByID = dense.map { Int32($0 ?? -1) }
+        sparseColumns = dense.isEmpty ? byID : [:]
     }
 
     /// `table` as an array indexed by key, or empty when a key is negative or not below `limit`.
@@ -37,11 +71,14 @@ public final class ExportCursor {
         return out
     }
 
-    deinit { close() }
+    deinit {
+        close()
+        cells.deallocate()
+    }
 
-    /// The next row, or `nil` at the end (which also ends the snapshot).
-    public func next() throws(StoreError) -> ExportRow? {
-        guard let s = statement else { return nil }
+    /// Moves to the next row, or returns `false` at the end (which also ends the snapshot).
+    public func step() throws(StoreError) -> Bool {
+        guard let s = statement else { return false }
         let more: Bool
         do { more = try s.step() } catch {
             close()
@@ -49,34 +86,62 @@ public final class ExportCursor {
         }
         guard more else {
             close()
-            return nil
+            return false
         }
-        let sid = s.int64(1)
-        // A sensor missing from the snapshot's table would be a damaged file; show its id.
+        timeMicros = s.int64(0)
+        sensorID = s.int64(1)
+        samples = s.int(2)
+        let cells = cells
+        for i in cells.indices { cells[i] = .nan }
+        let ok = MeasurementCodec.decode(s.blob(3)) { qid, v in
+            let column = qid >= 0 && qid < columnByID.count ? Int(columnByID[Int(qid)]) : sparseColumns[qid] ?? -1
+            // A quantity id stored twice in a row (only a damaged file has that): the last wins.
+            if column >= 0 { cells[column] = v }
+        }
+        guard ok else {
+            close()
+            throw .sqlite(
+                code: SQLITE_CORRUPT,
+                message: "malformed measurements in the row of sensor \(sensorID) at \(timeMicros) µs",
+                attempted: "export from \(reader.path)")
+        }
+        return true
+    }
+
+    /// The current row's sensor. A sensor missing from the snapshot's table would be a damaged
+    /// file; it shows as its id with `?` for model and decoder.
+    public var sensor: SensorInfo {
+        let sid = sensorID
         let known = sid >= 0 && sid < sensorByID.count ? sensorByID[Int(sid)] : sensors[sid]
-        let sensor =
-            known
+        return known
             ?? SensorInfo(
                 id: sid, address: BDAddress(rawValue: 0), addressType: .publicDevice, decoderID: "?", model: "?",
                 alias: nil, radioName: nil, firstSeenMicros: 0, lastSeenMicros: 0, lastBatteryPercent: nil,
                 lastRSSI: nil)
+    }
+
+    /// The current row as a value, with every measurement it stores (also those of quantities
+    /// that are not columns) sorted by quantity key.
+    public func row() throws(StoreError) -> ExportRow {
         var ms: [Measurement] = []
-        ms.reserveCapacity(4)
-        var badID: Int64? = nil
-        let ok = MeasurementCodec.decode(s.blob(3)) { qid, v in
-            let q = qid >= 0 && qid < quantityByID.count ? quantityByID[Int(qid)] : reader.cachedQuantity(qid)
-            if let q { ms.append(Measurement(q, v)) } else { badID = qid }
+        if let s = statement {
+            ms.reserveCapacity(4)
+            var badID: Int64? = nil
+            // `step()` has checked the blob: it decodes whole.
+            MeasurementCodec.decode(s.blob(3)) { qid, v in
+                let q = qid >= 0 && qid < quantityByID.count ? quantityByID[Int(qid)] : reader.cachedQuantity(qid)
+                if let q { ms.append(Measurement(q, v)) } else { badID = qid }
+            }
+            if let badID { ms.append(Measurement(try reader.quantity(badID), .nan)) }
+            if ms.count > 1 { ms.sort { $0.quantity < $1.quantity } }
         }
-        if let badID { ms.append(Measurement(try reader.quantity(badID), .nan)) }
-        guard ok else {
-            let t = s.int64(0)
-            close()
-            throw .sqlite(
-                code: SQLITE_CORRUPT, message: "malformed measurements in the row of sensor \(sid) at \(t) µs",
-                attempted: "export from \(reader.path)")
-        }
-        if ms.count > 1 { ms.sort { $0.quantity < $1.quantity } }
-        return ExportRow(timeMicros: s.int64(0), sensor: sensor, samples: s.int(2), measurements: ms)
+        return ExportRow(timeMicros: timeMicros, sensor: sensor, samples: samples, measurements: ms)
+    }
+
+    /// The next row, or `nil` at the end (which also ends the snapshot).
+    public func next() throws(StoreError) -> ExportRow? {
+        guard try step() else { return nil }
+        return try row()
     }
 
     /// Ends the snapshot early. Idempotent.
@@ -111,7 +176,7 @@ extension StoreReader {
             let selected = try resolve(selectors)
             let sensors: [Int64: SensorInfo]
             if let selected { sensors = selected } else { sensors = try allSensorsByID() }
-            let quantities = try quantitiesPresent(from: from, to: to, sensors: selected.map { Set($0.keys) })
+            let present = try quantitiesPresent(from: from, to: to, sensors: selected.map { Set($0.keys) })
             let s: Statement
             if let selected, selected.count == 1, let id = selected.keys.first {
                 s = try connection.prepare(
@@ -131,15 +196,20 @@ extension StoreReader {
             }
             try s.bind(1, from)
             try s.bind(2, to)
-            return ExportCursor(reader: self, quantities: quantities, sensors: sensors, statement: s)
+            return ExportCursor(
+                reader: self, quantities: present.map(\.quantity), columns: present.map(\.id), sensors: sensors,
+                statement: s)
         } catch {
             _ = connection.rollbackIfNeeded()
             throw error
         }
     }
 
-    /// The quantities in `[from, to)`: rollups for whole hours, raw rows for the edges.
-    private func quantitiesPresent(from: Int64, to: Int64, sensors: Set<Int64>?) throws(StoreError) -> [Quantity] {
+    /// The quantities in `[from, to)` with their ids, sorted by key: rollups for whole hours, raw
+    /// rows for the edges.
+    private func quantitiesPresent(from: Int64, to: Int64, sensors: Set<Int64>?) throws(StoreError)
+        -> [(id: Int64, quantity: Quantity)]
+    {
         var ids = Set<Int64>()
         let (hours, raw) = Self.split(from: from, to: to)
         if !hours.isEmpty {
@@ -157,9 +227,9 @@ extension StoreReader {
                 MeasurementCodec.decode(data) { qid, _ in ids.insert(qid) }
             }
         }
-        var out: [Quantity] = []
-        for id in ids { out.append(try quantity(id)) }
-        return out.sorted()
+        var out: [(id: Int64, quantity: Quantity)] = []
+        for id in ids { out.append((id, try quantity(id))) }
+        return out.sorted { $0.quantity < $1.quantity }
     }
 
     /// Calls `body(time, sensorID, samples, data)` for the raw rows of a range.

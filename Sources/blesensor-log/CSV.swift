@@ -3,7 +3,7 @@
 ///
 /// Text cells that a spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`, tab or
 /// CR) are prefixed with a single quote (OWASP's advice): device names come from strangers' radios.
-/// Numbers are written by `JSON.number` and never neutralised: `-0.5` stays a number.
+/// Numbers are written by `NumberText` and never neutralised: `-0.5` stays a number.
 enum CSV {
     static func text(_ s: String) -> String {
         var s = s

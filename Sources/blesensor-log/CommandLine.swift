@@ -169,42 +169,68 @@ struct ParsedArguments {
     }
 }
 
-/// Buffered writes to a file descriptor: one `write(2)` per 64 KiB, not per line.
+/// Buffered writes to a file descriptor: one `write(2)` per `capacity` bytes, not per line.
 /// Not thread-safe; each command owns its writer.
+///
+/// The buffer is raw memory rather than an `[UInt8]` so that hot loops (export) can write a
+/// whole record through one pointer (`write(atMost:_:)`), without a capacity and uniqueness
+/// check per byte.
 final class OutputWriter {
     private let fd: Int32
-    private var buffer: [UInt8] = []
+    private var storage: UnsafeMutablePointer<UInt8>
+    /// Bytes allocated at `storage`: `capacity`, or more after one oversized record.
+    private var allocated: Int
+    private var count = 0
     private let capacity: Int
     /// Set once a write fails (EPIPE from `| head`, a full disk); later writes are dropped.
     private(set) var failed: Int32? = nil
 
     init(fd: Int32, capacity: Int = 1 << 16) {
         self.fd = fd
-        self.capacity = capacity
-        buffer.reserveCapacity(capacity)
+        self.capacity = max(capacity, 1)
+        allocated = self.capacity
+        storage = .allocate(capacity: allocated)
     }
 
     func write(_ s: String) {
-        buffer.append(contentsOf: s.utf8)
-        if buffer.count >= capacity { flush() }
+        var s = s
+        s.withUTF8 { write(raw: $0) }
     }
 
     func write(bytes: [UInt8]) {
-        buffer.append(contentsOf: bytes)
-        if buffer.count >= capacity { flush() }
+        bytes.withUnsafeBufferPointer { write(raw: $0) }
     }
 
-    /// Appends straight into the buffer (hot output loops build their records in place).
-    func append(_ build: (inout [UInt8]) -> Void) {
-        build(&buffer)
-        if buffer.count >= capacity { flush() }
+    private func write(raw bytes: UnsafeBufferPointer<UInt8>) {
+        write(atMost: bytes.count) { p in
+            if let base = bytes.baseAddress { p.update(from: base, count: bytes.count) }
+            return bytes.count
+        }
+    }
+
+    /// Lets `build` write at most `maxBytes` bytes straight into the buffer at the pointer it is
+    /// given; `build` returns how many it wrote. Flushes first when they might not fit.
+    func write(atMost maxBytes: Int, _ build: (UnsafeMutablePointer<UInt8>) -> Int) {
+        if count + maxBytes > allocated {
+            flush()
+            // A record larger than the whole buffer (a huge name): grow once, keep it.
+            if maxBytes > allocated {
+                storage.deallocate()
+                allocated = maxBytes
+                storage = .allocate(capacity: allocated)
+            }
+        }
+        let n = build(storage + count)
+        assert(n >= 0 && n <= maxBytes, "a record overran its bound")
+        count += n
+        if count >= capacity { flush() }
     }
 
     func flush() {
-        guard failed == nil else { buffer.removeAll(keepingCapacity: true); return }
+        guard failed == nil else { count = 0; return }
         var off = 0
-        while off < buffer.count {
-            let n = buffer.withUnsafeBytes { p in Glibc.write(fd, p.baseAddress! + off, p.count - off) }
+        while off < count {
+            let n = Glibc.write(fd, storage + off, count - off)
             if n < 0 {
                 if errno == EINTR { continue }
                 failed = errno
@@ -212,7 +238,7 @@ final class OutputWriter {
             }
             off += n
         }
-        buffer.removeAll(keepingCapacity: true)
+        count = 0
     }
 
     /// Flushes and reports a write failure as an I/O error (74). A closed pipe (`| head`) is not
@@ -224,7 +250,10 @@ final class OutputWriter {
         }
     }
 
-    deinit { flush() }
+    deinit {
+        flush()
+        storage.deallocate()
+    }
 }
 
 /// Writes one line to standard error, unbuffered (diagnostics must not wait for a flush).

@@ -51,20 +51,16 @@ enum ExportCommand {
         let out = OutputWriter(fd: 1, capacity: 1 << 18)
         var times = TimeFormatter(local: args.has("local"))
         let columns = cursor.quantities
-        var columnIndex: [Quantity: Int] = [:]
-        for (i, q) in columns.enumerated() { columnIndex[q] = i }
         if !jsonl {
             out.write("time,address,alias,model" + columns.map { "," + CSV.text($0.key) }.joined() + CSV.recordEnd)
         }
-        var cells = [Double?](repeating: nil, count: columns.count)
-        var lastQuantities: [Quantity] = []
-        var lastColumns: [Int] = []
         // ",address,alias,model" per sensor, escaped once: a direct-mapped cache by sensor id
         // (rowids, so 64 sensors never collide), bounded whatever the number of sensors.
         var sensorText = [(id: Int64, text: [UInt8])](repeating: (-1, []), count: 64)
         do throws(StoreError) {
-            while let row = try cursor.next() {
+            while try cursor.step() {
                 if jsonl {
+                    let row = try cursor.row()
                     var s = "{\"time\":\"" + times.format(row.timeMicros) + "\",\"address\":\"\(row.sensor.address)\""
                     s += ",\"alias\":" + (row.sensor.alias.map(JSON.string) ?? "null")
                     s += ",\"model\":" + JSON.string(row.sensor.model) + ",\"samples\":\(row.samples)"
@@ -73,29 +69,31 @@ enum ExportCommand {
                     }
                     out.write(s + "}\n")
                 } else {
-                    let slot = Int(UInt64(bitPattern: row.sensor.id) & 63)
-                    if sensorText[slot].id != row.sensor.id {
-                        let s = row.sensor
-                        sensorText[slot] = (s.id, Array((",\(s.address)," + CSV.text(s.alias ?? "") + "," + CSV.text(s.model)).utf8))
+                    let sid = cursor.sensorID
+                    let slot = Int(UInt64(bitPattern: sid) & 63)
+                    if sensorText[slot].id != sid {
+                        let s = cursor.sensor
+                        let text = ",\(s.address)," + CSV.text(s.alias ?? "") + "," + CSV.text(s.model)
+                        sensorText[slot] = (sid, Array(text.utf8))
                     }
-                    let who = sensorText[slot].text
-                    for i in cells.indices { cells[i] = nil }
-                    // Rows of one sensor carry the same quantities: reuse the last row's column
-                    // positions when its quantity list is the same (no hashing per value).
-                    if !row.measurements.elementsEqual(lastQuantities, by: { $0.quantity == $1 }) {
-                        lastQuantities = row.measurements.map(\.quantity)
-                        lastColumns = lastQuantities.map { columnIndex[$0] ?? -1 }
-                    }
-                    for (k, m) in row.measurements.enumerated() where lastColumns[k] >= 0 { cells[lastColumns[k]] = m.value }
-                    out.append { buffer in
-                        times.append(row.timeMicros, to: &buffer)
-                        buffer.append(contentsOf: who)
-                        for c in cells {
-                            buffer.append(UInt8(ascii: ","))
-                            if let c { NumberText.append(c, to: &buffer) }
+                    let values = cursor.values
+                    let time = cursor.timeMicros
+                    sensorText[slot].text.withUnsafeBufferPointer { who in
+                        // The record's bound: time, sensor, a comma and a number per column, CRLF.
+                        let bound = TimeFormatter.maxBytes + who.count + values.count * (1 + NumberText.maxBytes) + 2
+                        out.write(atMost: bound) { start in
+                            var p = start + times.write(time, to: start)
+                            p.update(from: who.baseAddress!, count: who.count)
+                            p += who.count
+                            for v in values {
+                                p.pointee = UInt8(ascii: ",")
+                                p += 1
+                                p += NumberText.write(v, to: p)
+                            }
+                            p[0] = 13
+                            p[1] = 10
+                            return p + 2 - start
                         }
-                        buffer.append(13)
-                        buffer.append(10)
                     }
                 }
                 if out.failed != nil { break }
@@ -123,9 +121,33 @@ struct TimeFormatter {
     private var dateAndHour: [UInt8] = []
     private var offsetText: [UInt8] = []
 
+    /// The whole text of `lastMicros`: a minute's rows of every sensor share one time stamp.
+    private var lastMicros: Int64? = nil
+    private var lastText: [UInt8] = []
+
+    /// The longest text `write` produces: a year beyond 9999 (20 digits), -HH:MM, µs.
+    static let maxBytes = 64
+
     init(local: Bool) { self.local = local }
 
-    /// Appends the time stamp as bytes, for the hot export loop (same text as `format`).
+    /// Writes the time stamp at `p` (at most `maxBytes` bytes), for the hot export loop (same
+    /// text as `format`). Returns the number of bytes.
+    mutating func write(_ micros: Int64, to p: UnsafeMutablePointer<UInt8>) -> Int {
+        if micros != lastMicros {
+            lastMicros = micros
+            var text = lastText
+            lastText = []  // so that `text` is the only reference and grows in place
+            text.removeAll(keepingCapacity: true)
+            append(micros, to: &text)
+            lastText = text
+        }
+        return lastText.withUnsafeBufferPointer { text in
+            p.update(from: text.baseAddress!, count: text.count)
+            return text.count
+        }
+    }
+
+    /// Appends the time stamp as bytes (same text as `format`).
     mutating func append(_ micros: Int64, to buffer: inout [UInt8]) {
         var offset: Int64? = nil
         if local {
@@ -163,32 +185,97 @@ struct TimeFormatter {
 
 /// Numbers as export writes them: whole values without a fraction when the double is integral
 /// (battery 87, not 87.0, as `JSON.number` does for integer quantities), others in Swift's
-/// shortest round-trip form; written as bytes without building a String for the common cases.
+/// shortest round-trip form (`Double.description`); non-finite values as nothing (an empty cell).
+///
+/// Written as bytes straight into the output. Most stored values are decimals with a few places
+/// (21.35 °C), and for those the text comes from an integer instead of `description`'s general
+/// algorithm, with the same result: if `m / 10^k` (k = 1…4, `m` below 10^15) rounds to the double
+/// `v`, then the digits of `m` with the point k places from the right are `v`'s shortest
+/// round-trip text. Any decimal of at most 15 significant digits round-trips through a double
+/// (DBL_DIG), so two different such decimals can never round to the same double: no shorter (or
+/// other equally short) text names `v`. The smallest such k gives `m` without trailing zeros, and
+/// between 10^-4 and 10^11 `description` prints plain decimals. Everything else (1/3, 1e-05,
+/// 1.2e+20) takes `description` itself. `NumberTextTests` compares both over millions of values.
 enum NumberText {
-    static func append(_ v: Double, to buffer: inout [UInt8]) {
-        if v.isFinite, v == v.rounded(.towardZero), abs(v) < 1e15 {
-            appendInteger(Int64(v), to: &buffer)
-        } else if v.isFinite {
-            buffer.append(contentsOf: v.description.utf8)
+    /// The longest text `write` produces: `-1.7976931348623157e+308` is 24 bytes.
+    static let maxBytes = 32
+
+    private static let powers: (Double, Double, Double, Double) = (10, 100, 1000, 10000)
+
+    /// Writes `v` at `p` (at most `maxBytes` bytes) and returns the number of bytes.
+    static func write(_ v: Double, to p: UnsafeMutablePointer<UInt8>) -> Int {
+        guard v.isFinite else { return 0 }
+        let a = abs(v)
+        let sign = v < 0 ? 1 : 0
+        if sign == 1 { p.pointee = UInt8(ascii: "-") }
+        if a < 1e15 {
+            // Integer conversions rather than `rounded()`, which is a libm call here; exact below
+            // 10^15, and each candidate is checked anyway.
+            let whole = UInt64(a)
+            if Double(whole) == a {
+                // Whole: -0.0 prints as 0, as `Int64(-0.0)` does.
+                if whole == 0 {
+                    p.pointee = UInt8(ascii: "0")
+                    return 1
+                }
+                return sign + writeFixed(whole, decimals: 0, to: p + sign)
+            }
+            if a < 1e11 {
+                // a · 10^k < 10^15: m has at most 15 digits (see above).
+                for k in 1...4 {
+                    let scale: Double
+                    switch k {
+                    case 1: scale = powers.0
+                    case 2: scale = powers.1
+                    case 3: scale = powers.2
+                    default: scale = powers.3
+                    }
+                    let m = UInt64(a * scale + 0.5)
+                    if Double(m) / scale == a { return sign + writeFixed(m, decimals: k, to: p + sign) }
+                }
+            }
+        }
+        var text = v.description
+        return text.withUTF8 { u in
+            p.update(from: u.baseAddress!, count: u.count)
+            return u.count
         }
     }
 
-    static func appendInteger(_ value: Int64, to buffer: inout [UInt8]) {
-        var v = value
-        if v < 0 {
-            buffer.append(UInt8(ascii: "-"))
-            v = -v
+    /// Writes `n` with a point `decimals` digits from the right (and at least one digit before
+    /// it: `5, 2` → `0.05`); no point when `decimals` is 0. Returns the number of bytes.
+    static func writeFixed(_ n: UInt64, decimals: Int, to p: UnsafeMutablePointer<UInt8>) -> Int {
+        var digits = 1
+        var t = n
+        while t >= 10 {
+            t /= 10
+            digits += 1
         }
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var n = 0
-        withUnsafeMutableBytes(of: &digits) { d in
-            repeat {
-                d[n] = UInt8(ascii: "0") + UInt8(v % 10)
-                v /= 10
-                n += 1
-            } while v > 0
-            for i in stride(from: n - 1, through: 0, by: -1) { buffer.append(d[i]) }
+        let count = decimals == 0 ? digits : max(digits - decimals, 1) + 1 + decimals
+        var q = p + count
+        var n = n
+        if decimals > 0 {
+            for _ in 0..<decimals {
+                q -= 1
+                q.pointee = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: n % 10)
+                n /= 10
+            }
+            q -= 1
+            q.pointee = UInt8(ascii: ".")
+        }
+        repeat {
+            q -= 1
+            q.pointee = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: n % 10)
+            n /= 10
+        } while n > 0
+        return count
+    }
+
+    /// `write` as a String (tests, and callers off the hot path).
+    static func text(_ v: Double) -> String {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maxBytes) { b in
+            let n = write(v, to: b.baseAddress!)
+            return String(decoding: UnsafeBufferPointer(rebasing: b[..<n]), as: UTF8.self)
         }
     }
 }

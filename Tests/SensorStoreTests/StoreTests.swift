@@ -121,6 +121,40 @@ private func sameStatistics(_ a: [String: Expected], _ b: [String: Expected]) ->
         #expect(try reader.verifyRollups() == [])
     }
 
+    /// `step()` leaves each row in the cursor with its values by column: the same rows as
+    /// `next()`, NaN exactly where a row lacks a column's quantity (rows here vary in quantities).
+    @Test(arguments: [[], [SensorSelector.address(BDAddress(rawValue: 0xA4C1_3800_0001))]])
+    func steppingGivesTheRowsOfNextWithValuesByColumn(sensors: [SensorSelector]) throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        _ = try write(dir.file("a.db"), mixedReadings(sensors: 6, count: 2000, hours: 3))
+        let reader = try StoreReader(path: dir.file("a.db"))
+        let (quantities, rows) = try exportAll(reader, sensors: sensors)
+        try #require(rows.count > 100)
+        let cursor = try reader.export(sensors: sensors)
+        #expect(cursor.quantities == quantities)
+        var k = 0
+        while try cursor.step() {
+            try #require(k < rows.count)
+            let r = rows[k]
+            #expect(cursor.timeMicros == r.timeMicros && cursor.samples == r.samples)
+            #expect(cursor.sensorID == r.sensor.id && cursor.sensor == r.sensor)
+            #expect(cursor.values.count == quantities.count)
+            for (column, q) in quantities.enumerated() {
+                let value = cursor.values[column]
+                if let m = r.measurements.first(where: { $0.quantity == q }) {
+                    #expect(value == m.value, "row \(k) \(q)")
+                } else {
+                    #expect(value.isNaN, "row \(k) \(q) has no value but the cursor shows \(value)")
+                }
+            }
+            #expect(try cursor.row() == r)
+            k += 1
+        }
+        #expect(k == rows.count)
+        #expect(try cursor.step() == false)
+    }
+
     @Test func exportFiltersByTimeRangeAddressAndAlias() throws {
         let dir = TempDir()
         defer { dir.cleanup() }
