@@ -79,8 +79,11 @@ struct ISO8601Parts {
     let offset: Int64?
 
     init(micros: Int64, localOffsetSeconds: Int64?) {
-        let secondsUTC = micros >= 0 ? micros / 1_000_000 : (micros - 999_999) / 1_000_000
-        fraction = micros - secondsUTC * 1_000_000
+        // Floor division written so that it cannot overflow: a damaged file may hold any Int64,
+        // and `micros - 999_999` traps near Int64.min.
+        let remainder = micros % 1_000_000
+        let secondsUTC = micros / 1_000_000 - (remainder < 0 ? 1 : 0)
+        fraction = remainder < 0 ? remainder + 1_000_000 : remainder
         offset = localOffsetSeconds
         seconds = secondsUTC + (localOffsetSeconds ?? 0)
     }
