@@ -358,9 +358,9 @@ public final class SensorStore {
     }
 
     /// Called from inside `downsampler`'s mutating methods: touches `pending` only.
-    private func append(_ row: StoredRow, now: Double) {
+    private func append(_ row: consuming StoredRow, now: Double) {
         if pending.isEmpty { pendingSince = now }
-        pending.append(row)
+        pending.append(consume row)
         if pending.count > max(1, configuration.maxPendingRows) {
             // Invariant 5: drop the oldest tenth at once (amortized O(1) per row).
             let n = max(1, configuration.maxPendingRows / 10)
@@ -402,7 +402,7 @@ public final class SensorStore {
         /// Quantity ids of the last row's measurements (same quantities, same order: reused).
         var quantities: [Quantity] = []
         var ids: [Int64] = []
-        /// Indices into `measurements` in ascending quantity id (the codec's order).
+        /// Indices into the row's key-ordered measurements in ascending quantity id (the codec's order).
         var order: [Int] = []
         /// The rollup the previous row went to, so consecutive rows of one hour hash nothing.
         var rollupHour = Int64.min
@@ -436,7 +436,7 @@ public final class SensorStore {
                 // Fields read in place: a copy of the row would retain its strings and arrays.
                 let address = rows[i].address
                 let heard = rows[i].lastHeardMicros
-                let battery = rows[i].measurements.first { $0.quantity == batteryKey }?.value
+                let battery = rows[i].value(batteryKey)
                 let s: Int
                 if let known = sensorSlot[address] {
                     s = known
@@ -512,23 +512,24 @@ public final class SensorStore {
             /// last id mapping when it fits.
             func collect(_ i: Int) throws(StoreError) {
                 let s = slotOfRow[i]
-                let ms = rows[i].measurements
-                var same = sensors[s].quantities.count == ms.count
+                // In the row's key order (`StoredRow.measurement`): no array is built per row.
+                let n = rows[i].count
+                var same = sensors[s].quantities.count == n
                 if same {
-                    for j in ms.indices where sensors[s].quantities[j] != ms[j].quantity {
+                    for k in 0..<n where sensors[s].quantities[k] != rows[i].measurement(k).quantity {
                         same = false
                         break
                     }
                 }
                 if !same {
                     var ids: [Int64] = []
-                    ids.reserveCapacity(ms.count)
-                    for m in ms { ids.append(try quantityID(m.quantity, staged: &newQuantities)) }
-                    sensors[s].quantities = ms.map(\.quantity)
-                    sensors[s].order = ms.indices.sorted { ids[$0] < ids[$1] }
+                    ids.reserveCapacity(n)
+                    for k in 0..<n { ids.append(try quantityID(rows[i].measurement(k).quantity, staged: &newQuantities)) }
+                    sensors[s].quantities = (0..<n).map { rows[i].measurement($0).quantity }
+                    sensors[s].order = ids.indices.sorted { ids[$0] < ids[$1] }
                     sensors[s].ids = ids
                 }
-                for j in sensors[s].order { chunkItems.append((sensors[s].ids[j], ms[j].value)) }
+                for j in sensors[s].order { chunkItems.append((sensors[s].ids[j], rows[i].measurement(j).value)) }
                 itemEnds.append(chunkItems.count)
             }
 

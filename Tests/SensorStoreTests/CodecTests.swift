@@ -162,6 +162,77 @@ import Testing
         #expect(d.statistics.evictedSensors >= 10_000 - 64)
     }
 
+    func listed(_ t: Int64, _ ms: [Measurement], address: BDAddress? = nil) -> Reading {
+        Reading(address: address ?? a, decoderID: "test", model: "M", measurements: ms, timeMicros: t)
+    }
+
+    /// A one-reading bucket keeps the decoder's list (no copy) but reads back in key order.
+    @Test func aOneReadingBucketListedOutOfKeyOrderComesOutInKeyOrder() throws {
+        var d = Downsampler(DownsampleConfiguration(intervalSeconds: 60))
+        let ms = [
+            Measurement(.temperatureC, 21.5), Measurement(.humidityPercent, 40), Measurement(.batteryPercent, 90),
+        ]
+        let rows = run(&d, [listed(t0 + 1_000_000, ms), listed(t0 + 61_000_000, ms)])
+        #expect(rows.count == 2)
+        for row in rows {
+            #expect(
+                row.measurements == [
+                    Measurement(.batteryPercent, 90), Measurement(.humidityPercent, 40), Measurement(.temperatureC, 21.5),
+                ])
+            #expect(row.count == 3 && row.value(.humidityPercent) == 40 && row.value(.co2PPM) == nil)
+        }
+    }
+
+    /// A decoder listing one quantity twice: the row keeps the last, folded or not.
+    @Test func aQuantityListedTwiceKeepsItsLastValue() throws {
+        var d = Downsampler(DownsampleConfiguration(intervalSeconds: 60))
+        let ms = [Measurement(.temperatureC, 1), Measurement(.batteryPercent, 50), Measurement(.temperatureC, 3)]
+        let one = run(&d, [listed(t0, ms)])
+        #expect(one.first?.measurements == [Measurement(.batteryPercent, 50), Measurement(.temperatureC, 3)])
+        let two = run(&d, [listed(t0 + 60_000_000, ms), listed(t0 + 70_000_000, ms.map { Measurement($0.quantity, $0.value + 1) })])
+        #expect(two.first?.measurements == [Measurement(.batteryPercent, 51), Measurement(.temperatureC, 3.5)])
+    }
+
+    /// The sensor's cached key order must follow a change of the decoder's listing.
+    @Test func aSensorWhoseListingChangesOrderIsFoldedByQuantity() throws {
+        var d = Downsampler(DownsampleConfiguration(intervalSeconds: 60))
+        let rows = run(
+            &d,
+            [
+                listed(t0 + 1_000_000, [Measurement(.temperatureC, 20), Measurement(.batteryPercent, 90)]),
+                listed(t0 + 2_000_000, [Measurement(.batteryPercent, 80), Measurement(.temperatureC, 22)]),
+                // The same frame as the previous reading, listed the other way: still a duplicate.
+                listed(t0 + 2_100_000, [Measurement(.temperatureC, 22), Measurement(.batteryPercent, 80)]),
+                listed(t0 + 61_000_000, [Measurement(.temperatureC, 5), Measurement(.batteryPercent, 70)]),
+                listed(t0 + 121_000_000, [Measurement(.batteryPercent, 60), Measurement(.temperatureC, 6)]),
+            ])
+        #expect(d.statistics.duplicates == 1)
+        #expect(rows.map(\.samples) == [2, 1, 1])
+        #expect(
+            rows.map(\.measurements) == [
+                [Measurement(.batteryPercent, 80), Measurement(.temperatureC, 21)],
+                [Measurement(.batteryPercent, 70), Measurement(.temperatureC, 5)],
+                [Measurement(.batteryPercent, 60), Measurement(.temperatureC, 6)],
+            ])
+    }
+
+    /// A quantity first heard in the bucket's second reading joins the row in key order.
+    @Test func aSensorThatGainsAQuantityKeepsKeyOrder() throws {
+        var d = Downsampler(DownsampleConfiguration(intervalSeconds: 60))
+        let rows = run(
+            &d,
+            [
+                listed(t0 + 1_000_000, [Measurement(.temperatureC, 20)]),
+                listed(t0 + 2_000_000, [Measurement(.temperatureC, 22), Measurement(.batteryPercent, 90)]),
+                listed(t0 + 62_000_000, [Measurement(.temperatureC, 23), Measurement(.humidityPercent, 50)]),
+            ])
+        #expect(
+            rows.map(\.measurements) == [
+                [Measurement(.batteryPercent, 90), Measurement(.temperatureC, 21)],
+                [Measurement(.humidityPercent, 50), Measurement(.temperatureC, 23)],
+            ])
+    }
+
     @Test func aReadingOlderThanItsOpenBucketBecomesItsOwnRow() {
         var d = Downsampler(DownsampleConfiguration(intervalSeconds: 60))
         let rows = run(
