@@ -146,9 +146,14 @@ public final class SensorStore {
 
     private let connection: Connection
     private let log: (String) -> Void
-    private var downsampler: Downsampler
-    private var pending: [StoredRow] = []
-    private var pendingSince: Double?
+    // Touched for every reading, from `add` and from inside `downsampler`'s mutating methods (the
+    // emit closure): their run-time exclusivity checks (swift_beginAccess, ~80 instructions each)
+    // cost more than the rest of `append`. Unchecked is sound here: the store is used from one
+    // thread (see THREADS), and no access to one of them overlaps another access to the same one
+    // (`append` touches `pending` and `pendingSince` only, while `add` modifies `downsampler`).
+    @exclusivity(unchecked) private var downsampler: Downsampler
+    @exclusivity(unchecked) private var pending: [StoredRow] = []
+    @exclusivity(unchecked) private var pendingSince: Double?
     private var nextAttemptAt = -Double.infinity
     private var failedAttempts = 0
     private var droppedThisEpisode = 0
