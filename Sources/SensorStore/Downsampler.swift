@@ -30,11 +30,11 @@ public struct DownsampleConfiguration: Sendable, Equatable {
 /// the device never had. `samples` is how many (non-duplicate) advertisements were folded.
 public struct StoredRow: Sendable, Equatable {
     public var address: BDAddress
-    public var addressType: AddressType
-    public var decoderID: String
-    public var model: String
+    public var addressType: AddressType { facts.addressType }
+    public var decoderID: String { facts.decoderID }
+    public var model: String { facts.model }
     /// The device's name as last heard in the bucket (radio text, already escaped by the decoder).
-    public var name: String?
+    public var name: String? { facts.name }
     public var rssi: Int8?
     /// Bucket start (or the reading's own time when the interval is 0), µs since the Unix epoch.
     public var timeMicros: Int64
@@ -47,28 +47,23 @@ public struct StoredRow: Sendable, Equatable {
     /// INVARIANT: `keyOrder` (or `listed.indices` when `nil`) visits each quantity of `listed` once,
     /// in ascending key order; a quantity listed twice is visited at its last position.
     var listed: [Measurement]
+    /// The sensor's facts and the key order of `listed`, shared by its rows (see `RowFacts`).
+    var facts: RowFacts
     /// `nil` when `listed` is already in key order without repeats (the common case: no array).
-    /// Otherwise shared by every row of its sensor while its decoder lists the same quantities in
-    /// the same order (see `Downsampler.Entry`), so it costs a retain per row, not an allocation.
-    var keyOrder: [Int]?
+    var keyOrder: [Int]? { facts.keyOrder }
 
     init(
-        address: BDAddress, addressType: AddressType, decoderID: String, model: String, name: String?, rssi: Int8?,
-        timeMicros: Int64, firstHeardMicros: Int64, lastHeardMicros: Int64, samples: Int, listed: [Measurement],
-        keyOrder: [Int]?
+        address: BDAddress, facts: RowFacts, rssi: Int8?, timeMicros: Int64, firstHeardMicros: Int64,
+        lastHeardMicros: Int64, samples: Int, listed: [Measurement]
     ) {
         self.address = address
-        self.addressType = addressType
-        self.decoderID = decoderID
-        self.model = model
-        self.name = name
+        self.facts = facts
         self.rssi = rssi
         self.timeMicros = timeMicros
         self.firstHeardMicros = firstHeardMicros
         self.lastHeardMicros = lastHeardMicros
         self.samples = samples
         self.listed = listed
-        self.keyOrder = keyOrder
     }
 
     /// Sorted by quantity key, one entry per quantity (a new array when the decoder listed them
@@ -107,6 +102,40 @@ public struct StoredRow: Sendable, Equatable {
     }
 }
 
+/// What consecutive rows of one sensor share: the facts the commit writes to `sensors` and the
+/// key order of the decoder's listing (`StoredRow.keyOrder`). Immutable, and made again only when
+/// one of them changes (`Downsampler.facts`), so a row carries one reference where it carried
+/// three strings and an array: each copied (retained) into the row and released after its commit.
+final class RowFacts: Sendable {
+    let addressType: AddressType
+    let decoderID: String
+    let model: String
+    let name: String?
+    /// Shared by every row of the sensor while its decoder lists the same quantities in the same
+    /// order (see `Downsampler.Entry`).
+    let keyOrder: [Int]?
+
+    init(addressType: AddressType, decoderID: String, model: String, name: String?, keyOrder: [Int]?) {
+        self.addressType = addressType
+        self.decoderID = decoderID
+        self.model = model
+        self.name = name
+        self.keyOrder = keyOrder
+    }
+
+    /// `self` if it already says this (string equality: small strings compare in place), else new.
+    func with(
+        addressType: AddressType, decoderID: String, model: String, name: String?, keyOrder: [Int]?
+    ) -> RowFacts {
+        if addressType == self.addressType, decoderID == self.decoderID, model == self.model, name == self.name,
+            keyOrder == self.keyOrder
+        {
+            return self
+        }
+        return RowFacts(addressType: addressType, decoderID: decoderID, model: model, name: name, keyOrder: keyOrder)
+    }
+}
+
 /// Counters of what the downsampler did, for the logger's status line.
 public struct DownsampleStatistics: Sendable, Equatable {
     public var readings = 0
@@ -141,6 +170,8 @@ struct Downsampler {
         /// reading's), `nil` when no bucket is open. Kept in the entry itself, not in a wrapper, so
         /// it is moved out and in without copying its fields.
         var open: StoredRow? = nil
+        /// The facts of the sensor's latest row, reused by its next row when they still hold.
+        var facts: RowFacts? = nil
         /// Empty while the open bucket holds one reading: its row is then already final (the mean
         /// and the last of one value are the value), so a one-reading bucket allocates nothing.
         /// Filled in key order from the row by the second reading (capacity kept for the next).
@@ -246,21 +277,21 @@ struct Downsampler {
         e.lastAcceptedMicros = r.timeMicros
         e.lastHeardMicros = max(e.lastHeardMicros, r.timeMicros)
         if intervalMicros == 0 {
-            out = row(r, order, start)
+            out = row(r, order, start, &e)
             return true
         }
         // The common case, each sensor heard once per bucket: the open bucket (one reading) is
         // moved out as the row and the new one moved in; nothing is copied or allocated.
         guard let openStart = e.open?.timeMicros else {
-            e.open = row(r, order, start)
+            e.open = row(r, order, start, &e)
             return true
         }
         if start > openStart {
             out = finish(&e)
-            e.open = row(r, order, start)
+            e.open = row(r, order, start, &e)
         } else if start < openStart {
             statistics.outOfOrder += 1
-            out = row(r, order, start)
+            out = row(r, order, start, &e)
         } else {
             fold(&e, r, order)
         }
@@ -315,12 +346,17 @@ struct Downsampler {
         }
     }
 
+    /// A row of the one reading `r`, sharing `e`'s facts when they still hold.
     @inline(__always)
-    private static func row(_ r: Reading, _ order: [Int]?, _ start: Int64) -> StoredRow {
-        StoredRow(
-            address: r.address, addressType: r.addressType, decoderID: r.decoderID, model: r.model, name: r.name,
-            rssi: r.rssi, timeMicros: start, firstHeardMicros: r.timeMicros, lastHeardMicros: r.timeMicros, samples: 1,
-            listed: r.measurements, keyOrder: order)
+    private static func row(_ r: Reading, _ order: [Int]?, _ start: Int64, _ e: inout Entry) -> StoredRow {
+        let facts =
+            e.facts?.with(
+                addressType: r.addressType, decoderID: r.decoderID, model: r.model, name: r.name, keyOrder: order)
+            ?? RowFacts(addressType: r.addressType, decoderID: r.decoderID, model: r.model, name: r.name, keyOrder: order)
+        e.facts = facts
+        return StoredRow(
+            address: r.address, facts: facts, rssi: r.rssi, timeMicros: start, firstHeardMicros: r.timeMicros,
+            lastHeardMicros: r.timeMicros, samples: 1, listed: r.measurements)
     }
 
     /// Folds `r` (its key order `order`) into `e`'s open bucket, which it falls in.
@@ -339,10 +375,10 @@ struct Downsampler {
         row.firstHeardMicros = min(row.firstHeardMicros, r.timeMicros)
         if r.timeMicros >= row.lastHeardMicros {
             row.lastHeardMicros = r.timeMicros
-            row.addressType = r.addressType
-            row.decoderID = r.decoderID
-            row.model = r.model
-            if let name = r.name { row.name = name }
+            // The row's own listing keeps its key order; the facts are the latest reading's.
+            row.facts = row.facts.with(
+                addressType: r.addressType, decoderID: r.decoderID, model: r.model, name: r.name ?? row.name,
+                keyOrder: row.keyOrder)
             if let rssi = r.rssi { row.rssi = rssi }
         }
         for k in 0..<(order?.count ?? r.measurements.count) {
@@ -372,7 +408,8 @@ struct Downsampler {
         e.accumulators.removeAll(keepingCapacity: true)
         e.appended = false
         row.listed = ms
-        row.keyOrder = nil
+        row.facts = row.facts.with(
+            addressType: row.addressType, decoderID: row.decoderID, model: row.model, name: row.name, keyOrder: nil)
         return row
     }
 }

@@ -233,6 +233,25 @@ import Testing
             ])
     }
 
+    /// Rows share their sensor's facts until one changes: each row still says what its latest
+    /// reading said (a reading without a name keeps the bucket's).
+    @Test func eachRowCarriesTheFactsOfItsLatestReading() throws {
+        var d = Downsampler(DownsampleConfiguration(intervalSeconds: 60))
+        let ms = [Measurement(.temperatureC, 20)]
+        func r(_ t: Int64, model: String, name: String?) -> Reading {
+            Reading(address: a, decoderID: "test", model: model, measurements: ms, timeMicros: t, name: name)
+        }
+        let rows = run(
+            &d,
+            [
+                r(t0 + 1_000_000, model: "M1", name: "kitchen"), r(t0 + 30_000_000, model: "M2", name: nil),
+                r(t0 + 61_000_000, model: "M2", name: "kitchen"), r(t0 + 121_000_000, model: "M2", name: "hall"),
+                r(t0 + 181_000_000, model: "M2", name: nil),
+            ])
+        #expect(rows.map(\.model) == ["M2", "M2", "M2", "M2"])
+        #expect(rows.map(\.name) == ["kitchen", "kitchen", "hall", nil])
+    }
+
     @Test func aReadingOlderThanItsOpenBucketBecomesItsOwnRow() {
         var d = Downsampler(DownsampleConfiguration(intervalSeconds: 60))
         let rows = run(
