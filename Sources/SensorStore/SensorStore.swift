@@ -178,7 +178,8 @@ public final class SensorStore {
     /// Multi-row INSERTs by row count (`insertChunkSizes`), prepared on first use.
     private var insertReadings: [Int: Statement] = [:]
     private let selectRollup: Statement
-    private let writeRollup: Statement
+    /// Multi-row rollup writes by row count (`insertChunkSizes`), prepared on first use.
+    private var writeRollups: [Int: Statement] = [:]
     private let dataVersion: Statement
 
     /// Opens (creating if needed) the store at `path` for writing.
@@ -244,9 +245,6 @@ public final class SensorStore {
         selectRollup = try c.prepare(
             "SELECT n_rows, n_samples, last_time_us, stats FROM rollup_hourly WHERE hour = ?1 AND sensor_id = ?2")
         dataVersion = try c.prepare("PRAGMA data_version")
-        writeRollup = try c.prepare(
-            "INSERT OR REPLACE INTO rollup_hourly (hour, sensor_id, n_rows, n_samples, last_time_us, stats) "
-                + "VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
     }
 
     /// Rows waiting for their commit (not yet stored).
@@ -653,16 +651,18 @@ public final class SensorStore {
                     q.reset()
                 }
                 merged.merge(batchStats)
-                let w = writeRollup
-                try w.bind(1, k.hour)
-                try w.bind(2, k.sensorID)
-                try w.bind(3, merged.rows)
-                try w.bind(4, merged.samples)
-                try w.bind(5, merged.lastTime)
-                try w.bind(6, merged.encodeStats(hourStart: hourStart))
-                try w.run()
-                w.reset()
                 written.append((k, merged))
+            }
+            // Written with multi-row statements (`insertChunkSizes`), every `stats` blob encoded in
+            // place into one buffer: one statement per rollup cost a VM start, halt and reset each,
+            // and each blob an array grown byte by byte. Keys are distinct (one per `rollupSlot`),
+            // so one multi-row INSERT OR REPLACE does what the single-row ones did.
+            var unwritten = written[...]
+            for size in Self.insertChunkSizes {
+                while unwritten.count >= size {
+                    try writeRollups(unwritten.prefix(size))
+                    unwritten = unwritten.dropFirst(size)
+                }
             }
             try connection.exec("COMMIT", attempted)
             // Committed: the caches now describe the file (see `sensorCache`).
@@ -695,6 +695,61 @@ public final class SensorStore {
         try selectRollup.bind(1, k.hour)
         try selectRollup.bind(2, k.sensorID)
         return try selectRollup.step()
+    }
+
+    /// Writes `chunk` with one `INSERT OR REPLACE` of its size (parameters `(hour, sensor_id,
+    /// n_rows, n_samples, last_time_us, stats)` per rollup).
+    private func writeRollups(
+        _ chunk: ArraySlice<(key: RollupKey, stats: SensorStats)>
+    ) throws(StoreError) {
+        let st = try rollupStatement(rows: chunk.count)
+        let room = max(1, chunk.reduce(0) { $0 + $1.stats.quantities.count } * SensorStats.maxStatsBytes)
+        var ends: [Int] = []
+        ends.reserveCapacity(chunk.count)
+        let blobs = [UInt8](unsafeUninitializedCapacity: room) { buffer, count in
+            guard let base = buffer.baseAddress else { return }
+            var at = 0
+            for (k, stats) in chunk {
+                at += stats.writeStats(hourStart: k.hour * Schema.microsPerHour, to: base + at)
+                ends.append(at)
+            }
+            count = at
+        }
+        // `withUnsafeBytes` only rethrows untyped errors: carry ours out as a Result.
+        let result = blobs.withUnsafeBytes { buffer -> Result<Void, StoreError> in
+            do throws(StoreError) {
+                var p: Int32 = 1
+                var start = 0
+                for (j, (k, stats)) in chunk.enumerated() {
+                    try st.bind(p, k.hour)
+                    try st.bind(p + 1, k.sensorID)
+                    try st.bind(p + 2, stats.rows)
+                    try st.bind(p + 3, stats.samples)
+                    try st.bind(p + 4, stats.lastTime)
+                    // The buffer outlives the run below, and reset clears the bindings.
+                    try st.bindStatic(p + 5, UnsafeRawBufferPointer(rebasing: buffer[start..<ends[j]]))
+                    start = ends[j]
+                    p += 6
+                }
+                defer { st.reset() }
+                try st.run()
+                return .success(())
+            } catch {
+                st.reset()
+                return .failure(error)
+            }
+        }
+        try result.get()
+    }
+
+    /// `INSERT OR REPLACE` of `rows` rollups, prepared on first use.
+    private func rollupStatement(rows n: Int) throws(StoreError) -> Statement {
+        if let s = writeRollups[n] { return s }
+        var sql = "INSERT OR REPLACE INTO rollup_hourly (hour, sensor_id, n_rows, n_samples, last_time_us, stats) VALUES "
+        for k in 0..<n { sql += (k == 0 ? "" : ", ") + "(?, ?, ?, ?, ?, ?)" }
+        let s = try connection.prepare(sql)
+        writeRollups[n] = s
+        return s
     }
 
     /// Bound of each of the commit caches (invariant 5): as many sensors as the downsampler tracks.

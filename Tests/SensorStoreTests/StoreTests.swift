@@ -121,6 +121,22 @@ private func sameStatistics(_ a: [String: Expected], _ b: [String: Expected]) ->
         #expect(try reader.verifyRollups() == [])
     }
 
+    /// Batches with more rollups than the largest multi-row write (64): each chunk size is used,
+    /// and every rollup still equals the aggregate of its raw rows (invariant 4), also once a
+    /// second batch merges into the stored hours.
+    @Test func batchesOfManySensorsWriteEveryRollup() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        let readings = mixedReadings(sensors: 150, count: 6000, hours: 3, seed: 11)
+        let store = try write(dir.file("a.db"), readings, interval: 60, batchRows: 1000)
+        #expect(store.statistics.committedBatches >= 3)
+        #expect(try store.checkInvariants() == [])
+        let reader = try StoreReader(path: dir.file("a.db"))
+        #expect(try reader.verifyRollups() == [])
+        let rollups = try reader.connection.scalarInt("SELECT count(*) FROM rollup_hourly") ?? 0
+        #expect(rollups >= 150 * 3)
+    }
+
     /// Rows listed out of key order, with a listing that changes order and one that repeats a
     /// quantity, are stored with the right ids and values (the writer reads rows in key order).
     @Test func rowsListedInAnyOrderAreStoredByQuantity() throws {
