@@ -66,6 +66,15 @@ public struct StoredRow: Sendable, Equatable {
         self.listed = listed
     }
 
+    /// Gives the row a measurement list of its own, exactly its size, if it shares a larger one.
+    mutating func compact() {
+        guard listed.capacity > listed.count else { return }
+        var own: [Measurement] = []
+        own.reserveCapacity(listed.count)
+        own.append(contentsOf: listed)
+        listed = own
+    }
+
     /// Sorted by quantity key, one entry per quantity (a new array when the decoder listed them
     /// otherwise: the writer reads `listed` through `keyOrder` instead).
     public var measurements: [Measurement] {

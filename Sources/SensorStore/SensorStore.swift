@@ -363,6 +363,11 @@ public final class SensorStore {
     /// Called from inside `downsampler`'s mutating methods: touches `pending` only.
     private func append(_ row: consuming StoredRow, now: Double) {
         if pending.isEmpty { pendingSince = now }
+        // A row shares its reading's measurement list (`StoredRow.listed`), which decoders reserve
+        // for 8: harmless for one batch, but a backlog while the database refuses writes keeps
+        // rows for long, so beyond a batch each row keeps a list of its own size (invariant 5's
+        // `maxPendingRows` rows stay ~30 MB).
+        if pending.count >= configuration.batchRows { row.compact() }
         pending.append(consume row)
         if pending.count > max(1, configuration.maxPendingRows) {
             // Invariant 5: drop the oldest tenth at once (amortized O(1) per row).

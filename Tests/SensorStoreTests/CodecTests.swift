@@ -252,6 +252,21 @@ import Testing
         #expect(rows.map(\.name) == ["kitchen", "kitchen", "hall", nil])
     }
 
+    /// A row shares its reading's list (reserved for 8 by decoders) until it is compacted, which
+    /// the store does for rows held beyond one batch (invariant 5).
+    @Test func aCompactedRowOwnsAListOfItsOwnSize() throws {
+        var d = Downsampler(DownsampleConfiguration(intervalSeconds: 0))
+        var ms = [Measurement].forFrame()
+        ms.append(Measurement(.temperatureC, 20))
+        ms.append(Measurement(.batteryPercent, 90))
+        var row = try #require(run(&d, [listed(t0, ms)]).first)
+        #expect(row.listed.capacity >= 8)
+        let before = row.measurements
+        row.compact()
+        #expect(row.listed.capacity < 8)
+        #expect(row.measurements == before)
+    }
+
     @Test func aReadingOlderThanItsOpenBucketBecomesItsOwnRow() {
         var d = Downsampler(DownsampleConfiguration(intervalSeconds: 60))
         let rows = run(
