@@ -179,8 +179,10 @@ struct Downsampler {
         /// reading's), `nil` when no bucket is open. Kept in the entry itself, not in a wrapper, so
         /// it is moved out and in without copying its fields.
         var open: StoredRow? = nil
-        /// The facts of the sensor's latest row, reused by its next row when they still hold.
+        /// The facts of the sensor's latest row, reused by its next row when they still hold;
+        /// and those of its latest folded row (always in key order), likewise.
         var facts: RowFacts? = nil
+        var foldedFacts: RowFacts? = nil
         /// Empty while the open bucket holds one reading: its row is then already final (the mean
         /// and the last of one value are the value), so a one-reading bucket allocates nothing.
         /// Filled in key order from the row by the second reading (capacity kept for the next).
@@ -417,8 +419,13 @@ struct Downsampler {
         e.accumulators.removeAll(keepingCapacity: true)
         e.appended = false
         row.listed = ms
-        row.facts = row.facts.with(
-            addressType: row.addressType, decoderID: row.decoderID, model: row.model, name: row.name, keyOrder: nil)
+        let f = row.facts
+        let folded =
+            e.foldedFacts?.with(
+                addressType: f.addressType, decoderID: f.decoderID, model: f.model, name: f.name, keyOrder: nil)
+            ?? RowFacts(addressType: f.addressType, decoderID: f.decoderID, model: f.model, name: f.name, keyOrder: nil)
+        e.foldedFacts = folded
+        row.facts = folded
         return row
     }
 }

@@ -252,6 +252,28 @@ import Testing
         #expect(rows.map(\.name) == ["kitchen", "kitchen", "hall", nil])
     }
 
+    /// Folded rows (key-ordered lists of their own) of a sensor listing out of key order still
+    /// say what their own latest reading said.
+    @Test func foldedRowsCarryTheFactsOfTheirLatestReading() throws {
+        var d = Downsampler(DownsampleConfiguration(intervalSeconds: 60))
+        func r(_ t: Int64, _ v: Double, name: String) -> Reading {
+            Reading(
+                address: a, decoderID: "test", model: "M",
+                measurements: [Measurement(.temperatureC, v), Measurement(.batteryPercent, 50)], timeMicros: t,
+                name: name)
+        }
+        let rows = run(
+            &d,
+            [
+                r(t0 + 1_000_000, 1, name: "a"), r(t0 + 2_000_000, 3, name: "b"),
+                r(t0 + 61_000_000, 5, name: "b"), r(t0 + 62_000_000, 7, name: "c"),
+                r(t0 + 121_000_000, 9, name: "c"), r(t0 + 122_000_000, 11, name: "c"),
+            ])
+        #expect(rows.map(\.name) == ["b", "c", "c"])
+        #expect(rows.map { $0.value(.temperatureC) } == [2, 6, 10])
+        #expect(rows.allSatisfy { $0.keyOrder == nil && $0.measurements.first?.quantity == .batteryPercent })
+    }
+
     /// A row shares its reading's list (reserved for 8 by decoders) until it is compacted, which
     /// the store does for rows held beyond one batch (invariant 5).
     @Test func aCompactedRowOwnsAListOfItsOwnSize() throws {
