@@ -30,11 +30,11 @@ public struct DownsampleConfiguration: Sendable, Equatable {
 /// the device never had. `samples` is how many (non-duplicate) advertisements were folded.
 public struct StoredRow: Sendable, Equatable {
     public var address: BDAddress
-    public var addressType: AddressType
-    public var decoderID: String
-    public var model: String
+    public var addressType: AddressType { facts.addressType }
+    public var decoderID: String { facts.decoderID }
+    public var model: String { facts.model }
     /// The device's name as last heard in the bucket (radio text, already escaped by the decoder).
-    public var name: String?
+    public var name: String? { facts.name }
     public var rssi: Int8?
     /// Bucket start (or the reading's own time when the interval is 0), µs since the Unix epoch.
     public var timeMicros: Int64
@@ -42,8 +42,107 @@ public struct StoredRow: Sendable, Equatable {
     public var firstHeardMicros: Int64
     public var lastHeardMicros: Int64
     public var samples: Int
-    /// Sorted by quantity key, one entry per quantity.
-    public var measurements: [Measurement]
+    /// The measurements as stored: as the decoder listed them (`listed`, shared with the reading
+    /// of a one-reading bucket, so that row copies nothing) in the order `keyOrder` gives.
+    /// INVARIANT: `keyOrder` (or `listed.indices` when `nil`) visits each quantity of `listed` once,
+    /// in ascending key order; a quantity listed twice is visited at its last position.
+    var listed: [Measurement]
+    /// The sensor's facts and the key order of `listed`, shared by its rows (see `RowFacts`).
+    var facts: RowFacts
+    /// `nil` when `listed` is already in key order without repeats (the common case: no array).
+    var keyOrder: [Int]? { facts.keyOrder }
+
+    init(
+        address: BDAddress, facts: RowFacts, rssi: Int8?, timeMicros: Int64, firstHeardMicros: Int64,
+        lastHeardMicros: Int64, samples: Int, listed: [Measurement]
+    ) {
+        self.address = address
+        self.facts = facts
+        self.rssi = rssi
+        self.timeMicros = timeMicros
+        self.firstHeardMicros = firstHeardMicros
+        self.lastHeardMicros = lastHeardMicros
+        self.samples = samples
+        self.listed = listed
+    }
+
+    /// Gives the row a measurement list of its own, exactly its size, if it shares a larger one.
+    mutating func compact() {
+        guard listed.capacity > listed.count else { return }
+        var own: [Measurement] = []
+        own.reserveCapacity(listed.count)
+        own.append(contentsOf: listed)
+        listed = own
+    }
+
+    /// Sorted by quantity key, one entry per quantity (a new array when the decoder listed them
+    /// otherwise: the writer reads `listed` through `keyOrder` instead).
+    public var measurements: [Measurement] {
+        guard let keyOrder else { return listed }
+        return keyOrder.map { listed[$0] }
+    }
+
+    /// Number of quantities (entries of `measurements`).
+    var count: Int { keyOrder?.count ?? listed.count }
+
+    /// The `k`-th measurement in key order.
+    @inline(__always)
+    func measurement(_ k: Int) -> Measurement { listed[keyOrder?[k] ?? k] }
+
+    /// The value of quantity `q`, if the row has it.
+    func value(_ q: Quantity) -> Double? {
+        for k in 0..<count where measurement(k).quantity == q { return measurement(k).value }
+        return nil
+    }
+
+    public static func == (a: StoredRow, b: StoredRow) -> Bool {
+        a.address == b.address && a.addressType == b.addressType && a.decoderID == b.decoderID && a.model == b.model
+            && a.name == b.name && a.rssi == b.rssi && a.timeMicros == b.timeMicros
+            && a.firstHeardMicros == b.firstHeardMicros && a.lastHeardMicros == b.lastHeardMicros
+            && a.samples == b.samples && sameMeasurements(a.listed, a.keyOrder, b.listed, b.keyOrder)
+    }
+
+    /// Whether two listings hold the same measurements in key order, without building either.
+    static func sameMeasurements(_ a: [Measurement], _ ao: [Int]?, _ b: [Measurement], _ bo: [Int]?) -> Bool {
+        let n = ao?.count ?? a.count
+        guard n == bo?.count ?? b.count else { return false }
+        for k in 0..<n where a[ao?[k] ?? k] != b[bo?[k] ?? k] { return false }
+        return true
+    }
+}
+
+/// What consecutive rows of one sensor share: the facts the commit writes to `sensors` and the
+/// key order of the decoder's listing (`StoredRow.keyOrder`). Immutable, and made again only when
+/// one of them changes (`Downsampler.facts`), so a row carries one reference where it carried
+/// three strings and an array: each copied (retained) into the row and released after its commit.
+final class RowFacts: Sendable {
+    let addressType: AddressType
+    let decoderID: String
+    let model: String
+    let name: String?
+    /// Shared by every row of the sensor while its decoder lists the same quantities in the same
+    /// order (see `Downsampler.Entry`).
+    let keyOrder: [Int]?
+
+    init(addressType: AddressType, decoderID: String, model: String, name: String?, keyOrder: [Int]?) {
+        self.addressType = addressType
+        self.decoderID = decoderID
+        self.model = model
+        self.name = name
+        self.keyOrder = keyOrder
+    }
+
+    /// `self` if it already says this (string equality: small strings compare in place), else new.
+    func with(
+        addressType: AddressType, decoderID: String, model: String, name: String?, keyOrder: [Int]?
+    ) -> RowFacts {
+        if addressType == self.addressType, decoderID == self.decoderID, model == self.model, name == self.name,
+            keyOrder == self.keyOrder
+        {
+            return self
+        }
+        return RowFacts(addressType: addressType, decoderID: decoderID, model: model, name: name, keyOrder: keyOrder)
+    }
 }
 
 /// Counters of what the downsampler did, for the logger's status line.
@@ -70,57 +169,61 @@ struct Downsampler {
         var last: Double
     }
 
-    private struct Bucket {
-        /// The row as its first reading made it (`measurements` are that reading's, key-ordered).
-        var row: StoredRow
-        /// Empty while the bucket holds one reading: its row is then already final (the mean and
-        /// the last of one value are the value), so a one-reading bucket allocates no array.
-        /// Filled from `row.measurements` by the second reading; in key order unless `appended`.
-        var accumulators: [Accumulator] = []
-        /// A quantity first heard after the bucket opened was appended (out of key order).
-        var appended = false
-    }
-
     private struct Entry {
         var lastHeardMicros: Int64
         var lastAcceptedMicros: Int64
+        /// The last accepted reading's measurements as listed, and their key order (as `StoredRow`).
         var lastAccepted: [Measurement]
-        var bucket: Bucket?
-        /// The quantities of the sensor's last reading as its decoder listed them, and the
-        /// indices of that list in key order (one per quantity, a repeated one keeps its last):
-        /// decoders list the same quantities in the same order every time, so the key order is
-        /// worked out (String comparisons) once per sensor, not per reading.
+        var lastAcceptedOrder: [Int]?
+        /// The open bucket's row as its first reading made it (its `listed` measurements are that
+        /// reading's), `nil` when no bucket is open. Kept in the entry itself, not in a wrapper, so
+        /// it is moved out and in without copying its fields.
+        var open: StoredRow? = nil
+        /// The facts of the sensor's latest row, reused by its next row when they still hold;
+        /// and those of its latest folded row (always in key order), likewise.
+        var facts: RowFacts? = nil
+        var foldedFacts: RowFacts? = nil
+        /// Empty while the open bucket holds one reading: its row is then already final (the mean
+        /// and the last of one value are the value), so a one-reading bucket allocates nothing.
+        /// Filled in key order from the row by the second reading (capacity kept for the next).
+        var accumulators: [Accumulator] = []
+        /// A quantity first heard after the bucket opened was appended (out of key order).
+        var appended = false
+        /// The quantities of the sensor's last reading as its decoder listed them, and the key
+        /// order of that list (`StoredRow.keyOrder`): decoders list the same quantities in the
+        /// same order every time, so the order is worked out (String comparisons) once per
+        /// sensor, and then shared by its rows, not worked out and applied per reading.
         var listed: [Quantity] = []
-        var keyOrder: [Int] = []
-        var listedInKeyOrder = true
+        var keyOrder: [Int]? = nil
 
-        /// `measurements` in key order, one per quantity (a decoder listing one twice keeps the last).
-        mutating func keyOrdered(_ measurements: [Measurement]) -> [Measurement] {
-            var same = listed.count == measurements.count
-            if same {
+        /// The key order of `measurements` (`StoredRow.keyOrder`): the cached one when the
+        /// decoder listed the same quantities as last time.
+        mutating func order(of measurements: [Measurement]) -> [Int]? {
+            if listed.count == measurements.count {
+                var same = true
                 for i in measurements.indices where listed[i] != measurements[i].quantity {
                     same = false
                     break
                 }
+                if same { return keyOrder }
             }
-            if !same {
-                listed = measurements.map(\.quantity)
-                let sorted = measurements.indices.sorted { a, b in
-                    let qa = measurements[a].quantity
-                    let qb = measurements[b].quantity
-                    return qa < qb || (qa == qb && a < b)
-                }
-                keyOrder.removeAll(keepingCapacity: true)
-                for i in sorted {
-                    if let last = keyOrder.last, measurements[last].quantity == measurements[i].quantity {
-                        keyOrder[keyOrder.count - 1] = i
-                    } else {
-                        keyOrder.append(i)
-                    }
-                }
-                listedInKeyOrder = keyOrder == Array(measurements.indices)
+            listed = measurements.map(\.quantity)
+            let sorted = measurements.indices.sorted { a, b in
+                let qa = measurements[a].quantity
+                let qb = measurements[b].quantity
+                return qa < qb || (qa == qb && a < b)
             }
-            return listedInKeyOrder ? measurements : keyOrder.map { measurements[$0] }
+            var order: [Int] = []
+            order.reserveCapacity(sorted.count)
+            for i in sorted {
+                if let last = order.last, measurements[last].quantity == measurements[i].quantity {
+                    order[order.count - 1] = i
+                } else {
+                    order.append(i)
+                }
+            }
+            keyOrder = order == Array(measurements.indices) ? nil : order
+            return keyOrder
         }
     }
 
@@ -138,10 +241,10 @@ struct Downsampler {
     }
 
     var trackedSensors: Int { entries.count }
-    var openBuckets: Int { entries.values.reduce(0) { $0 + ($1.bucket == nil ? 0 : 1) } }
+    var openBuckets: Int { entries.values.reduce(0) { $0 + ($1.open == nil ? 0 : 1) } }
 
     /// Folds one reading; calls `emit` for every row that became complete.
-    mutating func add(_ r: Reading, emit: (StoredRow) -> Void) {
+    mutating func add(_ r: Reading, emit: (consuming StoredRow) -> Void) {
         statistics.readings += 1
         // One hash lookup for a known sensor: its entry is then changed in place (it is the only
         // reference to its arrays, so they are not copied).
@@ -149,7 +252,7 @@ struct Downsampler {
         if slot == nil {
             if entries.count >= max(1, configuration.maxSensors) { evictLeastRecentlyHeard(emit: emit) }
             entries[r.address] = Entry(
-                lastHeardMicros: r.timeMicros, lastAcceptedMicros: .min, lastAccepted: [], bucket: nil)
+                lastHeardMicros: r.timeMicros, lastAcceptedMicros: .min, lastAccepted: [], lastAcceptedOrder: nil)
             slot = entries.index(forKey: r.address)
         }
         guard let slot else { return }  // unreachable: just inserted
@@ -159,9 +262,9 @@ struct Downsampler {
             r, start: start, into: &entries.values[slot], intervalMicros: intervalMicros,
             duplicateWindowMicros: configuration.duplicateWindowMicros, statistics: &statistics, out: &out)
         if accepted { radioTimeMicros = max(radioTimeMicros, r.timeMicros) }
-        if let out {
+        if let row = out.take() {
             statistics.rows += 1
-            emit(out)
+            emit(row)
         }
     }
 
@@ -171,55 +274,66 @@ struct Downsampler {
         _ r: Reading, start: Int64, into e: inout Entry, intervalMicros: Int64, duplicateWindowMicros: Int64,
         statistics: inout DownsampleStatistics, out: inout StoredRow?
     ) -> Bool {
-        let ms = e.keyOrdered(r.measurements)
+        let order = e.order(of: r.measurements)
         let sinceLast = r.timeMicros &- e.lastAcceptedMicros
-        if e.lastAcceptedMicros != .min, sinceLast >= 0, sinceLast < duplicateWindowMicros, e.lastAccepted == ms {
+        if e.lastAcceptedMicros != .min, sinceLast >= 0, sinceLast < duplicateWindowMicros,
+            StoredRow.sameMeasurements(e.lastAccepted, e.lastAcceptedOrder, r.measurements, order)
+        {
             statistics.duplicates += 1
             return false
         }
-        e.lastAccepted = ms
+        // Shared with the reading and the row (retains): the reading is usually dropped next.
+        e.lastAccepted = r.measurements
+        e.lastAcceptedOrder = order
         e.lastAcceptedMicros = r.timeMicros
         e.lastHeardMicros = max(e.lastHeardMicros, r.timeMicros)
         if intervalMicros == 0 {
-            out = row(r, ms, start)
-        } else if var b = e.bucket.take() {
-            // Moved out, not copied: the sole owner of its arrays while folding.
-            if start == b.row.timeMicros {
-                fold(&b, r, ms)
-                e.bucket = b
-            } else if start < b.row.timeMicros {
-                statistics.outOfOrder += 1
-                e.bucket = b
-                out = row(r, ms, start)
-            } else {
-                out = finish(b)
-                e.bucket = open(r, ms, start)
-            }
+            out = row(r, order, start, &e)
+            return true
+        }
+        // The common case, each sensor heard once per bucket: the open bucket (one reading) is
+        // moved out as the row and the new one moved in; nothing is copied or allocated.
+        guard let openStart = e.open?.timeMicros else {
+            e.open = row(r, order, start, &e)
+            return true
+        }
+        if start > openStart {
+            out = finish(&e)
+            e.open = row(r, order, start, &e)
+        } else if start < openStart {
+            statistics.outOfOrder += 1
+            out = row(r, order, start, &e)
         } else {
-            e.bucket = open(r, ms, start)
+            fold(&e, r, order)
         }
         return true
     }
 
     /// Emits every open bucket that ended at or before `max(radio time, wallMicros)`.
-    mutating func closeDue(wallMicros: Int64? = nil, emit: (StoredRow) -> Void) {
+    mutating func closeDue(wallMicros: Int64? = nil, emit: (consuming StoredRow) -> Void) {
         guard intervalMicros > 0 else { return }
         let now = max(radioTimeMicros, wallMicros ?? .min)
-        for key in entries.keys {
-            guard let b = entries[key]?.bucket, b.row.timeMicros + intervalMicros <= now else { continue }
-            entries[key]?.bucket = nil
-            statistics.rows += 1
-            emit(Self.finish(b))
+        var i = entries.values.startIndex
+        while i != entries.values.endIndex {
+            if let t = entries.values[i].open?.timeMicros, t + intervalMicros <= now,
+                let row = Self.finish(&entries.values[i])
+            {
+                statistics.rows += 1
+                emit(row)
+            }
+            entries.values.formIndex(after: &i)
         }
     }
 
     /// Emits every open bucket (shutdown, end of a replay).
-    mutating func closeAll(emit: (StoredRow) -> Void) {
-        for key in entries.keys {
-            guard let b = entries[key]?.bucket else { continue }
-            entries[key]?.bucket = nil
-            statistics.rows += 1
-            emit(Self.finish(b))
+    mutating func closeAll(emit: (consuming StoredRow) -> Void) {
+        var i = entries.values.startIndex
+        while i != entries.values.endIndex {
+            if let row = Self.finish(&entries.values[i]) {
+                statistics.rows += 1
+                emit(row)
+            }
+            entries.values.formIndex(after: &i)
         }
     }
 
@@ -230,68 +344,88 @@ struct Downsampler {
     }
 
     /// Drops the least recently heard eighth of the tracked sensors, emitting their open buckets.
-    private mutating func evictLeastRecentlyHeard(emit: (StoredRow) -> Void) {
+    private mutating func evictLeastRecentlyHeard(emit: (consuming StoredRow) -> Void) {
         let n = max(1, entries.count / 8)
         let victims = entries.sorted { $0.value.lastHeardMicros < $1.value.lastHeardMicros }.prefix(n).map(\.key)
         for key in victims {
-            if let b = entries[key]?.bucket {
+            if var e = entries[key], let row = Self.finish(&e) {
                 statistics.rows += 1
-                emit(Self.finish(b))
+                emit(row)
             }
             entries[key] = nil
             statistics.evictedSensors += 1
         }
     }
 
-    private static func row(_ r: Reading, _ ms: [Measurement], _ start: Int64) -> StoredRow {
-        StoredRow(
-            address: r.address, addressType: r.addressType, decoderID: r.decoderID, model: r.model, name: r.name,
-            rssi: r.rssi, timeMicros: start, firstHeardMicros: r.timeMicros, lastHeardMicros: r.timeMicros, samples: 1,
-            measurements: ms)
+    /// A row of the one reading `r`, sharing `e`'s facts when they still hold.
+    @inline(__always)
+    private static func row(_ r: Reading, _ order: [Int]?, _ start: Int64, _ e: inout Entry) -> StoredRow {
+        let facts =
+            e.facts?.with(
+                addressType: r.addressType, decoderID: r.decoderID, model: r.model, name: r.name, keyOrder: order)
+            ?? RowFacts(addressType: r.addressType, decoderID: r.decoderID, model: r.model, name: r.name, keyOrder: order)
+        e.facts = facts
+        return StoredRow(
+            address: r.address, facts: facts, rssi: r.rssi, timeMicros: start, firstHeardMicros: r.timeMicros,
+            lastHeardMicros: r.timeMicros, samples: 1, listed: r.measurements)
     }
 
-    private static func open(_ r: Reading, _ ms: [Measurement], _ start: Int64) -> Bucket {
-        Bucket(row: row(r, ms, start))
-    }
-
-    private static func fold(_ b: inout Bucket, _ r: Reading, _ ms: [Measurement]) {
-        if b.accumulators.isEmpty {
-            b.accumulators = b.row.measurements.map {
-                Accumulator(quantity: $0.quantity, sum: $0.value, count: 1, last: $0.value)
+    /// Folds `r` (its key order `order`) into `e`'s open bucket, which it falls in.
+    private static func fold(_ e: inout Entry, _ r: Reading, _ order: [Int]?) {
+        guard var row = e.open.take() else { return }  // unreachable: the caller checked
+        // Moved out, not copied: the sole owner of its arrays while folding.
+        defer { e.open = row }
+        if e.accumulators.isEmpty {
+            e.accumulators.reserveCapacity(row.count)
+            for k in 0..<row.count {
+                let m = row.measurement(k)
+                e.accumulators.append(Accumulator(quantity: m.quantity, sum: m.value, count: 1, last: m.value))
             }
         }
-        b.row.samples += 1
-        b.row.firstHeardMicros = min(b.row.firstHeardMicros, r.timeMicros)
-        if r.timeMicros >= b.row.lastHeardMicros {
-            b.row.lastHeardMicros = r.timeMicros
-            b.row.addressType = r.addressType
-            b.row.decoderID = r.decoderID
-            b.row.model = r.model
-            if let name = r.name { b.row.name = name }
-            if let rssi = r.rssi { b.row.rssi = rssi }
+        row.samples += 1
+        row.firstHeardMicros = min(row.firstHeardMicros, r.timeMicros)
+        if r.timeMicros >= row.lastHeardMicros {
+            row.lastHeardMicros = r.timeMicros
+            // The row's own listing keeps its key order; the facts are the latest reading's.
+            row.facts = row.facts.with(
+                addressType: r.addressType, decoderID: r.decoderID, model: r.model, name: r.name ?? row.name,
+                keyOrder: row.keyOrder)
+            if let rssi = r.rssi { row.rssi = rssi }
         }
-        for m in ms {
-            if let i = b.accumulators.firstIndex(where: { $0.quantity == m.quantity }) {
-                b.accumulators[i].sum += m.value
-                b.accumulators[i].count += 1
-                b.accumulators[i].last = m.value
+        for k in 0..<(order?.count ?? r.measurements.count) {
+            let m = r.measurements[order?[k] ?? k]
+            if let i = e.accumulators.firstIndex(where: { $0.quantity == m.quantity }) {
+                e.accumulators[i].sum += m.value
+                e.accumulators[i].count += 1
+                e.accumulators[i].last = m.value
             } else {
-                b.accumulators.append(Accumulator(quantity: m.quantity, sum: m.value, count: 1, last: m.value))
-                b.appended = true
+                e.accumulators.append(Accumulator(quantity: m.quantity, sum: m.value, count: 1, last: m.value))
+                e.appended = true
             }
         }
     }
 
-    private static func finish(_ b: consuming Bucket) -> StoredRow {
-        // One reading: its measurements are the row's (see `Bucket.accumulators`).
-        if b.accumulators.isEmpty { return b.row }
-        var row = b.row
-        // Accumulators were opened in key order (`add` orders), and a quantity first seen later is
-        // appended: sort only in that rare case (String comparisons).
-        row.measurements = b.accumulators.map { a in
+    /// Closes `e`'s open bucket: its row, `nil` if none was open.
+    private static func finish(_ e: inout Entry) -> StoredRow? {
+        guard var row = e.open.take() else { return nil }
+        // One reading: its measurements are the row's (see `Entry.accumulators`).
+        if e.accumulators.isEmpty { return row }
+        // Accumulators were opened in key order (`fold` reads in key order), and a quantity first
+        // seen later is appended: sort only in that rare case (String comparisons).
+        var ms = e.accumulators.map { a in
             Measurement(a.quantity, a.quantity.isInteger ? a.last : (a.count == 1 ? a.sum : a.sum / Double(a.count)))
         }
-        if b.appended { row.measurements.sort { $0.quantity < $1.quantity } }
+        if e.appended { ms.sort { $0.quantity < $1.quantity } }
+        e.accumulators.removeAll(keepingCapacity: true)
+        e.appended = false
+        row.listed = ms
+        let f = row.facts
+        let folded =
+            e.foldedFacts?.with(
+                addressType: f.addressType, decoderID: f.decoderID, model: f.model, name: f.name, keyOrder: nil)
+            ?? RowFacts(addressType: f.addressType, decoderID: f.decoderID, model: f.model, name: f.name, keyOrder: nil)
+        e.foldedFacts = folded
+        row.facts = folded
         return row
     }
 }

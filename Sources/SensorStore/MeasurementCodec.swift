@@ -87,17 +87,23 @@ enum MeasurementCodec {
         var n = 0
         for (id, value) in items {
             n += writeVarint(UInt64(bitPattern: id), to: out + n)
-            if let (kind, i) = scaled(value) {
-                out[n] = kind
-                n += 1 + writeVarint(zigzag(i), to: out + n + 1)
-            } else {
-                out[n] = doubleKind
-                let bits = value.bitPattern
-                for b in 0..<8 { out[n + 1 + b] = UInt8(truncatingIfNeeded: bits >> (8 * UInt64(b))) }
-                n += 9
-            }
+            n += writeValue(value, to: out + n)
         }
         return n
+    }
+
+    /// Writes one value's kind byte and payload (as `appendValue`) at `out`, which has room for
+    /// 11 bytes; returns the bytes written.
+    @inline(__always)
+    static func writeValue(_ value: Double, to out: UnsafeMutablePointer<UInt8>) -> Int {
+        if let (kind, i) = scaled(value) {
+            out[0] = kind
+            return 1 + writeVarint(zigzag(i), to: out + 1)
+        }
+        out[0] = doubleKind
+        let bits = value.bitPattern
+        for b in 0..<8 { out[1 + b] = UInt8(truncatingIfNeeded: bits >> (8 * UInt64(b))) }
+        return 9
     }
 
     @inline(__always)

@@ -99,21 +99,25 @@ struct SensorStats: Equatable {
         for (id, s) in o.quantities { merge(id, s) }
     }
 
-    /// `stats` blob of the table (times relative to `hourStart`).
-    func encodeStats(hourStart: Int64) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(quantities.count * 16)
+    /// Room one quantity's entry may need: four 10-byte varints and four values (kind and a
+    /// 10-byte varint, or an 8-byte double).
+    static let maxStatsBytes = 4 * 10 + 4 * 11
+
+    /// Writes the `stats` blob of the table (times relative to `hourStart`) at `out`, which has
+    /// room for `maxStatsBytes` per quantity; returns the bytes written.
+    func writeStats(hourStart: Int64, to out: UnsafeMutablePointer<UInt8>) -> Int {
+        var n = 0
         for (id, s) in quantities {
-            MeasurementCodec.appendVarint(UInt64(bitPattern: id), &out)
-            MeasurementCodec.appendVarint(UInt64(bitPattern: s.rows), &out)
-            MeasurementCodec.appendVarint(UInt64(bitPattern: s.samples), &out)
-            MeasurementCodec.appendVarint(UInt64(bitPattern: s.lastTime &- hourStart), &out)
-            MeasurementCodec.appendValue(s.sum, &out)
-            MeasurementCodec.appendValue(s.min, &out)
-            MeasurementCodec.appendValue(s.max, &out)
-            MeasurementCodec.appendValue(s.last, &out)
+            n += MeasurementCodec.writeVarint(UInt64(bitPattern: id), to: out + n)
+            n += MeasurementCodec.writeVarint(UInt64(bitPattern: s.rows), to: out + n)
+            n += MeasurementCodec.writeVarint(UInt64(bitPattern: s.samples), to: out + n)
+            n += MeasurementCodec.writeVarint(UInt64(bitPattern: s.lastTime &- hourStart), to: out + n)
+            n += MeasurementCodec.writeValue(s.sum, to: out + n)
+            n += MeasurementCodec.writeValue(s.min, to: out + n)
+            n += MeasurementCodec.writeValue(s.max, to: out + n)
+            n += MeasurementCodec.writeValue(s.last, to: out + n)
         }
-        return out
+        return n
     }
 
     /// Calls `body(id, stats)` per quantity of a `stats` blob; `false` if it is malformed.

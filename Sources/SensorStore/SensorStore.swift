@@ -146,9 +146,14 @@ public final class SensorStore {
 
     private let connection: Connection
     private let log: (String) -> Void
-    private var downsampler: Downsampler
-    private var pending: [StoredRow] = []
-    private var pendingSince: Double?
+    // Touched for every reading, from `add` and from inside `downsampler`'s mutating methods (the
+    // emit closure): their run-time exclusivity checks (swift_beginAccess, ~80 instructions each)
+    // cost more than the rest of `append`. Unchecked is sound here: the store is used from one
+    // thread (see THREADS), and no access to one of them overlaps another access to the same one
+    // (`append` touches `pending` and `pendingSince` only, while `add` modifies `downsampler`).
+    @exclusivity(unchecked) private var downsampler: Downsampler
+    @exclusivity(unchecked) private var pending: [StoredRow] = []
+    @exclusivity(unchecked) private var pendingSince: Double?
     private var nextAttemptAt = -Double.infinity
     private var failedAttempts = 0
     private var droppedThisEpisode = 0
@@ -173,7 +178,8 @@ public final class SensorStore {
     /// Multi-row INSERTs by row count (`insertChunkSizes`), prepared on first use.
     private var insertReadings: [Int: Statement] = [:]
     private let selectRollup: Statement
-    private let writeRollup: Statement
+    /// Multi-row rollup writes by row count (`insertChunkSizes`), prepared on first use.
+    private var writeRollups: [Int: Statement] = [:]
     private let dataVersion: Statement
 
     /// Opens (creating if needed) the store at `path` for writing.
@@ -239,9 +245,6 @@ public final class SensorStore {
         selectRollup = try c.prepare(
             "SELECT n_rows, n_samples, last_time_us, stats FROM rollup_hourly WHERE hour = ?1 AND sensor_id = ?2")
         dataVersion = try c.prepare("PRAGMA data_version")
-        writeRollup = try c.prepare(
-            "INSERT OR REPLACE INTO rollup_hourly (hour, sensor_id, n_rows, n_samples, last_time_us, stats) "
-                + "VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
     }
 
     /// Rows waiting for their commit (not yet stored).
@@ -358,9 +361,14 @@ public final class SensorStore {
     }
 
     /// Called from inside `downsampler`'s mutating methods: touches `pending` only.
-    private func append(_ row: StoredRow, now: Double) {
+    private func append(_ row: consuming StoredRow, now: Double) {
         if pending.isEmpty { pendingSince = now }
-        pending.append(row)
+        // A row shares its reading's measurement list (`StoredRow.listed`), which decoders reserve
+        // for 8: harmless for one batch, but a backlog while the database refuses writes keeps
+        // rows for long, so beyond a batch each row keeps a list of its own size (invariant 5's
+        // `maxPendingRows` rows stay ~30 MB).
+        if pending.count >= configuration.batchRows { row.compact() }
+        pending.append(consume row)
         if pending.count > max(1, configuration.maxPendingRows) {
             // Invariant 5: drop the oldest tenth at once (amortized O(1) per row).
             let n = max(1, configuration.maxPendingRows / 10)
@@ -402,7 +410,7 @@ public final class SensorStore {
         /// Quantity ids of the last row's measurements (same quantities, same order: reused).
         var quantities: [Quantity] = []
         var ids: [Int64] = []
-        /// Indices into `measurements` in ascending quantity id (the codec's order).
+        /// Indices into the row's key-ordered measurements in ascending quantity id (the codec's order).
         var order: [Int] = []
         /// The rollup the previous row went to, so consecutive rows of one hour hash nothing.
         var rollupHour = Int64.min
@@ -436,7 +444,7 @@ public final class SensorStore {
                 // Fields read in place: a copy of the row would retain its strings and arrays.
                 let address = rows[i].address
                 let heard = rows[i].lastHeardMicros
-                let battery = rows[i].measurements.first { $0.quantity == batteryKey }?.value
+                let battery = rows[i].value(batteryKey)
                 let s: Int
                 if let known = sensorSlot[address] {
                     s = known
@@ -512,23 +520,24 @@ public final class SensorStore {
             /// last id mapping when it fits.
             func collect(_ i: Int) throws(StoreError) {
                 let s = slotOfRow[i]
-                let ms = rows[i].measurements
-                var same = sensors[s].quantities.count == ms.count
+                // In the row's key order (`StoredRow.measurement`): no array is built per row.
+                let n = rows[i].count
+                var same = sensors[s].quantities.count == n
                 if same {
-                    for j in ms.indices where sensors[s].quantities[j] != ms[j].quantity {
+                    for k in 0..<n where sensors[s].quantities[k] != rows[i].measurement(k).quantity {
                         same = false
                         break
                     }
                 }
                 if !same {
                     var ids: [Int64] = []
-                    ids.reserveCapacity(ms.count)
-                    for m in ms { ids.append(try quantityID(m.quantity, staged: &newQuantities)) }
-                    sensors[s].quantities = ms.map(\.quantity)
-                    sensors[s].order = ms.indices.sorted { ids[$0] < ids[$1] }
+                    ids.reserveCapacity(n)
+                    for k in 0..<n { ids.append(try quantityID(rows[i].measurement(k).quantity, staged: &newQuantities)) }
+                    sensors[s].quantities = (0..<n).map { rows[i].measurement($0).quantity }
+                    sensors[s].order = ids.indices.sorted { ids[$0] < ids[$1] }
                     sensors[s].ids = ids
                 }
-                for j in sensors[s].order { chunkItems.append((sensors[s].ids[j], ms[j].value)) }
+                for j in sensors[s].order { chunkItems.append((sensors[s].ids[j], rows[i].measurement(j).value)) }
                 itemEnds.append(chunkItems.count)
             }
 
@@ -647,16 +656,18 @@ public final class SensorStore {
                     q.reset()
                 }
                 merged.merge(batchStats)
-                let w = writeRollup
-                try w.bind(1, k.hour)
-                try w.bind(2, k.sensorID)
-                try w.bind(3, merged.rows)
-                try w.bind(4, merged.samples)
-                try w.bind(5, merged.lastTime)
-                try w.bind(6, merged.encodeStats(hourStart: hourStart))
-                try w.run()
-                w.reset()
                 written.append((k, merged))
+            }
+            // Written with multi-row statements (`insertChunkSizes`), every `stats` blob encoded in
+            // place into one buffer: one statement per rollup cost a VM start, halt and reset each,
+            // and each blob an array grown byte by byte. Keys are distinct (one per `rollupSlot`),
+            // so one multi-row INSERT OR REPLACE does what the single-row ones did.
+            var unwritten = written[...]
+            for size in Self.insertChunkSizes {
+                while unwritten.count >= size {
+                    try writeRollups(unwritten.prefix(size))
+                    unwritten = unwritten.dropFirst(size)
+                }
             }
             try connection.exec("COMMIT", attempted)
             // Committed: the caches now describe the file (see `sensorCache`).
@@ -689,6 +700,61 @@ public final class SensorStore {
         try selectRollup.bind(1, k.hour)
         try selectRollup.bind(2, k.sensorID)
         return try selectRollup.step()
+    }
+
+    /// Writes `chunk` with one `INSERT OR REPLACE` of its size (parameters `(hour, sensor_id,
+    /// n_rows, n_samples, last_time_us, stats)` per rollup).
+    private func writeRollups(
+        _ chunk: ArraySlice<(key: RollupKey, stats: SensorStats)>
+    ) throws(StoreError) {
+        let st = try rollupStatement(rows: chunk.count)
+        let room = max(1, chunk.reduce(0) { $0 + $1.stats.quantities.count } * SensorStats.maxStatsBytes)
+        var ends: [Int] = []
+        ends.reserveCapacity(chunk.count)
+        let blobs = [UInt8](unsafeUninitializedCapacity: room) { buffer, count in
+            guard let base = buffer.baseAddress else { return }
+            var at = 0
+            for (k, stats) in chunk {
+                at += stats.writeStats(hourStart: k.hour * Schema.microsPerHour, to: base + at)
+                ends.append(at)
+            }
+            count = at
+        }
+        // `withUnsafeBytes` only rethrows untyped errors: carry ours out as a Result.
+        let result = blobs.withUnsafeBytes { buffer -> Result<Void, StoreError> in
+            do throws(StoreError) {
+                var p: Int32 = 1
+                var start = 0
+                for (j, (k, stats)) in chunk.enumerated() {
+                    try st.bind(p, k.hour)
+                    try st.bind(p + 1, k.sensorID)
+                    try st.bind(p + 2, stats.rows)
+                    try st.bind(p + 3, stats.samples)
+                    try st.bind(p + 4, stats.lastTime)
+                    // The buffer outlives the run below, and reset clears the bindings.
+                    try st.bindStatic(p + 5, UnsafeRawBufferPointer(rebasing: buffer[start..<ends[j]]))
+                    start = ends[j]
+                    p += 6
+                }
+                defer { st.reset() }
+                try st.run()
+                return .success(())
+            } catch {
+                st.reset()
+                return .failure(error)
+            }
+        }
+        try result.get()
+    }
+
+    /// `INSERT OR REPLACE` of `rows` rollups, prepared on first use.
+    private func rollupStatement(rows n: Int) throws(StoreError) -> Statement {
+        if let s = writeRollups[n] { return s }
+        var sql = "INSERT OR REPLACE INTO rollup_hourly (hour, sensor_id, n_rows, n_samples, last_time_us, stats) VALUES "
+        for k in 0..<n { sql += (k == 0 ? "" : ", ") + "(?, ?, ?, ?, ?, ?)" }
+        let s = try connection.prepare(sql)
+        writeRollups[n] = s
+        return s
     }
 
     /// Bound of each of the commit caches (invariant 5): as many sensors as the downsampler tracks.

@@ -162,6 +162,133 @@ import Testing
         #expect(d.statistics.evictedSensors >= 10_000 - 64)
     }
 
+    func listed(_ t: Int64, _ ms: [Measurement], address: BDAddress? = nil) -> Reading {
+        Reading(address: address ?? a, decoderID: "test", model: "M", measurements: ms, timeMicros: t)
+    }
+
+    /// A one-reading bucket keeps the decoder's list (no copy) but reads back in key order.
+    @Test func aOneReadingBucketListedOutOfKeyOrderComesOutInKeyOrder() throws {
+        var d = Downsampler(DownsampleConfiguration(intervalSeconds: 60))
+        let ms = [
+            Measurement(.temperatureC, 21.5), Measurement(.humidityPercent, 40), Measurement(.batteryPercent, 90),
+        ]
+        let rows = run(&d, [listed(t0 + 1_000_000, ms), listed(t0 + 61_000_000, ms)])
+        #expect(rows.count == 2)
+        for row in rows {
+            #expect(
+                row.measurements == [
+                    Measurement(.batteryPercent, 90), Measurement(.humidityPercent, 40), Measurement(.temperatureC, 21.5),
+                ])
+            #expect(row.count == 3 && row.value(.humidityPercent) == 40 && row.value(.co2PPM) == nil)
+        }
+    }
+
+    /// A decoder listing one quantity twice: the row keeps the last, folded or not.
+    @Test func aQuantityListedTwiceKeepsItsLastValue() throws {
+        var d = Downsampler(DownsampleConfiguration(intervalSeconds: 60))
+        let ms = [Measurement(.temperatureC, 1), Measurement(.batteryPercent, 50), Measurement(.temperatureC, 3)]
+        let one = run(&d, [listed(t0, ms)])
+        #expect(one.first?.measurements == [Measurement(.batteryPercent, 50), Measurement(.temperatureC, 3)])
+        let two = run(&d, [listed(t0 + 60_000_000, ms), listed(t0 + 70_000_000, ms.map { Measurement($0.quantity, $0.value + 1) })])
+        #expect(two.first?.measurements == [Measurement(.batteryPercent, 51), Measurement(.temperatureC, 3.5)])
+    }
+
+    /// The sensor's cached key order must follow a change of the decoder's listing.
+    @Test func aSensorWhoseListingChangesOrderIsFoldedByQuantity() throws {
+        var d = Downsampler(DownsampleConfiguration(intervalSeconds: 60))
+        let rows = run(
+            &d,
+            [
+                listed(t0 + 1_000_000, [Measurement(.temperatureC, 20), Measurement(.batteryPercent, 90)]),
+                listed(t0 + 2_000_000, [Measurement(.batteryPercent, 80), Measurement(.temperatureC, 22)]),
+                // The same frame as the previous reading, listed the other way: still a duplicate.
+                listed(t0 + 2_100_000, [Measurement(.temperatureC, 22), Measurement(.batteryPercent, 80)]),
+                listed(t0 + 61_000_000, [Measurement(.temperatureC, 5), Measurement(.batteryPercent, 70)]),
+                listed(t0 + 121_000_000, [Measurement(.batteryPercent, 60), Measurement(.temperatureC, 6)]),
+            ])
+        #expect(d.statistics.duplicates == 1)
+        #expect(rows.map(\.samples) == [2, 1, 1])
+        #expect(
+            rows.map(\.measurements) == [
+                [Measurement(.batteryPercent, 80), Measurement(.temperatureC, 21)],
+                [Measurement(.batteryPercent, 70), Measurement(.temperatureC, 5)],
+                [Measurement(.batteryPercent, 60), Measurement(.temperatureC, 6)],
+            ])
+    }
+
+    /// A quantity first heard in the bucket's second reading joins the row in key order.
+    @Test func aSensorThatGainsAQuantityKeepsKeyOrder() throws {
+        var d = Downsampler(DownsampleConfiguration(intervalSeconds: 60))
+        let rows = run(
+            &d,
+            [
+                listed(t0 + 1_000_000, [Measurement(.temperatureC, 20)]),
+                listed(t0 + 2_000_000, [Measurement(.temperatureC, 22), Measurement(.batteryPercent, 90)]),
+                listed(t0 + 62_000_000, [Measurement(.temperatureC, 23), Measurement(.humidityPercent, 50)]),
+            ])
+        #expect(
+            rows.map(\.measurements) == [
+                [Measurement(.batteryPercent, 90), Measurement(.temperatureC, 21)],
+                [Measurement(.humidityPercent, 50), Measurement(.temperatureC, 23)],
+            ])
+    }
+
+    /// Rows share their sensor's facts until one changes: each row still says what its latest
+    /// reading said (a reading without a name keeps the bucket's).
+    @Test func eachRowCarriesTheFactsOfItsLatestReading() throws {
+        var d = Downsampler(DownsampleConfiguration(intervalSeconds: 60))
+        let ms = [Measurement(.temperatureC, 20)]
+        func r(_ t: Int64, model: String, name: String?) -> Reading {
+            Reading(address: a, decoderID: "test", model: model, measurements: ms, timeMicros: t, name: name)
+        }
+        let rows = run(
+            &d,
+            [
+                r(t0 + 1_000_000, model: "M1", name: "kitchen"), r(t0 + 30_000_000, model: "M2", name: nil),
+                r(t0 + 61_000_000, model: "M2", name: "kitchen"), r(t0 + 121_000_000, model: "M2", name: "hall"),
+                r(t0 + 181_000_000, model: "M2", name: nil),
+            ])
+        #expect(rows.map(\.model) == ["M2", "M2", "M2", "M2"])
+        #expect(rows.map(\.name) == ["kitchen", "kitchen", "hall", nil])
+    }
+
+    /// Folded rows (key-ordered lists of their own) of a sensor listing out of key order still
+    /// say what their own latest reading said.
+    @Test func foldedRowsCarryTheFactsOfTheirLatestReading() throws {
+        var d = Downsampler(DownsampleConfiguration(intervalSeconds: 60))
+        func r(_ t: Int64, _ v: Double, name: String) -> Reading {
+            Reading(
+                address: a, decoderID: "test", model: "M",
+                measurements: [Measurement(.temperatureC, v), Measurement(.batteryPercent, 50)], timeMicros: t,
+                name: name)
+        }
+        let rows = run(
+            &d,
+            [
+                r(t0 + 1_000_000, 1, name: "a"), r(t0 + 2_000_000, 3, name: "b"),
+                r(t0 + 61_000_000, 5, name: "b"), r(t0 + 62_000_000, 7, name: "c"),
+                r(t0 + 121_000_000, 9, name: "c"), r(t0 + 122_000_000, 11, name: "c"),
+            ])
+        #expect(rows.map(\.name) == ["b", "c", "c"])
+        #expect(rows.map { $0.value(.temperatureC) } == [2, 6, 10])
+        #expect(rows.allSatisfy { $0.keyOrder == nil && $0.measurements.first?.quantity == .batteryPercent })
+    }
+
+    /// A row shares its reading's list (reserved for 8 by decoders) until it is compacted, which
+    /// the store does for rows held beyond one batch (invariant 5).
+    @Test func aCompactedRowOwnsAListOfItsOwnSize() throws {
+        var d = Downsampler(DownsampleConfiguration(intervalSeconds: 0))
+        var ms = [Measurement].forFrame()
+        ms.append(Measurement(.temperatureC, 20))
+        ms.append(Measurement(.batteryPercent, 90))
+        var row = try #require(run(&d, [listed(t0, ms)]).first)
+        #expect(row.listed.capacity >= 8)
+        let before = row.measurements
+        row.compact()
+        #expect(row.listed.capacity < 8)
+        #expect(row.measurements == before)
+    }
+
     @Test func aReadingOlderThanItsOpenBucketBecomesItsOwnRow() {
         var d = Downsampler(DownsampleConfiguration(intervalSeconds: 60))
         let rows = run(

@@ -121,6 +121,50 @@ private func sameStatistics(_ a: [String: Expected], _ b: [String: Expected]) ->
         #expect(try reader.verifyRollups() == [])
     }
 
+    /// Batches with more rollups than the largest multi-row write (64): each chunk size is used,
+    /// and every rollup still equals the aggregate of its raw rows (invariant 4), also once a
+    /// second batch merges into the stored hours.
+    @Test func batchesOfManySensorsWriteEveryRollup() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        let readings = mixedReadings(sensors: 150, count: 6000, hours: 3, seed: 11)
+        let store = try write(dir.file("a.db"), readings, interval: 60, batchRows: 1000)
+        #expect(store.statistics.committedBatches >= 3)
+        #expect(try store.checkInvariants() == [])
+        let reader = try StoreReader(path: dir.file("a.db"))
+        #expect(try reader.verifyRollups() == [])
+        let rollups = try reader.connection.scalarInt("SELECT count(*) FROM rollup_hourly") ?? 0
+        #expect(rollups >= 150 * 3)
+    }
+
+    /// Rows listed out of key order, with a listing that changes order and one that repeats a
+    /// quantity, are stored with the right ids and values (the writer reads rows in key order).
+    @Test func rowsListedInAnyOrderAreStoredByQuantity() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        typealias M = SensorDecode.Measurement
+        let b = BDAddress(rawValue: 0xA4C1_3800_0001)
+        func r(_ k: Int64, _ ms: [M]) -> Reading {
+            Reading(address: b, decoderID: "test", model: "M", measurements: ms, timeMicros: t0 + k * 1_000_000)
+        }
+        let readings: [Reading] = [
+            r(0, [M(.temperatureC, 20), M(.humidityPercent, 40), M(.batteryPercent, 90)]),
+            r(1, [M(.temperatureC, 21), M(.humidityPercent, 41), M(.batteryPercent, 91)]),
+            r(2, [M(.batteryPercent, 92), M(.temperatureC, 22), M(.humidityPercent, 42)]),
+            r(3, [M(.temperatureC, 1), M(.batteryPercent, 93), M(.temperatureC, 23)]),
+        ]
+        let store = try write(dir.file("a.db"), readings, batchRows: 2)
+        #expect(try store.checkInvariants() == [])
+        let (_, rows) = try exportAll(try StoreReader(path: dir.file("a.db")))
+        #expect(
+            rows.map(\.measurements) == [[M]]([
+                [M(.batteryPercent, 90), M(.humidityPercent, 40), M(.temperatureC, 20)],
+                [M(.batteryPercent, 91), M(.humidityPercent, 41), M(.temperatureC, 21)],
+                [M(.batteryPercent, 92), M(.humidityPercent, 42), M(.temperatureC, 22)],
+                [M(.batteryPercent, 93), M(.temperatureC, 23)],
+            ]))
+    }
+
     /// `step()` leaves each row in the cursor with its values by column: the same rows as
     /// `next()`, NaN exactly where a row lacks a column's quantity (rows here vary in quantities).
     @Test(arguments: [[], [SensorSelector.address(BDAddress(rawValue: 0xA4C1_3800_0001))]])
