@@ -162,6 +162,21 @@ import Testing
         #expect(d.statistics.evictedSensors >= 10_000 - 64)
     }
 
+    /// A full table evicts the least recently heard eighth, oldest first: a sensor heard again
+    /// stays, whatever order it was first heard in.
+    @Test func aFullTableEvictsTheLeastRecentlyHeardEighth() {
+        var d = Downsampler(DownsampleConfiguration(intervalSeconds: 60, maxSensors: 16))
+        func address(_ i: Int) -> BDAddress { BDAddress(rawValue: 0xC0_0000_0000 + UInt64(i)) }
+        var rows: [StoredRow] = []
+        for i in 0..<16 { d.add(reading(t0 + Int64(i) * 1000, temp: 1, battery: 1, address: address(i))) { rows.append($0) } }
+        d.add(reading(t0 + 50_000, temp: 2, battery: 1, address: address(0))) { rows.append($0) }  // heard again
+        #expect(rows.isEmpty)
+        d.add(reading(t0 + 60_000, temp: 3, battery: 1, address: address(16))) { rows.append($0) }
+        #expect(rows.map(\.address) == [address(1), address(2)])
+        #expect(d.trackedSensors == 15)
+        #expect(d.statistics.evictedSensors == 2)
+    }
+
     func listed(_ t: Int64, _ ms: [Measurement], address: BDAddress? = nil) -> Reading {
         Reading(address: address ?? a, decoderID: "test", model: "M", measurements: ms, timeMicros: t)
     }
