@@ -170,6 +170,7 @@ struct Downsampler {
     }
 
     private struct Entry {
+        let address: BDAddress
         var lastHeardMicros: Int64
         var lastAcceptedMicros: Int64
         /// The last accepted reading's measurements as listed, and their key order (as `StoredRow`).
@@ -229,7 +230,12 @@ struct Downsampler {
 
     let configuration: DownsampleConfiguration
     private let intervalMicros: Int64
-    private var entries: [BDAddress: Entry] = [:]
+    /// The tracked sensors, in no meaningful order, and each one's position in `entries`.
+    /// INVARIANT: `index[e.address] == i` for every `entries[i]`, and nothing else is in `index`
+    /// (a removal moves the last entry into the hole and updates its slot). An array plus an
+    /// `AddressIndex`, not a `Dictionary`: one SipHash per reading cost more than its fold.
+    private var entries: [Entry] = []
+    private var index: AddressIndex
     /// The latest receive time of any accepted reading: "now" as the radio tells it.
     private(set) var radioTimeMicros: Int64 = .min
     private(set) var statistics = DownsampleStatistics()
@@ -237,29 +243,35 @@ struct Downsampler {
     init(_ configuration: DownsampleConfiguration) {
         self.configuration = configuration
         self.intervalMicros = Int64(max(0, configuration.intervalSeconds)) * 1_000_000
-        entries.reserveCapacity(min(configuration.maxSensors, 4096))
+        let expected = min(max(1, configuration.maxSensors), 4096)
+        entries.reserveCapacity(expected)
+        index = AddressIndex(capacity: expected)
     }
 
     var trackedSensors: Int { entries.count }
-    var openBuckets: Int { entries.values.reduce(0) { $0 + ($1.open == nil ? 0 : 1) } }
+    var openBuckets: Int { entries.reduce(0) { $0 + ($1.open == nil ? 0 : 1) } }
 
     /// Folds one reading; calls `emit` for every row that became complete.
     mutating func add(_ r: Reading, emit: (consuming StoredRow) -> Void) {
         statistics.readings += 1
         // One hash lookup for a known sensor: its entry is then changed in place (it is the only
         // reference to its arrays, so they are not copied).
-        var slot = entries.index(forKey: r.address)
-        if slot == nil {
+        let slot: Int
+        if let known = index[r.address] {
+            slot = known
+        } else {
             if entries.count >= max(1, configuration.maxSensors) { evictLeastRecentlyHeard(emit: emit) }
-            entries[r.address] = Entry(
-                lastHeardMicros: r.timeMicros, lastAcceptedMicros: .min, lastAccepted: [], lastAcceptedOrder: nil)
-            slot = entries.index(forKey: r.address)
+            slot = entries.count
+            entries.append(
+                Entry(
+                    address: r.address, lastHeardMicros: r.timeMicros, lastAcceptedMicros: .min, lastAccepted: [],
+                    lastAcceptedOrder: nil))
+            index.set(r.address, slot)
         }
-        guard let slot else { return }  // unreachable: just inserted
         var out: StoredRow? = nil
         let start = bucketStart(r.timeMicros)
         let accepted = Self.fold(
-            r, start: start, into: &entries.values[slot], intervalMicros: intervalMicros,
+            r, start: start, into: &entries[slot], intervalMicros: intervalMicros,
             duplicateWindowMicros: configuration.duplicateWindowMicros, statistics: &statistics, out: &out)
         if accepted { radioTimeMicros = max(radioTimeMicros, r.timeMicros) }
         if let row = out.take() {
@@ -313,27 +325,21 @@ struct Downsampler {
     mutating func closeDue(wallMicros: Int64? = nil, emit: (consuming StoredRow) -> Void) {
         guard intervalMicros > 0 else { return }
         let now = max(radioTimeMicros, wallMicros ?? .min)
-        var i = entries.values.startIndex
-        while i != entries.values.endIndex {
-            if let t = entries.values[i].open?.timeMicros, t + intervalMicros <= now,
-                let row = Self.finish(&entries.values[i])
-            {
+        for i in entries.indices {
+            if let t = entries[i].open?.timeMicros, t + intervalMicros <= now, let row = Self.finish(&entries[i]) {
                 statistics.rows += 1
                 emit(row)
             }
-            entries.values.formIndex(after: &i)
         }
     }
 
     /// Emits every open bucket (shutdown, end of a replay).
     mutating func closeAll(emit: (consuming StoredRow) -> Void) {
-        var i = entries.values.startIndex
-        while i != entries.values.endIndex {
-            if let row = Self.finish(&entries.values[i]) {
+        for i in entries.indices {
+            if let row = Self.finish(&entries[i]) {
                 statistics.rows += 1
                 emit(row)
             }
-            entries.values.formIndex(after: &i)
         }
     }
 
@@ -350,22 +356,29 @@ struct Downsampler {
         // or looking up whole entries copied every bucket with its row and references, ~20 k
         // instructions per new sensor when a crowd of strangers keeps the table full (callgrind,
         // 100 k random addresses). Ties go by address, so the victims do not depend on the
-        // dictionary's order.
+        // entries' order.
         var heard: [(time: Int64, address: BDAddress)] = []
         heard.reserveCapacity(entries.count)
-        var i = entries.startIndex
-        while i != entries.endIndex {
-            heard.append((entries.values[i].lastHeardMicros, entries.keys[i]))
-            entries.formIndex(after: &i)
-        }
+        for i in entries.indices { heard.append((entries[i].lastHeardMicros, entries[i].address)) }
         heard.sort { $0.time != $1.time ? $0.time < $1.time : $0.address < $1.address }
         for (_, key) in heard.prefix(n) {
-            if var e = entries.removeValue(forKey: key), let row = Self.finish(&e) {
+            if var e = remove(key), let row = Self.finish(&e) {
                 statistics.rows += 1
                 emit(row)
             }
             statistics.evictedSensors += 1
         }
+    }
+
+    /// Takes `address`'s entry out, moving the last entry into its place (keeps `index` exact).
+    private mutating func remove(_ address: BDAddress) -> Entry? {
+        guard let i = index.remove(address) else { return nil }
+        let last = entries.count - 1
+        if i != last {
+            entries.swapAt(i, last)
+            index.set(entries[i].address, i)
+        }
+        return entries.removeLast()
     }
 
     /// A row of the one reading `r`, sharing `e`'s facts when they still hold.

@@ -432,7 +432,8 @@ public final class SensorStore {
         var newQuantities: [String: Int64] = [:]
         do throws(StoreError) {
             // Sensors: one upsert per distinct sensor, with its latest facts in this batch.
-            var sensorSlot: [BDAddress: Int] = [:]
+            // Looked up once per row: an `AddressIndex`, not a SipHash-ing `Dictionary`.
+            var sensorSlot = AddressIndex(capacity: min(rows.count, 64))
             var sensors: [BatchSensor] = []
             var slotOfRow = [Int](repeating: 0, count: rows.count)
             let batteryKey = Quantity.batteryPercent
@@ -452,7 +453,7 @@ public final class SensorStore {
                     if heard >= rows[sensors[s].latest].lastHeardMicros { sensors[s].latest = i }
                 } else {
                     s = sensors.count
-                    sensorSlot[address] = s
+                    sensorSlot.set(address, s)
                     sensors.append(BatchSensor(address: address, latest: i, first: rows[i].firstHeardMicros))
                 }
                 if let battery, heard >= sensors[s].batteryTime {

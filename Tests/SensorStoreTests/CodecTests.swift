@@ -177,6 +177,38 @@ import Testing
         #expect(d.statistics.evictedSensors == 2)
     }
 
+    /// Eviction takes entries out of the middle of the table (the last one moves into each hole):
+    /// every sensor left must still fold into its own bucket, and a new one open its own.
+    @Test func sensorsLeftAfterAnEvictionStillFoldIntoTheirOwnBuckets() {
+        var d = Downsampler(DownsampleConfiguration(intervalSeconds: 60, maxSensors: 16))
+        func address(_ i: Int) -> BDAddress { BDAddress(rawValue: 0xC0_0000_0000 + UInt64(i)) }
+        var rows: [StoredRow] = []
+        // Heard in an order that puts the least recently heard in the middle of the table.
+        let order = [5, 9, 0, 1, 2, 3, 4, 6, 7, 8, 10, 11, 12, 13, 14, 15]
+        for (k, i) in order.enumerated() {
+            d.add(reading(t0 + Int64(k) * 1000, temp: Double(i), battery: 1, address: address(i))) { rows.append($0) }
+        }
+        d.add(reading(t0 + 20_000, temp: 16, battery: 1, address: address(16))) { rows.append($0) }
+        #expect(rows.map(\.address) == [address(5), address(9)])
+        rows.removeAll()
+        // Every tracked sensor again, in the same minute: one more sample each, its own value.
+        let left = (0..<17).filter { $0 != 5 && $0 != 9 }
+        for (k, i) in left.enumerated() {
+            d.add(reading(t0 + 30_000 + Int64(k) * 1000, temp: Double(i) + 1, battery: 1, address: address(i))) {
+                rows.append($0)
+            }
+        }
+        #expect(rows.isEmpty)
+        #expect(d.trackedSensors == 15)
+        d.closeAll { rows.append($0) }
+        #expect(rows.count == 15)
+        for r in rows {
+            let i = Int(r.address.rawValue - 0xC0_0000_0000)
+            #expect(r.samples == 2)
+            #expect(r.value(.temperatureC) == Double(i) + 0.5)
+        }
+    }
+
     func listed(_ t: Int64, _ ms: [Measurement], address: BDAddress? = nil) -> Reading {
         Reading(address: address ?? a, decoderID: "test", model: "M", measurements: ms, timeMicros: t)
     }
