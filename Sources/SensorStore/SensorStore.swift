@@ -591,12 +591,14 @@ public final class SensorStore {
                             try st.bind(p, rows[i].timeMicros)
                             try st.bind(p + 1, sensors[slotOfRow[i]].id)
                             try st.bind(p + 2, rows[i].samples)
-                            // The buffer outlives the run below, and reset clears the bindings.
+                            // The buffer outlives the run below. Left bound after it (no clearing
+                            // reset): every one of the statement's 4 × rows parameters is bound
+                            // again by this loop before its next run.
                             try st.bindStatic(p + 3, UnsafeRawBufferPointer(rebasing: buffer[start..<ends[k]]))
                             start = ends[k]
                             p += 4
                         }
-                        defer { st.reset() }
+                        defer { st.resetKeepingBindings() }
                         try st.run()
                         return .success(connection.changes)
                     } catch {
@@ -732,12 +734,14 @@ public final class SensorStore {
                     try st.bind(p + 2, stats.rows)
                     try st.bind(p + 3, stats.samples)
                     try st.bind(p + 4, stats.lastTime)
-                    // The buffer outlives the run below, and reset clears the bindings.
+                    // The buffer outlives the run below. Left bound after it (no clearing reset):
+                    // every one of the statement's 6 × rollups parameters is bound again by this
+                    // loop before its next run.
                     try st.bindStatic(p + 5, UnsafeRawBufferPointer(rebasing: buffer[start..<ends[j]]))
                     start = ends[j]
                     p += 6
                 }
-                defer { st.reset() }
+                defer { st.resetKeepingBindings() }
                 try st.run()
                 return .success(())
             } catch {
