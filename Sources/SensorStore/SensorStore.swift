@@ -513,13 +513,10 @@ public final class SensorStore {
             var rollups: [(key: RollupKey, stats: SensorStats)] = []
             var inserted = 0
             var ends: [Int] = []
-            // The chunk's items, all rows in one array (`itemEnds[k]` ends row k's), for the rollups.
-            var chunkItems: [(id: Int64, value: Double)] = []
-            var itemEnds: [Int] = []
 
-            /// Row `i`'s items in codec order (ascending id) to `chunkItems`, reusing its sensor's
-            /// last id mapping when it fits.
-            func collect(_ i: Int) throws(StoreError) {
+            /// Makes row `i`'s sensor's id mapping (`BatchSensor.ids`, `.order`) describe row `i`,
+            /// reusing the last one when it fits; returns the sensor's slot.
+            func mapQuantities(_ i: Int) throws(StoreError) -> Int {
                 let s = slotOfRow[i]
                 // In the row's key order (`StoredRow.measurement`): no array is built per row.
                 let n = rows[i].count
@@ -538,12 +535,11 @@ public final class SensorStore {
                     sensors[s].order = ids.indices.sorted { ids[$0] < ids[$1] }
                     sensors[s].ids = ids
                 }
-                for j in sensors[s].order { chunkItems.append((sensors[s].ids[j], rows[i].measurement(j).value)) }
-                itemEnds.append(chunkItems.count)
+                return s
             }
 
-            /// Adds row `i` (inserted, the `k`-th of the chunk) to its (hour, sensor) rollup.
-            func addToRollup(_ i: Int, _ k: Int) {
+            /// Adds row `i` (inserted; its sensor's mapping describes it) to its (hour, sensor) rollup.
+            func addToRollup(_ i: Int) {
                 let time = rows[i].timeMicros
                 let s = slotOfRow[i]
                 let hour = Self.hour(time)
@@ -558,56 +554,61 @@ public final class SensorStore {
                     }
                     sensors[s].rollupHour = hour
                 }
+                let ids = sensors[s].ids
                 rollups[sensors[s].rollupSlot].stats.addRow(
-                    samples: Int64(rows[i].samples), time: time, chunkItems[(k == 0 ? 0 : itemEnds[k - 1])..<itemEnds[k]])
+                    samples: Int64(rows[i].samples), time: time,
+                    sensors[s].order.lazy.map { (id: ids[$0], value: rows[i].measurement($0).value) })
             }
 
-            /// Inserts rows `chunk` with one statement; returns how many were inserted.
-            func insert(_ chunk: ArraySlice<Int>) throws(StoreError) -> Int {
+            /// Inserts rows `chunk` with one statement; returns how many were inserted. With
+            /// `rollingUp`, each row goes to its rollup as its blob is written (one pass over its
+            /// values, no intermediate list): only for chunks that must insert every row, where
+            /// any other outcome throws and the rollups are dropped with the transaction.
+            func insert(_ chunk: ArraySlice<Int>, rollingUp: Bool) throws(StoreError) -> Int {
+                // Every row's blob in one buffer, sized for the worst case, written in place. A
+                // row's mapping may change between rows of the chunk (a sensor's quantities
+                // changed), so each row is encoded right after its sensor's mapping is made
+                // current; the mapping may read or insert a quantity (throws), hence a raw
+                // allocation rather than an array's initializer closure.
+                var items = 0
+                for i in chunk { items += rows[i].count }
+                let room = max(1, items * MeasurementCodec.maxItemBytes)
+                let base = UnsafeMutablePointer<UInt8>.allocate(capacity: room)
+                defer { base.deallocate() }
                 ends.removeAll(keepingCapacity: true)
-                chunkItems.removeAll(keepingCapacity: true)
-                itemEnds.removeAll(keepingCapacity: true)
-                for i in chunk { try collect(i) }
-                // Every row's blob in one buffer, sized for the worst case, written in place.
-                let room = max(1, chunkItems.count * MeasurementCodec.maxItemBytes)
-                let blobs = [UInt8](unsafeUninitializedCapacity: room) { buffer, count in
-                    guard let base = buffer.baseAddress else { return }
-                    var at = 0
-                    var from = 0
-                    for end in itemEnds {
-                        at += MeasurementCodec.write(chunkItems[from..<end], to: base + at)
-                        ends.append(at)
-                        from = end
+                var at = 0
+                for i in chunk {
+                    let s = try mapQuantities(i)
+                    for j in sensors[s].order {
+                        at += MeasurementCodec.writeVarint(UInt64(bitPattern: sensors[s].ids[j]), to: base + at)
+                        at += MeasurementCodec.writeValue(rows[i].measurement(j).value, to: base + at)
                     }
-                    count = at
+                    ends.append(at)
+                    if rollingUp { addToRollup(i) }
                 }
+                let buffer = UnsafeRawBufferPointer(start: base, count: at)
                 let st = try insertStatement(rows: chunk.count)
-                // `withUnsafeBytes` only rethrows untyped errors: carry ours out as a Result.
-                let result = blobs.withUnsafeBytes { buffer -> Result<Int, StoreError> in
-                    do throws(StoreError) {
-                        var p: Int32 = 1
-                        var start = 0
-                        for (k, i) in chunk.enumerated() {
-                            try st.bind(p, rows[i].timeMicros)
-                            try st.bind(p + 1, sensors[slotOfRow[i]].id)
-                            try st.bind(p + 2, rows[i].samples)
-                            // The buffer outlives the run below. Left bound after it (no clearing
-                            // reset): every one of the statement's 4 × rows parameters is bound
-                            // again by this loop before its next run.
-                            try st.bindStatic(p + 3, UnsafeRawBufferPointer(rebasing: buffer[start..<ends[k]]))
-                            start = ends[k]
-                            p += 4
-                        }
-                        defer { st.resetKeepingBindings() }
-                        try st.run()
-                        return .success(connection.changes)
-                    } catch {
-                        st.reset()
-                        return .failure(error)
+                do throws(StoreError) {
+                    var p: Int32 = 1
+                    var start = 0
+                    for (k, i) in chunk.enumerated() {
+                        try st.bind(p, rows[i].timeMicros)
+                        try st.bind(p + 1, sensors[slotOfRow[i]].id)
+                        try st.bind(p + 2, rows[i].samples)
+                        // The buffer outlives the run below. Left bound after it (no clearing
+                        // reset): every one of the statement's 4 × rows parameters is bound
+                        // again by this loop before its next run.
+                        try st.bindStatic(p + 3, UnsafeRawBufferPointer(rebasing: buffer[start..<ends[k]]))
+                        start = ends[k]
+                        p += 4
                     }
+                    defer { st.resetKeepingBindings() }
+                    try st.run()
+                    return connection.changes
+                } catch {
+                    st.reset()
+                    throw error
                 }
-                let n = try result.get()
-                return n
             }
 
             var next = fresh[...]
@@ -615,7 +616,7 @@ public final class SensorStore {
                 while next.count >= size {
                     let chunk = next.prefix(size)
                     next = next.dropFirst(size)
-                    let n = try insert(chunk)
+                    let n = try insert(chunk, rollingUp: true)
                     guard n == size else {
                         // Invariant 8 did not hold: stop before the rollups diverge from the rows.
                         throw StoreError.sqlite(
@@ -623,13 +624,12 @@ public final class SensorStore {
                             message: "\(size - n) rows of \(size) were already stored though later than their "
                                 + "sensor's last_seen_us", attempted: attempted)
                     }
-                    for (k, i) in chunk.enumerated() { addToRollup(i, k) }
                     inserted += n
                 }
             }
             for i in others {
-                guard try insert([i]) == 1 else { continue }  // invariant 3: already stored
-                addToRollup(i, 0)
+                guard try insert([i], rollingUp: false) == 1 else { continue }  // invariant 3: already stored
+                addToRollup(i)
                 inserted += 1
             }
 
