@@ -754,11 +754,20 @@ public final class SensorStore {
 
     /// `INSERT OR REPLACE` of `rows` rollups, prepared on first use.
     private func rollupStatement(rows n: Int) throws(StoreError) -> Statement {
-        if let s = writeRollups[n] { return s }
-        var sql = "INSERT OR REPLACE INTO rollup_hourly (hour, sensor_id, n_rows, n_samples, last_time_us, stats) VALUES "
-        for k in 0..<n { sql += (k == 0 ? "" : ", ") + "(?, ?, ?, ?, ?, ?)" }
-        let s = try connection.prepare(sql)
-        writeRollups[n] = s
+        try Self.multiRow(
+            connection, "INSERT OR REPLACE INTO rollup_hourly (hour, sensor_id, n_rows, n_samples, last_time_us, stats)",
+            columns: 6, rows: n, cache: &writeRollups)
+    }
+
+    /// `head VALUES (?, …), …`: `rows` tuples of `columns` parameters, prepared on first use and
+    /// kept in `cache` by row count.
+    private static func multiRow(
+        _ c: Connection, _ head: String, columns: Int, rows n: Int, cache: inout [Int: Statement]
+    ) throws(StoreError) -> Statement {
+        if let s = cache[n] { return s }
+        let tuple = "(" + Array(repeating: "?", count: columns).joined(separator: ", ") + ")"
+        let s = try c.prepare(head + " VALUES " + Array(repeating: tuple, count: n).joined(separator: ", "))
+        cache[n] = s
         return s
     }
 
@@ -775,12 +784,9 @@ public final class SensorStore {
     /// `INSERT OR IGNORE` of `rows` rows (invariant 3), parameters `(time_us, sensor_id, samples,
     /// data)` per row in order.
     private func insertStatement(rows n: Int) throws(StoreError) -> Statement {
-        if let s = insertReadings[n] { return s }
-        var sql = "INSERT OR IGNORE INTO readings (time_us, sensor_id, samples, data) VALUES "
-        for k in 0..<n { sql += (k == 0 ? "" : ", ") + "(?, ?, ?, ?)" }
-        let s = try connection.prepare(sql)
-        insertReadings[n] = s
-        return s
+        try Self.multiRow(
+            connection, "INSERT OR IGNORE INTO readings (time_us, sensor_id, samples, data)", columns: 4, rows: n,
+            cache: &insertReadings)
     }
 
     /// The id of a quantity key, creating it inside the current transaction if new.
