@@ -20,16 +20,12 @@ enum MeasurementCodec {
     static let doubleKind: UInt8 = 5
     static let powers: [Double] = [1, 10, 100, 1000, 10000]
 
-    /// Appends the encoding of `(quantityID, value)` pairs, which must be in ascending id order.
+    /// Appends the encoding of `(quantityID, value)` pairs, which must be in ascending id order
+    /// (for tests and tools; the writer uses `writeVarint`/`writeValue` in place, the one encoder).
     static func encode(_ items: [(id: Int64, value: Double)], into out: inout [UInt8]) {
-        encode(items[...], into: &out)
-    }
-
-    /// The same for a slice of a larger buffer (the writer encodes a chunk of rows from one).
-    static func encode(_ items: ArraySlice<(id: Int64, value: Double)>, into out: inout [UInt8]) {
-        for (id, value) in items {
-            appendVarint(UInt64(bitPattern: id), &out)
-            appendValue(value, &out)
+        guard !items.isEmpty else { return }
+        out += [UInt8](unsafeUninitializedCapacity: items.count * maxItemBytes) { buffer, count in
+            count = write(items, to: buffer.baseAddress!)
         }
     }
 
@@ -53,34 +49,12 @@ enum MeasurementCodec {
     @inline(__always)
     static func zigzag(_ i: Int64) -> UInt64 { UInt64(bitPattern: (i << 1) ^ (i >> 63)) }
 
-    /// Kind byte and payload of one value (see the table above).
-    static func appendValue(_ value: Double, _ out: inout [UInt8]) {
-        if let (kind, i) = scaled(value) {
-            out.append(kind)
-            appendVarint(zigzag(i), &out)
-            return
-        }
-        out.append(doubleKind)
-        let bits = value.bitPattern
-        for b in 0..<8 { out.append(UInt8(truncatingIfNeeded: bits >> (8 * UInt64(b)))) }
-    }
-
-    static func appendVarint(_ v0: UInt64, _ out: inout [UInt8]) {
-        var v = v0
-        while v >= 0x80 {
-            out.append(UInt8(truncatingIfNeeded: v) | 0x80)
-            v >>= 7
-        }
-        out.append(UInt8(v))
-    }
-
     /// Room one measurement may need: a 10-byte varint id, the kind, and a 10-byte varint (or an
     /// 8-byte double).
     static let maxItemBytes = 21
 
     /// Writes the encoding of `items` (ascending id) at `out`, which has room for `maxItemBytes`
-    /// per item; returns the bytes written. The same bytes as `encode(_:into:)`, written without
-    /// an array's capacity and uniqueness checks per byte (the writer encodes every stored row).
+    /// per item; returns the bytes written.
     static func write<C: Collection<(id: Int64, value: Double)>>(
         _ items: C, to out: UnsafeMutablePointer<UInt8>
     ) -> Int {
@@ -92,7 +66,7 @@ enum MeasurementCodec {
         return n
     }
 
-    /// Writes one value's kind byte and payload (as `appendValue`) at `out`, which has room for
+    /// Writes one value's kind byte and payload (see the table above) at `out`, which has room for
     /// 11 bytes; returns the bytes written.
     @inline(__always)
     static func writeValue(_ value: Double, to out: UnsafeMutablePointer<UInt8>) -> Int {
