@@ -22,19 +22,10 @@ public enum ServiceUUID: Hashable, Sendable, CustomStringConvertible {
         case .uuid16(let v): return Hex.encode([UInt8(v >> 8), UInt8(v & 0xFF)])
         case .uuid32(let v): return Hex.encode([UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)])
         case .uuid128(let b):
-            // 8-4-4-4-12 hex digits, written in place (iBeacon frames print one per advertisement).
-            let dashes = [4, 6, 8, 10].lazy.filter { $0 < b.count }.count
-            return Hex.ascii(count: 2 * b.count + dashes) { out in
+            // Written in place: iBeacon frames print one per advertisement.
+            return Hex.ascii(count: Hex.uuidTextCount(b.count)) { out in
                 var i = 0
-                for (k, byte) in b.enumerated() {
-                    if k == 4 || k == 6 || k == 8 || k == 10 {
-                        out[i] = UInt8(ascii: "-")
-                        i += 1
-                    }
-                    out[i] = Hex.digit(byte >> 4)
-                    out[i + 1] = Hex.digit(byte & 0x0F)
-                    i += 2
-                }
+                Hex.writeUUIDText(b, to: out, at: &i)
             }
         }
     }

@@ -64,4 +64,50 @@ public enum Hex {
             return count
         }
     }
+
+    /// Digits of a non-negative integer in decimal.
+    @inline(__always) public static func decimalCount(_ v: Int) -> Int {
+        var n = 1
+        var rest = v
+        while rest >= 10 {
+            rest /= 10
+            n += 1
+        }
+        return n
+    }
+
+    /// Writes a non-negative integer in decimal at `out[i...]` (`decimalCount(v)` bytes) and
+    /// moves `i` past it.
+    @inline(__always) public static func writeDecimal(
+        _ v: Int, to out: UnsafeMutableBufferPointer<UInt8>, at i: inout Int
+    ) {
+        let n = decimalCount(v)
+        var rest = v
+        for j in stride(from: i + n - 1, through: i, by: -1) {
+            out[j] = UInt8(ascii: "0") + UInt8(rest % 10)
+            rest /= 10
+        }
+        i += n
+    }
+
+    /// Bytes as a UUID's text (lower-case hex, a dash before bytes 4, 6, 8 and 10: 8-4-4-4-12 for
+    /// 16 bytes) at `out[i...]`, moving `i` past it; `uuidTextCount(n)` bytes for n bytes.
+    @inline(__always) public static func writeUUIDText<C: Collection<UInt8>>(
+        _ bytes: C, to out: UnsafeMutableBufferPointer<UInt8>, at i: inout Int
+    ) {
+        for (k, byte) in bytes.enumerated() {
+            if k == 4 || k == 6 || k == 8 || k == 10 {
+                out[i] = UInt8(ascii: "-")
+                i += 1
+            }
+            out[i] = digit(byte >> 4)
+            out[i + 1] = digit(byte & 0x0F)
+            i += 2
+        }
+    }
+
+    /// Length of `writeUUIDText` for `n` bytes (36 for 16).
+    @inline(__always) public static func uuidTextCount(_ n: Int) -> Int {
+        2 * n + (n > 10 ? 4 : n > 8 ? 3 : n > 6 ? 2 : n > 4 ? 1 : 0)
+    }
 }

@@ -152,6 +152,26 @@ import Testing
         #expect(Hex.decode(Hex.encode(bytes)) == bytes)
     }
 
+    /// The in-place writers against `String(_:)` and the canonical UUID text.
+    @Test func decimalsAndUUIDTextWrittenInPlace() {
+        for v in [0, 7, 9, 10, 99, 100, 254, 999, 1_000, 65_535, 1_000_000] {
+            let text = Hex.ascii(count: Hex.decimalCount(v)) { out in
+                var i = 0
+                Hex.writeDecimal(v, to: out, at: &i)
+            }
+            #expect(text == String(v))
+        }
+        let bytes: [UInt8] = [0xE2, 0xC5, 0x6D, 0xB5, 0xDF, 0xFB, 0x48, 0xD2, 0xB0, 0x60, 0xD0, 0xF5, 0xA7, 0x10, 0x96, 0xE0]
+        #expect(ServiceUUID.uuid128(bytes).description == "e2c56db5-dffb-48d2-b060-d0f5a71096e0")
+        // Shorter lists keep the dashes that fall inside them.
+        for n in 0...16 {
+            let expected = Hex.encode(bytes.prefix(n)).enumerated().map { k, c in
+                (k == 8 || k == 12 || k == 16 || k == 20 ? "-" : "") + String(c)
+            }.joined()
+            #expect(ServiceUUID.uuid128(Array(bytes.prefix(n))).description == expected, "\(n) bytes")
+        }
+    }
+
     @Test func displayTextEscapesControlAndBidiCharacters() {
         #expect(DisplayText.escape(Array("ok".utf8)) == "ok")
         #expect(DisplayText.escape([0x41, 0x0A, 0x1B, 0x7F]) == "A\\x0a\\x1b\\x7f")

@@ -54,19 +54,6 @@ public struct GoveeDecoder: SensorDecoder {
         _ company: UInt16, _ data: ArraySlice<UInt8>, _ advertisement: Advertisement, _ ad: AdvertisingData
     ) -> DecodeOutcome {
         let named = GoveeFrame.model(ad)
-        // "ec88-6": the tag in hex, then the frame size in decimal (a value is < 255 bytes),
-        // written in place as a small string.
-        let size = data.count
-        let sizeDigits = size < 10 ? 1 : size < 100 ? 2 : 3
-        let frameKind = Hex.ascii(count: 5 + sizeDigits) { out in
-            for k in 0..<4 { out[k] = Hex.digit(UInt8((company >> (12 - 4 * UInt16(k))) & 0xF)) }
-            out[4] = UInt8(ascii: "-")
-            var rest = size
-            for k in stride(from: 4 + sizeDigits, through: 5, by: -1) {
-                out[k] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-            }
-        }
         var measurements: [Measurement] = .forFrame()
         var warnings: [DecodeWarning] = []
         let model: String
@@ -160,6 +147,14 @@ public struct GoveeDecoder: SensorDecoder {
         }
         if let battery = measurements.first(where: { $0.quantity == .batteryPercent })?.value, battery > 100 {
             return .malformed("battery \(battery) % out of range")
+        }
+        // "ec88-6": the tag in hex, then the frame size in decimal (a value is < 255 bytes),
+        // written in place as a small string, once the frame is known to be ours.
+        let frameKind = Hex.ascii(count: 5 + Hex.decimalCount(data.count)) { out in
+            for k in 0..<4 { out[k] = Hex.digit(UInt8((company >> (12 - 4 * UInt16(k))) & 0xF)) }
+            out[4] = UInt8(ascii: "-")
+            var i = 5
+            Hex.writeDecimal(data.count, to: out, at: &i)
         }
         return .readings([
             Reading(

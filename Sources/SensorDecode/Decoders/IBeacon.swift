@@ -44,29 +44,16 @@ public struct IBeaconDecoder: SensorDecoder {
     static func frameKind(_ d: ArraySlice<UInt8>) -> String {
         let major = Int(d.be16(18))
         let minor = Int(d.be16(20))
-        func digits(_ v: Int) -> Int { v >= 10_000 ? 5 : v >= 1_000 ? 4 : v >= 100 ? 3 : v >= 10 ? 2 : 1 }
-        return Hex.ascii(count: 36 + 2 + digits(major) + digits(minor)) { out in
+        let count = Hex.uuidTextCount(16) + 2 + Hex.decimalCount(major) + Hex.decimalCount(minor)
+        return Hex.ascii(count: count) { out in
             var i = 0
-            for k in 0..<16 {
-                if k == 4 || k == 6 || k == 8 || k == 10 {
-                    out[i] = UInt8(ascii: "-")
-                    i += 1
-                }
-                let byte = d.u8(2 + k)
-                out[i] = Hex.digit(byte >> 4)
-                out[i + 1] = Hex.digit(byte & 0x0F)
-                i += 2
-            }
-            for v in [major, minor] {
-                out[i] = UInt8(ascii: "/")
-                i += digits(v)
-                var rest = v
-                for j in stride(from: i, to: i - digits(v), by: -1) {
-                    out[j] = UInt8(ascii: "0") + UInt8(rest % 10)
-                    rest /= 10
-                }
-                i += 1
-            }
+            Hex.writeUUIDText(d[(d.startIndex + 2)..<(d.startIndex + 18)], to: out, at: &i)
+            out[i] = UInt8(ascii: "/")
+            i += 1
+            Hex.writeDecimal(major, to: out, at: &i)
+            out[i] = UInt8(ascii: "/")
+            i += 1
+            Hex.writeDecimal(minor, to: out, at: &i)
         }
     }
 }
