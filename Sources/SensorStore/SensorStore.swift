@@ -256,7 +256,7 @@ public final class SensorStore {
     /// database is a state (`currentFailure`), logged once and retried (invariants 1, 6).
     /// - Parameter now: the caller's monotonic clock, seconds.
     @discardableResult
-    public func add(_ reading: Reading, now: Double) -> FlushResult {
+    public func add(_ reading: consuming Reading, now: Double) -> FlushResult {
         downsampler.add(reading) { append($0, now: now) }
         assert(withinMemoryBounds())
         if pending.count >= configuration.batchRows { return flush(now: now, force: false) }

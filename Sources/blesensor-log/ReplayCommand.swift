@@ -64,12 +64,12 @@ enum ReplayCommand {
                 packets += 1
                 clock = Double(packet.timeMicros) / 1e6
                 extractor.forEachAdvertisement(in: packet) { ad in
-                    for r in pipeline.process(ad, onProblem: { log.warning($0) }) {
+                    pipeline.process(ad, onProblem: { log.warning($0) }) { r in
                         if let out {
                             out.write(JSON.reading(r, includeTime: true) + "\n")
                         } else if !r.measurements.isEmpty {
-                            store!.add(r, now: clock)
                             if verbose { log.debug(JSON.reading(r, includeTime: true)) }
+                            store!.add(r, now: clock)
                         }
                     }
                 }

@@ -68,9 +68,10 @@ enum RunCommand {
                 stop: stop,
                 onAdvertisement: { ad in
                     let now = Timestamp.monotonicSeconds()
-                    for r in pipeline.process(ad, onProblem: { log.warning($0) }) where !r.measurements.isEmpty {
-                        store.add(r, now: now)
+                    pipeline.process(ad, onProblem: { log.warning($0) }) { r in
+                        guard !r.measurements.isEmpty else { return }
                         if verbose { log.debug(JSON.reading(r, includeTime: true)) }
+                        store.add(r, now: now)
                     }
                 },
                 onTick: { now in
