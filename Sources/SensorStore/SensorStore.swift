@@ -51,8 +51,14 @@ import SensorDecode
 //     most its last receive time, and the sensor's upsert raises `last_seen_us` to that in the
 //     same transaction (`forget` deletes the rows before the sensor). `commit` relies on it to
 //     insert rows later than that in multi-row statements without asking which were ignored.
+// (9) A checkpoint follows every `checkpointPages` new WAL pages, as SQLite's autocheckpoint
+//     would, but on the checkpoint thread; the writer checkpoints itself once the WAL holds four
+//     times that, so the WAL starts over within a few commits unless a reader holds an old
+//     snapshot (`CheckpointTests`).
 //
-// THREADS. A `SensorStore` is used from one thread (the logger loop); it is not Sendable.
+// THREADS. A `SensorStore` is used from one thread (the logger loop); it is not Sendable. It
+// starts one thread of its own, with its own connection, for WAL checkpoints (Checkpointer.swift),
+// stopped by `close` and when the store is released.
 // Readers (`StoreReader`, a user's `sqlite3`) use their own connections in any process.
 //
 // USAGE (the logger loop; `now` is CLOCK_MONOTONIC seconds, read by the caller):
@@ -84,12 +90,15 @@ public struct StoreConfiguration: Sendable, Equatable {
     public var busyTimeoutMillis: Int32
     /// Bound of the quantity key → id cache. Default 4096.
     public var maxCachedQuantities: Int
+    /// A checkpoint (WAL pages copied into the database and synced) every this many new WAL
+    /// pages, run by a thread of the store's (Checkpointer.swift). Default 1000, SQLite's own.
+    public var checkpointPages: Int
 
     public init(
         downsample: DownsampleConfiguration = DownsampleConfiguration(), batchSeconds: Double = 5,
         batchRows: Int = 1000, maxPendingRows: Int = 100_000, retentionSeconds: Int64? = nil,
         pruneRowsPerStep: Int = 1000, pruneEverySeconds: Double = 60, busyTimeoutMillis: Int32 = 200,
-        maxCachedQuantities: Int = 4096
+        maxCachedQuantities: Int = 4096, checkpointPages: Int = 1000
     ) {
         self.downsample = downsample
         self.batchSeconds = batchSeconds
@@ -100,6 +109,7 @@ public struct StoreConfiguration: Sendable, Equatable {
         self.pruneEverySeconds = pruneEverySeconds
         self.busyTimeoutMillis = busyTimeoutMillis
         self.maxCachedQuantities = maxCachedQuantities
+        self.checkpointPages = checkpointPages
     }
 }
 
@@ -115,6 +125,10 @@ public struct StoreStatistics: Sendable, Equatable {
     /// Rows given up because `pending` reached `maxPendingRows` while the database was failing.
     public var droppedRows = 0
     public var prunedRows = 0
+    /// WAL checkpoints completed, by the checkpoint thread or by the writer…
+    public var checkpoints = 0
+    /// …of which by the writer: the WAL had reached four times `checkpointPages`.
+    public var checkpointsInWriter = 0
 }
 
 /// The result of one commit attempt.
@@ -138,6 +152,7 @@ public final class SensorStore {
     public var statistics: StoreStatistics {
         var s = counters
         s.downsample = downsampler.statistics
+        (s.checkpoints, s.checkpointsInWriter) = checkpointer.completed
         return s
     }
     private var counters = StoreStatistics()
@@ -145,6 +160,9 @@ public final class SensorStore {
     public private(set) var currentFailure: StoreError?
 
     private let connection: Connection
+    private let checkpointer: Checkpointer
+    /// The checkpoint result last logged (invariant 6).
+    private var reportedCheckpointResult = SQLITE_OK
     private let log: (String) -> Void
     // Touched for every reading, from `add` and from inside `downsampler`'s mutating methods (the
     // emit closure): their run-time exclusivity checks (swift_beginAccess, ~80 instructions each)
@@ -203,8 +221,6 @@ public final class SensorStore {
         // NORMAL in WAL: a commit is durable once the WAL is synced at checkpoint; a power cut can
         // lose the last commits but never corrupt the file, and the SD card sees far fewer fsyncs.
         try c.exec("PRAGMA synchronous = NORMAL", "set synchronous on \(path)")
-        // Keep the WAL file from staying large after a long reader held back checkpoints.
-        try c.exec("PRAGMA journal_size_limit = 8388608", "set journal_size_limit on \(path)")
         // 768 KiB of page cache (192 pages). Appends touch few pages: the last leaf of `readings`,
         // one `readings_by_sensor` leaf per active sensor, the interior pages above them, the
         // current rollup and sensor pages, ~130 pages with 50 sensors. The cache only gives pages
@@ -214,6 +230,26 @@ public final class SensorStore {
         // instructions as 1 MiB (callgrind, 50 k rows).
         try c.exec("PRAGMA cache_size = -768", "set cache_size on \(path)")
         self.connection = c
+        // Checkpoints leave the commit (Checkpointer.swift): the hook replaces SQLite's own
+        // autocheckpoint, and the store's deinit removes it before the checkpointer goes.
+        let pages = max(1, configuration.checkpointPages)
+        checkpointer = Checkpointer(path: path, pages: pages, writerLimit: 4 * pages)
+        // The WAL file is kept at up to the size it reaches before the writer checkpoints (a
+        // frame is a page and 24 bytes) and reused from its start: cutting it back at every
+        // restart cost the writer ~5 ms, and the next commits extended it again. A long reader
+        // holding back checkpoints can grow it further; it is cut back to this afterwards.
+        let pageSize = try c.scalarInt("PRAGMA page_size") ?? 4096
+        let walBytes = Int64(checkpointer.writerLimit + pages) * (pageSize + 24)
+        try c.exec("PRAGMA journal_size_limit = \(walBytes)", "set journal_size_limit on \(path)")
+        sqlite3_wal_hook(
+            c.handle,
+            { context, db, _, walPages in
+                if let context, let db {
+                    Unmanaged<Checkpointer>.fromOpaque(context).takeUnretainedValue()
+                        .committed(walPages: Int(walPages), writer: db)
+                }
+                return SQLITE_OK
+            }, Unmanaged.passUnretained(checkpointer).toOpaque())
         // A sensor is looked up, then updated by id or inserted: an upsert (ON CONFLICT DO UPDATE)
         // runs under a statement journal, whose 64 KiB buffer was malloc'ed and freed for every
         // sensor of every batch (two brk calls each, 20 % of the writer's system time).
@@ -308,6 +344,7 @@ public final class SensorStore {
             pending.removeAll(keepingCapacity: pending.count <= 4 * configuration.batchRows)
             pendingSince = nil
             nextAttemptAt = -Double.infinity
+            reportCheckpoints()
             if currentFailure != nil {
                 log(
                     "store: writing to \(path) resumed after \(failedAttempts) failed attempts; \(n) pending rows committed"
@@ -331,11 +368,37 @@ public final class SensorStore {
         }
     }
 
+    /// No checkpoint is asked for or running (for tests).
+    var checkpointsIdle: Bool { checkpointer.idle }
+
+    /// Logs a change in how checkpoints fare, once (invariant 6). A failed checkpoint loses
+    /// nothing: the commits stay in the WAL, which grows until a checkpoint succeeds.
+    private func reportCheckpoints() {
+        let rc = checkpointer.result
+        guard rc != reportedCheckpointResult else { return }
+        reportedCheckpointResult = rc
+        if rc == SQLITE_OK {
+            log("store: checkpoints of \(path) succeed again")
+        } else {
+            log(
+                "store: checkpoint of \(path) failed: \(String(cString: sqlite3_errstr(rc))) (code \(rc)); "
+                    + "committed rows stay in the WAL, which grows until a checkpoint succeeds")
+        }
+    }
+
     /// Writes out every open bucket and commits. Call before exiting; the store stays usable.
     /// - Throws: the commit's `StoreError`; the rows then stay pending (a later call may succeed).
     public func close(now: Double) throws(StoreError) {
         downsampler.closeAll { append($0, now: now) }
-        if case .failed(let e) = flush(now: now, force: true) { throw e }
+        let result = flush(now: now, force: true)
+        // The checkpoint running now is finished; closing the connection copies the rest.
+        checkpointer.stop()
+        if case .failed(let e) = result { throw e }
+    }
+
+    deinit {
+        sqlite3_wal_hook(connection.handle, nil, nil)
+        checkpointer.stop()
     }
 
     /// For fault tests: limits the file to `pages` pages (`PRAGMA max_page_count`), which makes
