@@ -106,12 +106,13 @@ public struct BTHomeDecoder: SensorDecoder {
         }
 
         var measurements: [Measurement] = .forFrame()
-        var seen: [Quantity] = []
+        var repeated: [Quantity]? = nil
         var r = ByteReader(body)
         var stopped: String? = nil
+        let objects = Self.objects  // once, not once per object (a `swift_once` check each, callgrind)
         walk: while let objectID = r.readUInt8() {
             let at = r.offset - 1 - body.startIndex
-            guard let object = Self.objects[Int(objectID)] else {
+            guard let object = objects[Int(objectID)] else {
                 stopped = "unknown BTHome object id 0x\(Hex.encode([objectID])) at offset \(at); rest ignored"
                 break walk
             }
@@ -129,7 +130,7 @@ public struct BTHomeDecoder: SensorDecoder {
                     + "\(r.remaining) left; rest ignored"
                 break walk
             }
-            append(object, value, signedOverride: nil, to: &measurements, &seen)
+            append(object, value, signedOverride: nil, to: &measurements, &repeated)
         }
         if let why = stopped, measurements.isEmpty { return .malformed(why) }
         return .readings([reading(advertisement, kind: kind, measurements, stopped.map { [.text($0)] } ?? [])])
@@ -141,10 +142,11 @@ public struct BTHomeDecoder: SensorDecoder {
         // 0x181C is the SIG "User Data" UUID: with nothing in it, it is no BTHome frame.
         guard !frame.isEmpty else { return .notMine }
         var measurements: [Measurement] = .forFrame()
-        var seen: [Quantity] = []
+        var repeated: [Quantity]? = nil
         var warnings: [DecodeWarning] = []
         var stopped: String? = nil
         var r = ByteReader(frame)
+        let objects = Self.objects
         walk: while let header = r.readUInt8() {
             let at = r.offset - 1 - frame.startIndex
             let length = Int(header & 0x1F)  // id + value
@@ -155,7 +157,7 @@ public struct BTHomeDecoder: SensorDecoder {
             }
             let objectID = object.u8(0)
             let value = object.dropFirst()
-            guard let entry = Self.objects[Int(objectID)] else {
+            guard let entry = objects[Int(objectID)] else {
                 warnings.append("unknown BTHome v1 object id 0x\(Hex.encode([objectID])) skipped")
                 continue
             }
@@ -165,14 +167,14 @@ public struct BTHomeDecoder: SensorDecoder {
                     warnings.append("v1 object 0x\(Hex.encode([objectID])) of \(value.count) bytes skipped")
                     continue
                 }
-                append(entry, value, signedOverride: format == 1, to: &measurements, &seen)
+                append(entry, value, signedOverride: format == 1, to: &measurements, &repeated)
             case 2:
                 guard value.count == 4, case .quantity(let q, let unit) = entry.kind else {
                     warnings.append("v1 float object 0x\(Hex.encode([objectID])) skipped")
                     continue
                 }
                 let v = Double(Float(bitPattern: value.le32(0)))
-                add(q, unit, v, to: &measurements, &seen)
+                add(q, unit, v, to: &measurements, &repeated)
             default:
                 continue  // strings and MACs carry no measurement
             }
@@ -188,35 +190,47 @@ public struct BTHomeDecoder: SensorDecoder {
 
     private func append(
         _ object: Object, _ value: ArraySlice<UInt8>, signedOverride: Bool?, to out: inout [Measurement],
-        _ seen: inout [Quantity]
+        _ repeated: inout [Quantity]?
     ) {
+        // Little-endian, at most 8 bytes.
+        let width = min(value.count, 8)
         var raw: Int64 = 0
-        for (i, b) in value.prefix(8).enumerated() { raw |= Int64(b) << (8 * Int64(i)) }
+        for i in 0..<width { raw |= Int64(value.u8(i)) << (8 * Int64(i)) }
         let signed = signedOverride ?? object.signed
-        if signed, value.count < 8, let top = value.prefix(8).last, top & 0x80 != 0 {
+        if signed, value.count < 8, width > 0, value.u8(width - 1) & 0x80 != 0 {
             raw -= Int64(1) << (8 * Int64(value.count))  // sign-extend
         }
         switch object.kind {
         case .ignore:
             return
         case .quantity(let q, let unit):
-            add(q, unit, Double(raw) * object.multiplier / object.divisor, to: &out, &seen)
+            add(q, unit, Double(raw) * object.multiplier / object.divisor, to: &out, &repeated)
         case .dimmer:
             // event (1 left, 2 right) then steps
             guard value.count == 2 else { return }
             let steps = Double(value.u8(1))
             let v: Double = value.u8(0) == 1 ? -steps : value.u8(0) == 2 ? steps : 0
-            add(.dimmerSteps, "", v, to: &out, &seen)
+            add(.dimmerSteps, "", v, to: &out, &repeated)
         }
     }
 
+    /// Appends `q`'s value, numbered when the frame had `q` before.
+    /// - Parameter repeated: the quantities met so far, in order, once one came twice; `nil` until
+    ///   then. Until a repeat every key is plain, so `out` itself says what was met, and the list
+    ///   is made only for the rare frame that needs it: a list per frame was an allocation, and a
+    ///   dictionary ~1,300 instructions (callgrind).
     private func add(
-        _ q: Quantity, _ unit: String, _ v: Double, to out: inout [Measurement], _ seen: inout [Quantity]
+        _ q: Quantity, _ unit: String, _ v: Double, to out: inout [Measurement], _ repeated: inout [Quantity]?
     ) {
-        // The quantities met so far, as a list: a frame holds a handful of objects, and a
-        // dictionary per frame cost ~1,300 instructions (callgrind).
-        seen.append(q)
-        let n = seen.count(where: { $0 == q })
+        if repeated == nil {
+            if !out.contains(where: { $0.quantity == q }) {
+                out.append(Measurement(q, v))
+                return
+            }
+            repeated = out.map(\.quantity)
+        }
+        repeated!.append(q)
+        let n = repeated!.count(where: { $0 == q })
         out.append(Measurement(q.instance(n, unitSuffix: unit), v))
     }
 
@@ -234,13 +248,23 @@ public struct BTHomeDecoder: SensorDecoder {
         case ignore
     }
 
-    struct Object: Sendable {
+    /// A class: looking an entry up per object is one retain, where a struct copied (and then
+    /// destroyed) its strings, ~250 instructions per object (callgrind).
+    final class Object: Sendable {
         /// Value size in bytes; 0 = a length byte gives it.
         let size: Int
         let signed: Bool
         let multiplier: Double
         let divisor: Double
         let kind: Kind
+
+        init(size: Int, signed: Bool, multiplier: Double, divisor: Double, kind: Kind) {
+            self.size = size
+            self.signed = signed
+            self.multiplier = multiplier
+            self.divisor = divisor
+            self.kind = kind
+        }
     }
 
     private static func q(
