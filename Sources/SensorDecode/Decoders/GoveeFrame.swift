@@ -20,19 +20,27 @@ enum GoveeFrame {
     /// "H5075" from names such as `GVH5075_1234`, `Govee_H5074_1234`, `GV5140303A`, `B5178C545`:
     /// the first "5" followed by three digits, in a name that starts the way Govee's do.
     static func model(fromName name: ArraySlice<UInt8>?) -> String? {
-        // Byte tests on the slice, no copies: every Govee frame asks for its model by name.
+        // Byte tests on the slice, no copies: every Govee frame asks for its model by name. The
+        // prefixes are compared byte by byte, as `starts(with: "GV".utf8)` went through the
+        // generic sequence compare four times per frame (callgrind).
         guard let name, name.count >= 5 else { return nil }
-        guard name.starts(with: "GV".utf8) || name.starts(with: "Govee".utf8) || name.starts(with: "B5".utf8)
-            || name.starts(with: "H5".utf8)
-        else { return nil }
+        let s = name.startIndex
+        let first = name[s]
+        let second = name[s + 1]
+        let startsLikeGovee =
+            (first == UInt8(ascii: "G") && second == UInt8(ascii: "V"))
+            || (first == UInt8(ascii: "G") && second == UInt8(ascii: "o") && name[s + 2] == UInt8(ascii: "v")
+                && name[s + 3] == UInt8(ascii: "e") && name[s + 4] == UInt8(ascii: "e"))
+            || ((first == UInt8(ascii: "B") || first == UInt8(ascii: "H")) && second == UInt8(ascii: "5"))
+        guard startsLikeGovee else { return nil }
         func isDigit(_ c: UInt8) -> Bool { c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") }
-        var i = name.startIndex
+        var i = s
         while i + 4 <= name.endIndex {
             if name[i] == UInt8(ascii: "5"), isDigit(name[i + 1]), isDigit(name[i + 2]), isDigit(name[i + 3]) {
-                let digits = name[i..<(i + 4)]
+                let at = i
                 return Hex.ascii(count: 5) { out in
                     out[0] = UInt8(ascii: "H")
-                    for (k, c) in digits.enumerated() { out[1 + k] = c }
+                    for k in 0..<4 { out[1 + k] = name[at + k] }
                 }
             }
             i += 1
