@@ -43,11 +43,14 @@ public struct GoveeMeatDecoder: SensorDecoder {
     public init() {}
 
     public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
-        for md in ad.manufacturerData where md.companyID != GoveeFrame.appleCompany {
-            let data = GoveeFrame.unglued(md.data)
+        // An index loop on the company ids: iterating the fields made each element (callgrind).
+        let fields = ad.manufacturerData
+        for k in 0..<fields.count where ad.manufacturerCompany(at: k) != GoveeFrame.appleCompany {
+            let value = fields[k].value
+            let data = GoveeFrame.unglued(value[(value.startIndex + 2)...])
             let outcome: DecodeOutcome
-            if [14, 17, 20].contains(data.count), data.u8(1) == 0x01, data.u8(2) == 0x00, data.u8(3) == 0x01,
-                data.u8(4) == 0x01
+            if data.count == 14 || data.count == 17 || data.count == 20, data.u8(1) == 0x01, data.u8(2) == 0x00,
+                data.u8(3) == 0x01, data.u8(4) == 0x01
             {
                 outcome = probeFrame(data, advertisement, ad)
             } else if data.count == 20, isH5055(data, ad) {
@@ -123,14 +126,18 @@ public struct GoveeMeatDecoder: SensorDecoder {
         let pair = Int(data.u8(3) >> 6)
         guard pair <= 2 else { return .malformed("H5055 probe pair \(pair) unknown") }
         let plugged = data.u8(3) & 0x3F
-        var measurements = [Measurement(.batteryPercent, Double(battery))]
-        for (slot, offset) in [(0, 5), (1, 12)] {
-            let n = 2 * pair + slot + 1
+        var measurements: [Measurement] = .forFrame()
+        measurements.append(Measurement(.batteryPercent, Double(battery)))
+        /// Probe `n` (from 1) at `offset`, when plugged in and not 0xFFFF. A function per slot: a
+        /// list of (slot, offset) pairs was an array made per frame (callgrind).
+        func addProbe(_ n: Int, at offset: Int) {
             let raw = data.le16(offset)
             if plugged & (1 << (n - 1)) != 0, raw != 0xFFFF {
                 measurements.append(Measurement(.temperatureProbeC(n), Double(Int16(bitPattern: raw))))
             }
         }
+        addProbe(2 * pair + 1, at: 5)
+        addProbe(2 * pair + 2, at: 12)
         return .readings([
             Reading(
                 address: advertisement.address, addressType: advertisement.addressType, decoderID: id, model: "H5055",
