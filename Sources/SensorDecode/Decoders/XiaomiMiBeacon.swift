@@ -53,12 +53,28 @@ public struct XiaomiMiBeaconDecoder: SensorDecoder {
     /// - Parameter keys: 16-byte bindkeys for encrypted (v4/v5) devices, by address.
     public init(keys: DeviceKeys = DeviceKeys()) { self.keys = keys }
 
-    static let models: [UInt16: String] = [
-        0x0098: "HHCCJCY01", 0x015D: "HHCCPOT002", 0x01AA: "LYWSDCGQ", 0x02DF: "JQJCY01YM", 0x0347: "CGG1",
-        0x0387: "MHO-C401", 0x0391: "MMC-W505", 0x03BC: "GCLS002", 0x045B: "LYWSD02", 0x055B: "LYWSD03MMC",
-        0x0576: "CGD1", 0x066F: "CGDK2", 0x06D3: "MHO-C303", 0x0997: "JTYJGD03MI", 0x0B48: "CGG1",
-        0x0C3C: "CGC1", 0x1203: "XMWSDJ04MMC",
-    ]
+    /// The model of a product id. A switch: a dictionary lookup hashed the id per frame (callgrind).
+    static func model(product: UInt16) -> String? {
+        switch product {
+        case 0x0098: "HHCCJCY01"
+        case 0x015D: "HHCCPOT002"
+        case 0x01AA: "LYWSDCGQ"
+        case 0x02DF: "JQJCY01YM"
+        case 0x0347, 0x0B48: "CGG1"
+        case 0x0387: "MHO-C401"
+        case 0x0391: "MMC-W505"
+        case 0x03BC: "GCLS002"
+        case 0x045B: "LYWSD02"
+        case 0x055B: "LYWSD03MMC"
+        case 0x0576: "CGD1"
+        case 0x066F: "CGDK2"
+        case 0x06D3: "MHO-C303"
+        case 0x0997: "JTYJGD03MI"
+        case 0x0C3C: "CGC1"
+        case 0x1203: "XMWSDJ04MMC"
+        default: nil
+        }
+    }
 
     private static let versionNames = (0..<16).map { "v\($0)" }
 
@@ -68,14 +84,16 @@ public struct XiaomiMiBeaconDecoder: SensorDecoder {
         let control = frame.le16(0)
         let version = Int(control >> 12)
         let product = frame.le16(2)
-        let model = Self.models[product] ?? "MiBeacon 0x" + Hex.encode([UInt8(product >> 8), UInt8(product & 0xFF)])
-        var r = ByteReader(frame.dropFirst(5))
+        let model =
+            Self.model(product: product) ?? "MiBeacon 0x" + Hex.encode([UInt8(product >> 8), UInt8(product & 0xFF)])
+        var r = ByteReader(frame[(frame.startIndex + 5)...])
         var mac: BDAddress? = nil
         if control & 0x10 != 0 {
             guard let bytes = r.readBytes(6) else {
                 return .malformed("MiBeacon frame of \(frame.count) bytes, too short for its MAC")
             }
-            mac = BDAddress(littleEndian: bytes)
+            // One number (reversed on air), not through the generic byte-sequence init.
+            mac = BDAddress(rawValue: UInt64(bytes.le32(0)) | UInt64(bytes.le16(4)) << 32)
         }
         if control & 0x20 != 0 {
             guard let capability = r.readUInt8() else {
@@ -87,7 +105,7 @@ public struct XiaomiMiBeaconDecoder: SensorDecoder {
         }
         var warnings: [DecodeWarning] = []
         if let mac, mac != advertisement.address {
-            warnings.append(.payloadAddress(mac, advertiser: advertisement.address))
+            warnings = [.payloadAddress(mac, advertiser: advertisement.address)]
         }
         func reading(_ kind: String, _ m: [Measurement]) -> DecodeOutcome {
             .readings([
@@ -131,6 +149,17 @@ public struct XiaomiMiBeaconDecoder: SensorDecoder {
         }
 
         var m: [Measurement] = .forFrame()
+        // The first humidity or battery out of range, in frame order, checked as each is read:
+        // a pass over the measurements afterwards compared quantities by key (callgrind).
+        var outOfRange: String? = nil
+        func checkedHumidity(_ value: Double) -> Measurement {
+            if outOfRange == nil, !(0...100).contains(value) { outOfRange = "humidity \(value) % out of range" }
+            return Measurement(.humidityPercent, value)
+        }
+        func checkedBattery(_ value: Double) -> Measurement {
+            if outOfRange == nil, value > 100 { outOfRange = "battery \(value) % out of range" }
+            return Measurement(.batteryPercent, value)
+        }
         var o = ByteReader(objects)
         // Fewer than 3 bytes left cannot be an object header (the peers ignore them too).
         while o.remaining >= 3, let objectID = o.readLE16(), let length = o.readUInt8() {
@@ -142,33 +171,26 @@ public struct XiaomiMiBeaconDecoder: SensorDecoder {
             }
             switch (objectID, v.count) {
             case (0x1004, 2): m.append(Measurement(.temperatureC, Double(v.le16s(0)) / 10))
-            case (0x1006, 2): m.append(Measurement(.humidityPercent, Double(v.le16(0)) / 10))
+            case (0x1006, 2): m.append(checkedHumidity(Double(v.le16(0)) / 10))
             case (0x1007, 3): m.append(Measurement(.illuminanceLux, Double(v.le24(0))))
             case (0x1008, 1): m.append(Measurement(.moisturePercent, Double(v.u8(0))))
             case (0x1009, 2): m.append(Measurement(.conductivityUsCm, Double(v.le16(0))))
-            case (0x100A, 1), (0x4803, 1): m.append(Measurement(.batteryPercent, Double(v.u8(0))))
+            case (0x100A, 1), (0x4803, 1): m.append(checkedBattery(Double(v.u8(0))))
             case (0x100D, 4):
                 m.append(Measurement(.temperatureC, Double(v.le16s(0)) / 10))
-                m.append(Measurement(.humidityPercent, Double(v.le16(2)) / 10))
+                m.append(checkedHumidity(Double(v.le16(2)) / 10))
             case (0x1010, 2): m.append(Measurement(.formaldehydeMgM3, Double(v.le16(0)) / 100))
             case (0x1014, 1): m.append(Measurement(.moistureDetected, v.u8(0) == 0 ? 0 : 1))
             case (0x1015, 1): m.append(Measurement(.smoke, v.u8(0) == 0 ? 0 : 1))
             case (0x1018, 1): m.append(Measurement(.light, v.u8(0) == 0 ? 0 : 1))
             case (0x000A, 2): m.append(Measurement(.temperatureC, Double(v.le16(0)) / 100))
             case (0x4C01, 4): m.append(Measurement(.temperatureC, Double(Float(bitPattern: v.le32(0)))))
-            case (0x4C02, 1): m.append(Measurement(.humidityPercent, Double(v.u8(0))))
-            case (0x4C08, 4): m.append(Measurement(.humidityPercent, Double(Float(bitPattern: v.le32(0)))))
+            case (0x4C02, 1): m.append(checkedHumidity(Double(v.u8(0))))
+            case (0x4C08, 4): m.append(checkedHumidity(Double(Float(bitPattern: v.le32(0)))))
             default: continue  // other objects: length known, skipped
             }
         }
-        for x in m {
-            if x.quantity == .humidityPercent, !(0...100).contains(x.value) {
-                return .malformed("humidity \(x.value) % out of range")
-            }
-            if x.quantity == .batteryPercent, x.value > 100 {
-                return .malformed("battery \(x.value) % out of range")
-            }
-        }
+        if let why = outOfRange { return .malformed(why) }
         return reading(kind, m)
     }
 }
