@@ -37,28 +37,41 @@ public struct QingpingDecoder: SensorDecoder {
 
     public init() {}
 
-    static let models: [UInt8: String] = [
-        0x01: "CGG1", 0x04: "CGH1", 0x07: "CGG1", 0x09: "CGP1W", 0x0C: "CGD1", 0x0E: "CGDN1", 0x0F: "CGM1",
-        0x10: "CGDK2", 0x12: "CGPR1", 0x15: "CGF1W", 0x16: "CGG1", 0x18: "CGP23W", 0x1E: "CGC1",
-        0x24: "CGDN1", 0x26: "CGP23W", 0x33: "CGP22C", 0x4F: "CGG3", 0x52: "CGR1PC", 0x5D: "CGP22C",
-        0x62: "CGR1PC",
-    ]
+    /// The model of a device type byte. A switch: a dictionary lookup hashed the byte per frame
+    /// (callgrind).
+    static func model(type: UInt8) -> String? {
+        switch type {
+        case 0x01, 0x07, 0x16: "CGG1"
+        case 0x04: "CGH1"
+        case 0x09: "CGP1W"
+        case 0x0C: "CGD1"
+        case 0x0E, 0x24: "CGDN1"
+        case 0x0F: "CGM1"
+        case 0x10: "CGDK2"
+        case 0x12: "CGPR1"
+        case 0x15: "CGF1W"
+        case 0x18, 0x26: "CGP23W"
+        case 0x1E: "CGC1"
+        case 0x33, 0x5D: "CGP22C"
+        case 0x4F: "CGG3"
+        case 0x52, 0x62: "CGR1PC"
+        default: nil
+        }
+    }
 
     public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
         guard let frame = ad.serviceData(uuid16: 0xFDCD) else { return .notMine }
         guard frame.count >= 8 else { return .malformed("Qingping frame of \(frame.count) bytes, expected ≥ 8") }
         let isEvent = frame.u8(0) & 0x40 != 0
         let type = frame.u8(1)
-        let model = Self.models[type] ?? "Qingping type 0x\(Hex.encode([type]))"
-        var warnings: [DecodeWarning] = []
-        if let mac = BDAddress(littleEndian: frame[(frame.startIndex + 2)..<(frame.startIndex + 8)]),
-            mac != advertisement.address
-        {
-            warnings.append(.payloadAddress(mac, advertiser: advertisement.address))
-        }
+        let model = Self.model(type: type) ?? "Qingping type 0x\(Hex.encode([type]))"
+        // The MAC as one number (reversed on air), not through the generic byte-sequence init.
+        let mac = BDAddress(rawValue: UInt64(frame.le32(2)) | UInt64(frame.le16(6)) << 32)
+        var warnings: [DecodeWarning] =
+            mac != advertisement.address ? [.payloadAddress(mac, advertiser: advertisement.address)] : []
 
         var m: [Measurement] = .forFrame()
-        var r = ByteReader(frame.dropFirst(8))
+        var r = ByteReader(frame[(frame.startIndex + 8)...])
         var stopped: String? = nil
         while let tlvType = r.readUInt8() {
             guard let length = r.readUInt8(), let v = r.readBytes(Int(length)) else {
