@@ -63,7 +63,15 @@ public struct GoveeDecoder: SensorDecoder {
         var measurements: [Measurement] = .forFrame()
         var warnings: [DecodeWarning] = []
         let model: String
+        // Kept as it is added, for the range check below: finding it among the measurements
+        // afterwards compared quantities by key (callgrind).
+        var battery: Double? = nil
 
+        /// Adds the battery level.
+        func addBattery(_ percent: Double) {
+            battery = percent
+            measurements.append(Measurement(.batteryPercent, percent))
+        }
         /// Adds temperature and humidity from a packed number, or a warning when it is impossible.
         func addPacked(_ raw: UInt32) {
             if let v = GoveeFrame.packed(raw) {
@@ -76,7 +84,7 @@ public struct GoveeDecoder: SensorDecoder {
         }
         /// Battery byte whose bit 7 flags a sensor error (0x0001 frames). Returns false on error.
         func addFlaggedBattery(_ byte: UInt8) -> Bool {
-            measurements.append(Measurement(.batteryPercent, Double(byte & 0x7F)))
+            addBattery(Double(byte & 0x7F))
             if byte & 0x80 != 0 { warnings.append("device reports a sensor error; measurements omitted") }
             return byte & 0x80 == 0
         }
@@ -96,11 +104,11 @@ public struct GoveeDecoder: SensorDecoder {
             if data.count == 6 {
                 model = named ?? "H5072/H5075"
                 addPacked(data.be24(1))
-                measurements.append(Measurement(.batteryPercent, Double(data.u8(4))))
+                addBattery(Double(data.u8(4)))
             } else {
                 model = named ?? (data.count == 7 ? "H5074" : "H5051/H5071")
                 if let why = addHundredths(at: 1) { return .malformed(why) }
-                measurements.append(Measurement(.batteryPercent, Double(data.u8(5))))
+                addBattery(Double(data.u8(5)))
             }
         case (0x0001, 6), (0x0001, 8), (0x0001, 9):
             guard data.u8(0) == 0x01, data.u8(1) == 0x01 else { return .notMine }
@@ -147,11 +155,11 @@ public struct GoveeDecoder: SensorDecoder {
             guard !GoveeFrame.allFF(data, from: 4) else { return .malformed("all-0xFF frame") }
             model = named ?? "H5179"
             if let why = addHundredths(at: 4) { return .malformed(why) }
-            measurements.append(Measurement(.batteryPercent, Double(data.u8(8))))
+            addBattery(Double(data.u8(8)))
         default:
             return .notMine  // a length we do not know for this tag: not guessed
         }
-        if let battery = measurements.first(where: { $0.quantity == .batteryPercent })?.value, battery > 100 {
+        if let battery, battery > 100 {
             return .malformed("battery \(battery) % out of range")
         }
         return .readings([

@@ -65,10 +65,14 @@ public struct GoveeMeatDecoder: SensorDecoder {
 
     private func isH5055(_ data: ArraySlice<UInt8>, _ ad: AdvertisingData) -> Bool {
         guard data.u8(1) == 0x00 else { return false }
-        if GoveeFrame.model(ad) == "H5055" { return true }
-        // Without a name or UUID: the two probe markers agree and the frame ends in 00 00.
-        return ad.localName == nil && data.u8(4) == data.u8(11) && data.u8(18) == 0 && data.u8(19) == 0
+        // Without a name: the two probe markers agree and the frame ends in 00 00. Tested first,
+        // as it holds whatever model a UUID names, and making the model is most of the cost.
+        if ad.localName == nil && data.u8(4) == data.u8(11) && data.u8(18) == 0 && data.u8(19) == 0
             && data.u8(2) <= 100
+        {
+            return true
+        }
+        return GoveeFrame.model(ad) == "H5055"
     }
 
     private func probe(_ data: ArraySlice<UInt8>, _ offset: Int) -> Double? {
