@@ -70,7 +70,9 @@ public struct RuuviDecoder: SensorDecoder {
             guard data.count == 24 else { return .malformed("format 5 frame of \(data.count) bytes, expected 24") }
             // Index loops over the bytes, not `dropFirst().allSatisfy` (callgrind).
             guard !Self.allFF(data, from: 1) else { return .malformed("all-0xFF frame") }
-            measurements = .forFrame()
+            // Room for all ten fields: `.forFrame()`'s eight made a full frame grow once more.
+            measurements = []
+            measurements.reserveCapacity(10)
             if data.be16(1) != 0x8000 {
                 measurements.append(Measurement(.temperatureC, Double(data.be16s(1)) * 0.005))
             }
