@@ -86,21 +86,29 @@ public struct XiaomiMiBeaconDecoder: SensorDecoder {
         let product = frame.le16(2)
         let model =
             Self.model(product: product) ?? "MiBeacon 0x" + Hex.encode([UInt8(product >> 8), UInt8(product & 0xFF)])
-        var r = ByteReader(frame[(frame.startIndex + 5)...])
+        // The optional fields and the objects are read by offset into the frame: a reader and a
+        // slice per field cost a retain and a release each (callgrind).
+        var at = 5
         var mac: BDAddress? = nil
         if control & 0x10 != 0 {
-            guard let bytes = r.readBytes(6) else {
+            guard frame.count >= at + 6 else {
                 return .malformed("MiBeacon frame of \(frame.count) bytes, too short for its MAC")
             }
             // One number (reversed on air), not through the generic byte-sequence init.
-            mac = BDAddress(rawValue: UInt64(bytes.le32(0)) | UInt64(bytes.le16(4)) << 32)
+            mac = BDAddress(rawValue: UInt64(frame.le32(at)) | UInt64(frame.le16(at + 4)) << 32)
+            at += 6
         }
         if control & 0x20 != 0 {
-            guard let capability = r.readUInt8() else {
+            guard frame.count >= at + 1 else {
                 return .malformed("MiBeacon frame of \(frame.count) bytes, too short for its capability byte")
             }
-            if capability & 0x20 != 0, !r.skip(1) {
-                return .malformed("MiBeacon frame of \(frame.count) bytes, too short for its I/O capability")
+            let capability = frame.u8(at)
+            at += 1
+            if capability & 0x20 != 0 {
+                guard frame.count >= at + 1 else {
+                    return .malformed("MiBeacon frame of \(frame.count) bytes, too short for its I/O capability")
+                }
+                at += 1
             }
         }
         var warnings: [DecodeWarning] = []
@@ -119,7 +127,7 @@ public struct XiaomiMiBeaconDecoder: SensorDecoder {
         // in the profile.
         var kind = Self.versionNames[version]
         guard control & 0x40 != 0 else { return reading(kind, []) }
-        var objects = r.readRest()
+        var objects = frame[(frame.startIndex + at)...]
 
         if control & 0x08 != 0 {
             guard version >= 4 else { return reading("v\(version)-encrypted-legacy", []) }
@@ -160,33 +168,37 @@ public struct XiaomiMiBeaconDecoder: SensorDecoder {
             if outOfRange == nil, value > 100 { outOfRange = "battery \(value) % out of range" }
             return Measurement(.batteryPercent, value)
         }
-        var o = ByteReader(objects)
+        var next = 0
         // Fewer than 3 bytes left cannot be an object header (the peers ignore them too).
-        while o.remaining >= 3, let objectID = o.readLE16(), let length = o.readUInt8() {
-            guard let v = o.readBytes(Int(length)) else {
+        while objects.count - next >= 3 {
+            let objectID = objects.le16(next)
+            let length = Int(objects.u8(next + 2))
+            let v = next + 3  // where the value starts
+            guard v + length <= objects.count else {
                 let why = "object 0x\(String(objectID, radix: 16)) of \(length) bytes runs past the frame"
                 if m.isEmpty { return .malformed(why) }
                 warnings.append(.text(why))
                 break
             }
-            switch (objectID, v.count) {
-            case (0x1004, 2): m.append(Measurement(.temperatureC, Double(v.le16s(0)) / 10))
-            case (0x1006, 2): m.append(checkedHumidity(Double(v.le16(0)) / 10))
-            case (0x1007, 3): m.append(Measurement(.illuminanceLux, Double(v.le24(0))))
-            case (0x1008, 1): m.append(Measurement(.moisturePercent, Double(v.u8(0))))
-            case (0x1009, 2): m.append(Measurement(.conductivityUsCm, Double(v.le16(0))))
-            case (0x100A, 1), (0x4803, 1): m.append(checkedBattery(Double(v.u8(0))))
+            next = v + length
+            switch (objectID, length) {
+            case (0x1004, 2): m.append(Measurement(.temperatureC, Double(objects.le16s(v)) / 10))
+            case (0x1006, 2): m.append(checkedHumidity(Double(objects.le16(v)) / 10))
+            case (0x1007, 3): m.append(Measurement(.illuminanceLux, Double(objects.le24(v))))
+            case (0x1008, 1): m.append(Measurement(.moisturePercent, Double(objects.u8(v))))
+            case (0x1009, 2): m.append(Measurement(.conductivityUsCm, Double(objects.le16(v))))
+            case (0x100A, 1), (0x4803, 1): m.append(checkedBattery(Double(objects.u8(v))))
             case (0x100D, 4):
-                m.append(Measurement(.temperatureC, Double(v.le16s(0)) / 10))
-                m.append(checkedHumidity(Double(v.le16(2)) / 10))
-            case (0x1010, 2): m.append(Measurement(.formaldehydeMgM3, Double(v.le16(0)) / 100))
-            case (0x1014, 1): m.append(Measurement(.moistureDetected, v.u8(0) == 0 ? 0 : 1))
-            case (0x1015, 1): m.append(Measurement(.smoke, v.u8(0) == 0 ? 0 : 1))
-            case (0x1018, 1): m.append(Measurement(.light, v.u8(0) == 0 ? 0 : 1))
-            case (0x000A, 2): m.append(Measurement(.temperatureC, Double(v.le16(0)) / 100))
-            case (0x4C01, 4): m.append(Measurement(.temperatureC, Double(Float(bitPattern: v.le32(0)))))
-            case (0x4C02, 1): m.append(checkedHumidity(Double(v.u8(0))))
-            case (0x4C08, 4): m.append(checkedHumidity(Double(Float(bitPattern: v.le32(0)))))
+                m.append(Measurement(.temperatureC, Double(objects.le16s(v)) / 10))
+                m.append(checkedHumidity(Double(objects.le16(v + 2)) / 10))
+            case (0x1010, 2): m.append(Measurement(.formaldehydeMgM3, Double(objects.le16(v)) / 100))
+            case (0x1014, 1): m.append(Measurement(.moistureDetected, objects.u8(v) == 0 ? 0 : 1))
+            case (0x1015, 1): m.append(Measurement(.smoke, objects.u8(v) == 0 ? 0 : 1))
+            case (0x1018, 1): m.append(Measurement(.light, objects.u8(v) == 0 ? 0 : 1))
+            case (0x000A, 2): m.append(Measurement(.temperatureC, Double(objects.le16(v)) / 100))
+            case (0x4C01, 4): m.append(Measurement(.temperatureC, Double(Float(bitPattern: objects.le32(v)))))
+            case (0x4C02, 1): m.append(checkedHumidity(Double(objects.u8(v))))
+            case (0x4C08, 4): m.append(checkedHumidity(Double(Float(bitPattern: objects.le32(v)))))
             default: continue  // other objects: length known, skipped
             }
         }
