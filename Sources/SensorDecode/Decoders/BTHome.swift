@@ -107,30 +107,36 @@ public struct BTHomeDecoder: SensorDecoder {
 
         var measurements: [Measurement] = .forFrame()
         var repeated: [Quantity]? = nil
-        var r = ByteReader(body)
         var stopped: String? = nil
         let objects = Self.objects  // once, not once per object (a `swift_once` check each, callgrind)
-        walk: while let objectID = r.readUInt8() {
-            let at = r.offset - 1 - body.startIndex
+        // Walked by offset into the body: a reader and a slice per value cost a retain and a
+        // release each (callgrind).
+        var next = 0
+        walk: while next < body.count {
+            let at = next
+            let objectID = body.u8(at)
+            next += 1
             guard let object = objects[Int(objectID)] else {
                 stopped = "unknown BTHome object id 0x\(Hex.encode([objectID])) at offset \(at); rest ignored"
                 break walk
             }
             var size = object.size
             if size == 0 {  // text and raw: a length byte, then that many bytes
-                guard let n = r.readUInt8() else {
+                guard next < body.count else {
                     stopped = "object 0x\(Hex.encode([objectID])) at offset \(at) has no length byte"
                     break walk
                 }
-                size = Int(n)
+                size = Int(body.u8(next))
+                next += 1
             }
-            guard let value = r.readBytes(size) else {
+            guard body.count - next >= size else {
                 stopped =
                     "object 0x\(Hex.encode([objectID])) at offset \(at) needs \(size) bytes, "
-                    + "\(r.remaining) left; rest ignored"
+                    + "\(body.count - next) left; rest ignored"
                 break walk
             }
-            append(object, value, signedOverride: nil, to: &measurements, &repeated)
+            append(object, body, at: next, count: size, signedOverride: nil, to: &measurements, &repeated)
+            next += size
         }
         if let why = stopped, measurements.isEmpty { return .malformed(why) }
         return .readings([reading(advertisement, kind: kind, measurements, stopped.map { [.text($0)] } ?? [])])
@@ -145,35 +151,41 @@ public struct BTHomeDecoder: SensorDecoder {
         var repeated: [Quantity]? = nil
         var warnings: [DecodeWarning] = []
         var stopped: String? = nil
-        var r = ByteReader(frame)
         let objects = Self.objects
-        walk: while let header = r.readUInt8() {
-            let at = r.offset - 1 - frame.startIndex
+        var next = 0  // by offset, as in v2
+        walk: while next < frame.count {
+            let at = next
+            let header = frame.u8(at)
+            next += 1
             let length = Int(header & 0x1F)  // id + value
             let format = header >> 5
-            guard length >= 1, let object = r.readBytes(length) else {
-                stopped = "v1 object at offset \(at) declares \(length) bytes, \(r.remaining) left"
+            guard length >= 1, frame.count - next >= length else {
+                stopped = "v1 object at offset \(at) declares \(length) bytes, \(frame.count - next) left"
                 break walk
             }
-            let objectID = object.u8(0)
-            let value = object.dropFirst()
+            let objectID = frame.u8(next)
+            let valueAt = next + 1
+            let valueCount = length - 1
+            next += length
             guard let entry = objects[Int(objectID)] else {
                 warnings.append("unknown BTHome v1 object id 0x\(Hex.encode([objectID])) skipped")
                 continue
             }
             switch format {
             case 0, 1:
-                guard (1...4).contains(value.count) else {
-                    warnings.append("v1 object 0x\(Hex.encode([objectID])) of \(value.count) bytes skipped")
+                guard (1...4).contains(valueCount) else {
+                    warnings.append("v1 object 0x\(Hex.encode([objectID])) of \(valueCount) bytes skipped")
                     continue
                 }
-                append(entry, value, signedOverride: format == 1, to: &measurements, &repeated)
+                append(
+                    entry, frame, at: valueAt, count: valueCount, signedOverride: format == 1, to: &measurements,
+                    &repeated)
             case 2:
-                guard value.count == 4, case .quantity(let q, let unit) = entry.kind else {
+                guard valueCount == 4, case .quantity(let q, let unit) = entry.kind else {
                     warnings.append("v1 float object 0x\(Hex.encode([objectID])) skipped")
                     continue
                 }
-                let v = Double(Float(bitPattern: value.le32(0)))
+                let v = Double(Float(bitPattern: frame.le32(valueAt)))
                 add(q, unit, v, to: &measurements, &repeated)
             default:
                 continue  // strings and MACs carry no measurement
@@ -188,17 +200,18 @@ public struct BTHomeDecoder: SensorDecoder {
 
     // MARK: objects
 
+    /// Appends the measurement of `object`, whose value is the `count` bytes of `bytes` at offset `start`.
     private func append(
-        _ object: Object, _ value: ArraySlice<UInt8>, signedOverride: Bool?, to out: inout [Measurement],
-        _ repeated: inout [Quantity]?
+        _ object: Object, _ bytes: ArraySlice<UInt8>, at start: Int, count: Int, signedOverride: Bool?,
+        to out: inout [Measurement], _ repeated: inout [Quantity]?
     ) {
         // Little-endian, at most 8 bytes.
-        let width = min(value.count, 8)
+        let width = min(count, 8)
         var raw: Int64 = 0
-        for i in 0..<width { raw |= Int64(value.u8(i)) << (8 * Int64(i)) }
+        for i in 0..<width { raw |= Int64(bytes.u8(start + i)) << (8 * Int64(i)) }
         let signed = signedOverride ?? object.signed
-        if signed, value.count < 8, width > 0, value.u8(width - 1) & 0x80 != 0 {
-            raw -= Int64(1) << (8 * Int64(value.count))  // sign-extend
+        if signed, count < 8, width > 0, bytes.u8(start + width - 1) & 0x80 != 0 {
+            raw -= Int64(1) << (8 * Int64(count))  // sign-extend
         }
         switch object.kind {
         case .ignore:
@@ -207,9 +220,10 @@ public struct BTHomeDecoder: SensorDecoder {
             add(q, unit, Double(raw) * object.multiplier / object.divisor, to: &out, &repeated)
         case .dimmer:
             // event (1 left, 2 right) then steps
-            guard value.count == 2 else { return }
-            let steps = Double(value.u8(1))
-            let v: Double = value.u8(0) == 1 ? -steps : value.u8(0) == 2 ? steps : 0
+            guard count == 2 else { return }
+            let steps = Double(bytes.u8(start + 1))
+            let event = bytes.u8(start)
+            let v: Double = event == 1 ? -steps : event == 2 ? steps : 0
             add(.dimmerSteps, "", v, to: &out, &repeated)
         }
     }
