@@ -67,13 +67,22 @@ public struct IBeaconDecoder: SensorDecoder {
                 out[13] = UInt8(ascii: "-")
                 out[18] = UInt8(ascii: "-")
                 out[23] = UInt8(ascii: "-")
-                var i = 36
-                out[i] = UInt8(ascii: "/")
-                i += 1
-                Hex.writeDecimal(major, to: out, at: &i)
-                out[i] = UInt8(ascii: "/")
-                i += 1
-                Hex.writeDecimal(minor, to: out, at: &i)
+                out[36] = UInt8(ascii: "/")
+                // Then major and minor, each from its last digit back: the end is known, and this
+                // counts no digits a second time (the in-place writer did, at ~100 instructions).
+                var end = count
+                func writeBackwards(_ value: Int) {
+                    var rest = value
+                    repeat {
+                        end -= 1
+                        out[end] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
+                        rest /= 10
+                    } while rest > 0
+                }
+                writeBackwards(minor)
+                end -= 1
+                out[end] = UInt8(ascii: "/")
+                writeBackwards(major)
             }
         }
     }
