@@ -84,37 +84,34 @@ public struct GoveeMeatDecoder: SensorDecoder {
         _ data: ArraySlice<UInt8>, _ advertisement: Advertisement, _ ad: AdvertisingData
     ) -> DecodeOutcome {
         let named = GoveeFrame.model(ad)
-        var measurements: [Measurement] = .forFrame()
+        let measurements: [Measurement]
         let model: String
         let kind: String  // literals: an interpolated "probe-\(count)" cost a string build per frame
-        func add(_ n: Int, _ offset: Int) {
-            if let t = probe(data, offset) { measurements.append(Measurement(.temperatureProbeC(n), t)) }
+        func probeC(_ n: Int, _ offset: Int) -> Measurement? {
+            probe(data, offset).map { Measurement(.temperatureProbeC(n), $0) }
         }
         switch data.count {
         case 14:
             kind = "probe-14"
             model = named ?? "H5181/H5183"
-            add(1, 8)
+            measurements = Self.list(probeC(1, 8), nil)
         case 17:
             kind = "probe-17"
             model = named ?? "H5182/H5184"
             let pair = Int(data.u8(6))
             guard (1...2).contains(pair) else { return .malformed("probe pair \(pair) unknown") }
-            add(2 * pair - 1, 8)
-            add(2 * pair, 13)
+            measurements = Self.list(probeC(2 * pair - 1, 8), probeC(2 * pair, 13))
         default:  // 20
             kind = "probe-20"
             let pair = Int(data.u8(6) & 0x3F)
             let isH5191 = named == "H5191" || (named == nil && !(1...3).contains(pair))
             if isH5191 {
                 model = "H5191"
-                add(1, 8)
-                if let t = probe(data, 14) { measurements.append(Measurement(.temperatureC, t)) }
+                measurements = Self.list(probeC(1, 8), probe(data, 14).map { Measurement(.temperatureC, $0) })
             } else {
                 model = named ?? "H5185"
                 guard (1...3).contains(pair) else { return .malformed("probe pair \(pair) unknown") }
-                add(2 * pair - 1, 8)
-                add(2 * pair, 14)
+                measurements = Self.list(probeC(2 * pair - 1, 8), probeC(2 * pair, 14))
             }
         }
         return .readings([
@@ -122,6 +119,17 @@ public struct GoveeMeatDecoder: SensorDecoder {
                 address: advertisement.address, addressType: advertisement.addressType, decoderID: id, model: model,
                 frameKind: kind, measurements: measurements)
         ])
+    }
+
+    /// The measurements present, in order, as a list made at its size: reserving room for eight
+    /// and appending cost more (callgrind).
+    private static func list(_ first: Measurement?, _ second: Measurement?) -> [Measurement] {
+        switch (first, second) {
+        case let (first?, second?): [first, second]
+        case let (first?, nil): [first]
+        case let (nil, second?): [second]
+        case (nil, nil): []
+        }
     }
 
     private func h5055Frame(_ data: ArraySlice<UInt8>, _ advertisement: Advertisement) -> DecodeOutcome {
