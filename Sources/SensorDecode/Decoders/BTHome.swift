@@ -48,6 +48,12 @@ public struct BTHomeDecoder: SensorDecoder {
     public init(keys: DeviceKeys = DeviceKeys()) { self.keys = keys }
 
     public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
+        let v2 = ad.serviceData(uuid16: 0xFCD2)
+        let v1 = ad.serviceData(uuid16: 0x181C)
+        // One frame, the usual case: its outcome is the answer (collecting it cost a copy of the
+        // outcome and its list, callgrind).
+        if let v2, v1 == nil { return decodeV2(advertisement, v2) }
+        if let v1, v2 == nil { return decodeV1(advertisement, v1) }
         var readings: [Reading] = []
         var problems: [String] = []
         func collect(_ outcome: DecodeOutcome) {
@@ -58,8 +64,8 @@ public struct BTHomeDecoder: SensorDecoder {
             case .notMine: break
             }
         }
-        if let frame = ad.serviceData(uuid16: 0xFCD2) { collect(decodeV2(advertisement, frame)) }
-        if let frame = ad.serviceData(uuid16: 0x181C) { collect(decodeV1(advertisement, frame)) }
+        if let v2 { collect(decodeV2(advertisement, v2)) }
+        if let v1 { collect(decodeV1(advertisement, v1)) }
         if !readings.isEmpty { return .readings(readings) }
         if let first = problems.first { return .malformed(first) }
         return .notMine
