@@ -10,7 +10,9 @@ enum GoveeFrame {
     /// Why: macOS/CoreBluetooth (and captures made from it) sometimes merges the device's second
     /// manufacturer structure, a 25-byte iBeacon `4C 00 02 15 …`, into the first one (govee-ble and
     /// ble_monitor strip it the same way). A real radio never does this, but recorded data does.
-    static func unglued(_ data: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+    // Always inlined: called for every Govee frame, and as a call it retained and released the
+    // slice it nearly always returns unchanged (callgrind).
+    @inline(__always) static func unglued(_ data: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
         guard data.count > 25 else { return data }
         let tail = data.suffix(25)
         guard tail.u8(0) == 0x4C, tail.u8(1) == 0x00, tail.u8(2) == 0x02, tail.u8(3) == 0x15 else { return data }
