@@ -172,6 +172,25 @@ import Testing
         }
     }
 
+    /// An advertisement with both a v2 and a v1 frame: readings of both (v2 first), and a corrupt
+    /// frame does not hide the other's readings; with both corrupt, the v2 problem is reported.
+    @Test func bothFramesInOneAdvertisement() {
+        let v2 = GroupA.serviceDataAD(0xFCD2, GroupA.bytes("4002ca0903bf13"))
+        let v1 = GroupA.serviceDataAD(0x181C, GroupA.bytes("2302f6fe"))
+        let both = GroupA.readings(GroupA.decode(decoder, v2 + v1))
+        #expect(both.map(\.frameKind) == ["v2", "v1"])
+        #expect(both.first?.measurements.map(\.quantity.key) == ["temperature_c", "humidity_pct"])
+        #expect(both.last?.measurements.map(\.quantity.key) == ["temperature_c"])
+        // v2 object 0xFF is unknown with nothing before it: malformed; v1 declares 3 bytes, has 1.
+        let badV2 = GroupA.serviceDataAD(0xFCD2, GroupA.bytes("40ff"))
+        let badV1 = GroupA.serviceDataAD(0x181C, GroupA.bytes("2302"))
+        #expect(GroupA.readings(GroupA.decode(decoder, badV2 + v1)).map(\.frameKind) == ["v1"])
+        #expect(GroupA.readings(GroupA.decode(decoder, v2 + badV1)).map(\.frameKind) == ["v2"])
+        let bothBad = GroupA.decode(decoder, badV2 + badV1)
+        #expect(bothBad == GroupA.decode(decoder, badV2))
+        #expect(GroupA.isMalformed(bothBad))
+    }
+
     @Test func otherSelectorsAndVersionsAreNotMine() {
         #expect(GroupA.decode(decoder, uuid: 0xFCD3, "4002ca0903bf13") == .notMine)
         #expect(GroupA.decode(decoder, uuid: 0x181A, "4002ca0903bf13") == .notMine)

@@ -48,6 +48,12 @@ public struct BTHomeDecoder: SensorDecoder {
     public init(keys: DeviceKeys = DeviceKeys()) { self.keys = keys }
 
     public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
+        let v2 = ad.serviceData(uuid16: 0xFCD2)
+        let v1 = ad.serviceData(uuid16: 0x181C)
+        // One frame, the usual case: its outcome is the answer (collecting it cost a copy of the
+        // outcome and its list, callgrind).
+        if let v2, v1 == nil { return decodeV2(advertisement, v2) }
+        if let v1, v2 == nil { return decodeV1(advertisement, v1) }
         var readings: [Reading] = []
         var problems: [String] = []
         func collect(_ outcome: DecodeOutcome) {
@@ -58,8 +64,8 @@ public struct BTHomeDecoder: SensorDecoder {
             case .notMine: break
             }
         }
-        if let frame = ad.serviceData(uuid16: 0xFCD2) { collect(decodeV2(advertisement, frame)) }
-        if let frame = ad.serviceData(uuid16: 0x181C) { collect(decodeV1(advertisement, frame)) }
+        if let v2 { collect(decodeV2(advertisement, v2)) }
+        if let v1 { collect(decodeV1(advertisement, v1)) }
         if !readings.isEmpty { return .readings(readings) }
         if let first = problems.first { return .malformed(first) }
         return .notMine
@@ -106,30 +112,37 @@ public struct BTHomeDecoder: SensorDecoder {
         }
 
         var measurements: [Measurement] = .forFrame()
-        var seen: [Quantity] = []
-        var r = ByteReader(body)
+        var repeated: [Quantity]? = nil
         var stopped: String? = nil
-        walk: while let objectID = r.readUInt8() {
-            let at = r.offset - 1 - body.startIndex
-            guard let object = Self.objects[Int(objectID)] else {
+        let objects = Self.objects  // once, not once per object (a `swift_once` check each, callgrind)
+        // Walked by offset into the body: a reader and a slice per value cost a retain and a
+        // release each (callgrind).
+        var next = 0
+        walk: while next < body.count {
+            let at = next
+            let objectID = body.u8(at)
+            next += 1
+            guard let object = objects[Int(objectID)] else {
                 stopped = "unknown BTHome object id 0x\(Hex.encode([objectID])) at offset \(at); rest ignored"
                 break walk
             }
             var size = object.size
             if size == 0 {  // text and raw: a length byte, then that many bytes
-                guard let n = r.readUInt8() else {
+                guard next < body.count else {
                     stopped = "object 0x\(Hex.encode([objectID])) at offset \(at) has no length byte"
                     break walk
                 }
-                size = Int(n)
+                size = Int(body.u8(next))
+                next += 1
             }
-            guard let value = r.readBytes(size) else {
+            guard body.count - next >= size else {
                 stopped =
                     "object 0x\(Hex.encode([objectID])) at offset \(at) needs \(size) bytes, "
-                    + "\(r.remaining) left; rest ignored"
+                    + "\(body.count - next) left; rest ignored"
                 break walk
             }
-            append(object, value, signedOverride: nil, to: &measurements, &seen)
+            append(object, body, at: next, count: size, signedOverride: nil, to: &measurements, &repeated)
+            next += size
         }
         if let why = stopped, measurements.isEmpty { return .malformed(why) }
         return .readings([reading(advertisement, kind: kind, measurements, stopped.map { [.text($0)] } ?? [])])
@@ -141,38 +154,45 @@ public struct BTHomeDecoder: SensorDecoder {
         // 0x181C is the SIG "User Data" UUID: with nothing in it, it is no BTHome frame.
         guard !frame.isEmpty else { return .notMine }
         var measurements: [Measurement] = .forFrame()
-        var seen: [Quantity] = []
+        var repeated: [Quantity]? = nil
         var warnings: [DecodeWarning] = []
         var stopped: String? = nil
-        var r = ByteReader(frame)
-        walk: while let header = r.readUInt8() {
-            let at = r.offset - 1 - frame.startIndex
+        let objects = Self.objects
+        var next = 0  // by offset, as in v2
+        walk: while next < frame.count {
+            let at = next
+            let header = frame.u8(at)
+            next += 1
             let length = Int(header & 0x1F)  // id + value
             let format = header >> 5
-            guard length >= 1, let object = r.readBytes(length) else {
-                stopped = "v1 object at offset \(at) declares \(length) bytes, \(r.remaining) left"
+            guard length >= 1, frame.count - next >= length else {
+                stopped = "v1 object at offset \(at) declares \(length) bytes, \(frame.count - next) left"
                 break walk
             }
-            let objectID = object.u8(0)
-            let value = object.dropFirst()
-            guard let entry = Self.objects[Int(objectID)] else {
+            let objectID = frame.u8(next)
+            let valueAt = next + 1
+            let valueCount = length - 1
+            next += length
+            guard let entry = objects[Int(objectID)] else {
                 warnings.append("unknown BTHome v1 object id 0x\(Hex.encode([objectID])) skipped")
                 continue
             }
             switch format {
             case 0, 1:
-                guard (1...4).contains(value.count) else {
-                    warnings.append("v1 object 0x\(Hex.encode([objectID])) of \(value.count) bytes skipped")
+                guard (1...4).contains(valueCount) else {
+                    warnings.append("v1 object 0x\(Hex.encode([objectID])) of \(valueCount) bytes skipped")
                     continue
                 }
-                append(entry, value, signedOverride: format == 1, to: &measurements, &seen)
+                append(
+                    entry, frame, at: valueAt, count: valueCount, signedOverride: format == 1, to: &measurements,
+                    &repeated)
             case 2:
-                guard value.count == 4, case .quantity(let q, let unit) = entry.kind else {
+                guard valueCount == 4, case .quantity(let q, let unit) = entry.kind else {
                     warnings.append("v1 float object 0x\(Hex.encode([objectID])) skipped")
                     continue
                 }
-                let v = Double(Float(bitPattern: value.le32(0)))
-                add(q, unit, v, to: &measurements, &seen)
+                let v = Double(Float(bitPattern: frame.le32(valueAt)))
+                add(q, unit, v, to: &measurements, &repeated)
             default:
                 continue  // strings and MACs carry no measurement
             }
@@ -186,37 +206,51 @@ public struct BTHomeDecoder: SensorDecoder {
 
     // MARK: objects
 
+    /// Appends the measurement of `object`, whose value is the `count` bytes of `bytes` at offset `start`.
     private func append(
-        _ object: Object, _ value: ArraySlice<UInt8>, signedOverride: Bool?, to out: inout [Measurement],
-        _ seen: inout [Quantity]
+        _ object: Object, _ bytes: ArraySlice<UInt8>, at start: Int, count: Int, signedOverride: Bool?,
+        to out: inout [Measurement], _ repeated: inout [Quantity]?
     ) {
+        // Little-endian, at most 8 bytes.
+        let width = min(count, 8)
         var raw: Int64 = 0
-        for (i, b) in value.prefix(8).enumerated() { raw |= Int64(b) << (8 * Int64(i)) }
+        for i in 0..<width { raw |= Int64(bytes.u8(start + i)) << (8 * Int64(i)) }
         let signed = signedOverride ?? object.signed
-        if signed, value.count < 8, let top = value.prefix(8).last, top & 0x80 != 0 {
-            raw -= Int64(1) << (8 * Int64(value.count))  // sign-extend
+        if signed, count < 8, width > 0, bytes.u8(start + width - 1) & 0x80 != 0 {
+            raw -= Int64(1) << (8 * Int64(count))  // sign-extend
         }
         switch object.kind {
         case .ignore:
             return
         case .quantity(let q, let unit):
-            add(q, unit, Double(raw) * object.multiplier / object.divisor, to: &out, &seen)
+            add(q, unit, Double(raw) * object.multiplier / object.divisor, to: &out, &repeated)
         case .dimmer:
             // event (1 left, 2 right) then steps
-            guard value.count == 2 else { return }
-            let steps = Double(value.u8(1))
-            let v: Double = value.u8(0) == 1 ? -steps : value.u8(0) == 2 ? steps : 0
-            add(.dimmerSteps, "", v, to: &out, &seen)
+            guard count == 2 else { return }
+            let steps = Double(bytes.u8(start + 1))
+            let event = bytes.u8(start)
+            let v: Double = event == 1 ? -steps : event == 2 ? steps : 0
+            add(.dimmerSteps, "", v, to: &out, &repeated)
         }
     }
 
+    /// Appends `q`'s value, numbered when the frame had `q` before.
+    /// - Parameter repeated: the quantities met so far, in order, once one came twice; `nil` until
+    ///   then. Until a repeat every key is plain, so `out` itself says what was met, and the list
+    ///   is made only for the rare frame that needs it: a list per frame was an allocation, and a
+    ///   dictionary ~1,300 instructions (callgrind).
     private func add(
-        _ q: Quantity, _ unit: String, _ v: Double, to out: inout [Measurement], _ seen: inout [Quantity]
+        _ q: Quantity, _ unit: String, _ v: Double, to out: inout [Measurement], _ repeated: inout [Quantity]?
     ) {
-        // The quantities met so far, as a list: a frame holds a handful of objects, and a
-        // dictionary per frame cost ~1,300 instructions (callgrind).
-        seen.append(q)
-        let n = seen.count(where: { $0 == q })
+        if repeated == nil {
+            if !out.contains(where: { $0.quantity == q }) {
+                out.append(Measurement(q, v))
+                return
+            }
+            repeated = out.map(\.quantity)
+        }
+        repeated!.append(q)
+        let n = repeated!.count(where: { $0 == q })
         out.append(Measurement(q.instance(n, unitSuffix: unit), v))
     }
 
@@ -234,13 +268,23 @@ public struct BTHomeDecoder: SensorDecoder {
         case ignore
     }
 
-    struct Object: Sendable {
+    /// A class: looking an entry up per object is one retain, where a struct copied (and then
+    /// destroyed) its strings, ~250 instructions per object (callgrind).
+    final class Object: Sendable {
         /// Value size in bytes; 0 = a length byte gives it.
         let size: Int
         let signed: Bool
         let multiplier: Double
         let divisor: Double
         let kind: Kind
+
+        init(size: Int, signed: Bool, multiplier: Double, divisor: Double, kind: Kind) {
+            self.size = size
+            self.signed = signed
+            self.multiplier = multiplier
+            self.divisor = divisor
+            self.kind = kind
+        }
     }
 
     private static func q(

@@ -10,7 +10,9 @@ enum GoveeFrame {
     /// Why: macOS/CoreBluetooth (and captures made from it) sometimes merges the device's second
     /// manufacturer structure, a 25-byte iBeacon `4C 00 02 15 …`, into the first one (govee-ble and
     /// ble_monitor strip it the same way). A real radio never does this, but recorded data does.
-    static func unglued(_ data: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+    // Always inlined: called for every Govee frame, and as a call it retained and released the
+    // slice it nearly always returns unchanged (callgrind).
+    @inline(__always) static func unglued(_ data: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
         guard data.count > 25 else { return data }
         let tail = data.suffix(25)
         guard tail.u8(0) == 0x4C, tail.u8(1) == 0x00, tail.u8(2) == 0x02, tail.u8(3) == 0x15 else { return data }
@@ -20,19 +22,31 @@ enum GoveeFrame {
     /// "H5075" from names such as `GVH5075_1234`, `Govee_H5074_1234`, `GV5140303A`, `B5178C545`:
     /// the first "5" followed by three digits, in a name that starts the way Govee's do.
     static func model(fromName name: ArraySlice<UInt8>?) -> String? {
-        // Byte tests on the slice, no copies: every Govee frame asks for its model by name.
+        // Byte tests on the slice, no copies: every Govee frame asks for its model by name. The
+        // prefixes are compared byte by byte, as `starts(with: "GV".utf8)` went through the
+        // generic sequence compare four times per frame (callgrind).
         guard let name, name.count >= 5 else { return nil }
-        guard name.starts(with: "GV".utf8) || name.starts(with: "Govee".utf8) || name.starts(with: "B5".utf8)
-            || name.starts(with: "H5".utf8)
-        else { return nil }
+        let s = name.startIndex
+        let first = name[s]
+        let second = name[s + 1]
+        let startsLikeGovee =
+            (first == UInt8(ascii: "G") && second == UInt8(ascii: "V"))
+            || (first == UInt8(ascii: "G") && second == UInt8(ascii: "o") && name[s + 2] == UInt8(ascii: "v")
+                && name[s + 3] == UInt8(ascii: "e") && name[s + 4] == UInt8(ascii: "e"))
+            || ((first == UInt8(ascii: "B") || first == UInt8(ascii: "H")) && second == UInt8(ascii: "5"))
+        guard startsLikeGovee else { return nil }
         func isDigit(_ c: UInt8) -> Bool { c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") }
-        var i = name.startIndex
+        var i = s
         while i + 4 <= name.endIndex {
             if name[i] == UInt8(ascii: "5"), isDigit(name[i + 1]), isDigit(name[i + 2]), isDigit(name[i + 3]) {
-                let digits = name[i..<(i + 4)]
+                let number =
+                    5000 + Int(name[i + 1] - UInt8(ascii: "0")) * 100 + Int(name[i + 2] - UInt8(ascii: "0")) * 10
+                    + Int(name[i + 3] - UInt8(ascii: "0"))
+                if let known = knownModel(number) { return known }
+                let at = i
                 return Hex.ascii(count: 5) { out in
                     out[0] = UInt8(ascii: "H")
-                    for (k, c) in digits.enumerated() { out[1 + k] = c }
+                    for k in 0..<4 { out[1 + k] = name[at + k] }
                 }
             }
             i += 1
@@ -47,12 +61,51 @@ enum GoveeFrame {
             let swapped = u.byteSwapped
             // Four decimal digits as nibbles (BCD), the first a 5.
             guard swapped >> 12 == 5, (0..<3).allSatisfy({ (swapped >> (4 * $0)) & 0xF <= 9 }) else { continue }
+            let number = 5000 + Int((swapped >> 8) & 0xF) * 100 + Int((swapped >> 4) & 0xF) * 10 + Int(swapped & 0xF)
+            if let known = knownModel(number) { return known }
             return Hex.ascii(count: 5) { out in
                 out[0] = UInt8(ascii: "H")
                 for k in 0..<4 { out[1 + k] = Hex.digit(UInt8((swapped >> (12 - 4 * k)) & 0xF)) }
             }
         }
         return nil
+    }
+
+    /// The models the two Govee decoders document, as literals: writing "H5075" from the digits
+    /// was a string build per frame (callgrind). `nil` for any other number.
+    static func knownModel(_ number: Int) -> String? {
+        switch number {
+        case 5051: "H5051"
+        case 5052: "H5052"
+        case 5055: "H5055"
+        case 5071: "H5071"
+        case 5072: "H5072"
+        case 5074: "H5074"
+        case 5075: "H5075"
+        case 5100: "H5100"
+        case 5101: "H5101"
+        case 5102: "H5102"
+        case 5103: "H5103"
+        case 5104: "H5104"
+        case 5105: "H5105"
+        case 5106: "H5106"
+        case 5108: "H5108"
+        case 5110: "H5110"
+        case 5112: "H5112"
+        case 5140: "H5140"
+        case 5174: "H5174"
+        case 5177: "H5177"
+        case 5178: "H5178"
+        case 5179: "H5179"
+        case 5181: "H5181"
+        case 5182: "H5182"
+        case 5183: "H5183"
+        case 5184: "H5184"
+        case 5185: "H5185"
+        case 5191: "H5191"
+        case 5198: "H5198"
+        default: nil
+        }
     }
 
     /// The model from the name, else from the service UUIDs.
@@ -74,6 +127,12 @@ enum GoveeFrame {
         return (sign * Double(tenths) / 10, Double(magnitude % 1000) / 10)
     }
 
-    /// True when every byte is 0xFF (a blank or erased frame, never a measurement).
-    static func allFF(_ data: ArraySlice<UInt8>) -> Bool { !data.isEmpty && data.allSatisfy { $0 == 0xFF } }
+    /// True when every byte from offset `start` on is 0xFF, and there is one (a blank or erased
+    /// frame, never a measurement). An offset, not a `dropFirst` slice: that was a generic call
+    /// per frame (callgrind).
+    static func allFF(_ data: ArraySlice<UInt8>, from start: Int) -> Bool {
+        guard start < data.count else { return false }
+        for i in start..<data.count where data.u8(i) != 0xFF { return false }
+        return true
+    }
 }

@@ -43,11 +43,14 @@ public struct GoveeMeatDecoder: SensorDecoder {
     public init() {}
 
     public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
-        for md in ad.manufacturerData where md.companyID != GoveeFrame.appleCompany {
-            let data = GoveeFrame.unglued(md.data)
+        // An index loop on the company ids: iterating the fields made each element (callgrind).
+        let fields = ad.manufacturerData
+        for k in 0..<fields.count where ad.manufacturerCompany(at: k) != GoveeFrame.appleCompany {
+            let value = fields[k].value
+            let data = GoveeFrame.unglued(value[(value.startIndex + 2)...])
             let outcome: DecodeOutcome
-            if [14, 17, 20].contains(data.count), data.u8(1) == 0x01, data.u8(2) == 0x00, data.u8(3) == 0x01,
-                data.u8(4) == 0x01
+            if data.count == 14 || data.count == 17 || data.count == 20, data.u8(1) == 0x01, data.u8(2) == 0x00,
+                data.u8(3) == 0x01, data.u8(4) == 0x01
             {
                 outcome = probeFrame(data, advertisement, ad)
             } else if data.count == 20, isH5055(data, ad) {
@@ -62,10 +65,14 @@ public struct GoveeMeatDecoder: SensorDecoder {
 
     private func isH5055(_ data: ArraySlice<UInt8>, _ ad: AdvertisingData) -> Bool {
         guard data.u8(1) == 0x00 else { return false }
-        if GoveeFrame.model(ad) == "H5055" { return true }
-        // Without a name or UUID: the two probe markers agree and the frame ends in 00 00.
-        return ad.localName == nil && data.u8(4) == data.u8(11) && data.u8(18) == 0 && data.u8(19) == 0
+        // Without a name: the two probe markers agree and the frame ends in 00 00. Tested first,
+        // as it holds whatever model a UUID names, and making the model is most of the cost.
+        if ad.localName == nil && data.u8(4) == data.u8(11) && data.u8(18) == 0 && data.u8(19) == 0
             && data.u8(2) <= 100
+        {
+            return true
+        }
+        return GoveeFrame.model(ad) == "H5055"
     }
 
     private func probe(_ data: ArraySlice<UInt8>, _ offset: Int) -> Double? {
@@ -77,37 +84,34 @@ public struct GoveeMeatDecoder: SensorDecoder {
         _ data: ArraySlice<UInt8>, _ advertisement: Advertisement, _ ad: AdvertisingData
     ) -> DecodeOutcome {
         let named = GoveeFrame.model(ad)
-        var measurements: [Measurement] = .forFrame()
+        let measurements: [Measurement]
         let model: String
         let kind: String  // literals: an interpolated "probe-\(count)" cost a string build per frame
-        func add(_ n: Int, _ offset: Int) {
-            if let t = probe(data, offset) { measurements.append(Measurement(.temperatureProbeC(n), t)) }
+        func probeC(_ n: Int, _ offset: Int) -> Measurement? {
+            probe(data, offset).map { Measurement(.temperatureProbeC(n), $0) }
         }
         switch data.count {
         case 14:
             kind = "probe-14"
             model = named ?? "H5181/H5183"
-            add(1, 8)
+            measurements = Self.list(probeC(1, 8), nil)
         case 17:
             kind = "probe-17"
             model = named ?? "H5182/H5184"
             let pair = Int(data.u8(6))
             guard (1...2).contains(pair) else { return .malformed("probe pair \(pair) unknown") }
-            add(2 * pair - 1, 8)
-            add(2 * pair, 13)
+            measurements = Self.list(probeC(2 * pair - 1, 8), probeC(2 * pair, 13))
         default:  // 20
             kind = "probe-20"
             let pair = Int(data.u8(6) & 0x3F)
             let isH5191 = named == "H5191" || (named == nil && !(1...3).contains(pair))
             if isH5191 {
                 model = "H5191"
-                add(1, 8)
-                if let t = probe(data, 14) { measurements.append(Measurement(.temperatureC, t)) }
+                measurements = Self.list(probeC(1, 8), probe(data, 14).map { Measurement(.temperatureC, $0) })
             } else {
                 model = named ?? "H5185"
                 guard (1...3).contains(pair) else { return .malformed("probe pair \(pair) unknown") }
-                add(2 * pair - 1, 8)
-                add(2 * pair, 14)
+                measurements = Self.list(probeC(2 * pair - 1, 8), probeC(2 * pair, 14))
             }
         }
         return .readings([
@@ -117,20 +121,35 @@ public struct GoveeMeatDecoder: SensorDecoder {
         ])
     }
 
+    /// The measurements present, in order, as a list made at its size: reserving room for eight
+    /// and appending cost more (callgrind).
+    private static func list(_ first: Measurement?, _ second: Measurement?) -> [Measurement] {
+        switch (first, second) {
+        case let (first?, second?): [first, second]
+        case let (first?, nil): [first]
+        case let (nil, second?): [second]
+        case (nil, nil): []
+        }
+    }
+
     private func h5055Frame(_ data: ArraySlice<UInt8>, _ advertisement: Advertisement) -> DecodeOutcome {
         let battery = data.u8(2)
         guard battery <= 100 else { return .malformed("battery \(battery) % out of range") }
         let pair = Int(data.u8(3) >> 6)
         guard pair <= 2 else { return .malformed("H5055 probe pair \(pair) unknown") }
         let plugged = data.u8(3) & 0x3F
-        var measurements = [Measurement(.batteryPercent, Double(battery))]
-        for (slot, offset) in [(0, 5), (1, 12)] {
-            let n = 2 * pair + slot + 1
+        var measurements: [Measurement] = .forFrame()
+        measurements.append(Measurement(.batteryPercent, Double(battery)))
+        /// Probe `n` (from 1) at `offset`, when plugged in and not 0xFFFF. A function per slot: a
+        /// list of (slot, offset) pairs was an array made per frame (callgrind).
+        func addProbe(_ n: Int, at offset: Int) {
             let raw = data.le16(offset)
             if plugged & (1 << (n - 1)) != 0, raw != 0xFFFF {
                 measurements.append(Measurement(.temperatureProbeC(n), Double(Int16(bitPattern: raw))))
             }
         }
+        addProbe(2 * pair + 1, at: 5)
+        addProbe(2 * pair + 2, at: 12)
         return .readings([
             Reading(
                 address: advertisement.address, addressType: advertisement.addressType, decoderID: id, model: "H5055",

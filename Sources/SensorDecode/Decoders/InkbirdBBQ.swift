@@ -30,16 +30,21 @@ public struct InkbirdBBQDecoder: SensorDecoder {
     public init() {}
 
     public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
-        for md in ad.manufacturerData where md.companyID <= 2 {
-            let v = md.value
+        // An index loop on the company ids: iterating the fields made each element (callgrind).
+        let fields = ad.manufacturerData
+        for k in 0..<fields.count where ad.manufacturerCompany(at: k) <= 2 {
+            let v = fields[k].value
             guard v.count == 12 || v.count == 14 || v.count == 18 || v.count == 22, v.u8(2) == 0, v.u8(3) == 0 else {
                 continue
             }
             let named = ad.localNameContains("ibbq", ignoringCase: true) || ad.localNameContains("xbbq", ignoringCase: true)
-            let mac = v.dropFirst(4).prefix(6)
+            // Bytes 4..<10 as a number in either byte order (not the generic byte-sequence inits), in
+            // 16-bit words (a 32-bit read was an outlined call, callgrind).
             let macMatches =
-                BDAddress(bigEndian: mac) == advertisement.address
-                || BDAddress(littleEndian: mac) == advertisement.address
+                BDAddress(rawValue: UInt64(v.be16(4)) << 32 | UInt64(v.be16(6)) << 16 | UInt64(v.be16(8)))
+                    == advertisement.address
+                || BDAddress(rawValue: UInt64(v.le16(4)) | UInt64(v.le16(6)) << 16 | UInt64(v.le16(8)) << 32)
+                    == advertisement.address
             guard named || macMatches else { continue }
             var measurements: [Measurement] = .forFrame()
             for n in 1...((v.count - 10) / 2) {
@@ -49,7 +54,7 @@ public struct InkbirdBBQDecoder: SensorDecoder {
                 guard t >= -50, t <= 400 else { return .malformed("probe \(n) at \(t) °C out of range") }
                 measurements.append(Measurement(.temperatureProbeC(n), t))
             }
-            let model = (ad.localNameHasPrefix("x", ignoringCase: true) ? "xBBQ-" : "iBBQ-") + String((v.count - 10) / 2)
+            let model = Self.model(probes: (v.count - 10) / 2, xBBQ: ad.localNameHasPrefix("x", ignoringCase: true))
             return .readings([
                 Reading(
                     address: advertisement.address, addressType: advertisement.addressType, decoderID: id,
@@ -57,5 +62,20 @@ public struct InkbirdBBQDecoder: SensorDecoder {
             ])
         }
         return .notMine
+    }
+
+    /// "iBBQ-4", "xBBQ-1", …: literals, as concatenating the count made a string per frame (callgrind).
+    static func model(probes: Int, xBBQ: Bool) -> String {
+        switch (xBBQ, probes) {
+        case (false, 1): "iBBQ-1"
+        case (false, 2): "iBBQ-2"
+        case (false, 4): "iBBQ-4"
+        case (false, 6): "iBBQ-6"
+        case (true, 1): "xBBQ-1"
+        case (true, 2): "xBBQ-2"
+        case (true, 4): "xBBQ-4"
+        case (true, 6): "xBBQ-6"
+        default: (xBBQ ? "xBBQ-" : "iBBQ-") + String(probes)
+        }
     }
 }

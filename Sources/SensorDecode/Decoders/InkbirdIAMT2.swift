@@ -27,7 +27,9 @@ public struct InkbirdIAMT2Decoder: SensorDecoder {
     public init() {}
 
     public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
-        guard let name = ad.localName, name.elementsEqual("Ink@IAM-T2".utf8) else { return .notMine }
+        // Every advertisement with manufacturer data comes here: a byte compare that ends at the
+        // length for nearly all of them (a generic `elementsEqual` walked the name, callgrind).
+        guard ad.localNameEquals("Ink@IAM-T2") else { return .notMine }
         guard let md = ad.manufacturerData.first else { return .notMine }
         let data = md.data
         guard data.count == 15 else { return .malformed("IAM-T2 frame of \(data.count) bytes, expected 15") }

@@ -34,7 +34,8 @@ public struct InkbirdIBSTHDecoder: SensorDecoder {
     /// every phone's 9-byte manufacturer value is checked here, so a byte costs a lookup, not 8 shifts.
     public static func crc16Modbus(_ bytes: ArraySlice<UInt8>) -> UInt16 {
         var crc: UInt16 = 0xFFFF
-        for b in bytes { crc = (crc >> 8) ^ crcTable[Int(UInt8(truncatingIfNeeded: crc) ^ b)] }
+        let table = crcTable  // read once, not once per byte
+        for b in bytes { crc = (crc >> 8) ^ table[Int(UInt8(truncatingIfNeeded: crc) ^ b)] }
         return crc
     }
 
@@ -46,7 +47,7 @@ public struct InkbirdIBSTHDecoder: SensorDecoder {
     }
 
     public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
-        guard let md = ad.manufacturerData.first(where: { $0.value.count == 9 }) else { return .notMine }
+        guard let v = ad.manufacturerData.first(where: { $0.value.count == 9 })?.value else { return .notMine }
         // Byte-level name tests: phones' 9-byte manufacturer values reach this line all the time.
         let hasHumidity: Bool?  // nil: no name, decide from the value
         if ad.localNameEquals("sps", ignoringCase: true) || ad.localNameEquals("n0byd", ignoringCase: true) {
@@ -56,8 +57,7 @@ public struct InkbirdIBSTHDecoder: SensorDecoder {
         } else {
             hasHumidity = nil
         }
-        let v = md.value
-        let crcOK = Self.crc16Modbus(v.prefix(5)) == v.le16(5)
+        let crcOK = Self.crc16Modbus(v[v.startIndex..<(v.startIndex + 5)]) == v.le16(5)
         guard crcOK else {
             return hasHumidity == nil
                 ? .notMine : .malformed("CRC 0x\(String(v.le16(5), radix: 16)) does not match its frame")

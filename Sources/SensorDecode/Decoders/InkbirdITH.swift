@@ -31,26 +31,41 @@ public struct InkbirdITHDecoder: SensorDecoder {
     public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
         guard let data = ad.manufacturerData(company: 0x2449)?.data else { return .notMine }
         guard data.count == 16 else { return .malformed("0x2449 frame of \(data.count) bytes, expected 16") }
-        guard !data.allSatisfy({ $0 == 0xFF }) else { return .malformed("all-0xFF frame") }
-        let name = ad.localName.map { String(decoding: $0, as: UTF8.self) }
+        var allFF = true
+        for i in 0..<16 where data.u8(i) != 0xFF {
+            allFF = false
+            break
+        }
+        guard !allFF else { return .malformed("all-0xFF frame") }
+        // Byte compares on the name: decoding it to a String and matching strings cost more than
+        // the rest of the decode (callgrind).
+        let hasName = ad.localName != nil
         let kind = data.u8(0)
         let model: String
         let hasHumidity: Bool
-        switch (name, kind) {
-        case ("ITH-11-B", _), (nil, 0x08): (model, hasHumidity) = ("ITH-11-B", true)
-        case ("ITH-13-B", _), (nil, 0x12): (model, hasHumidity) = ("ITH-13-B", true)
-        case ("IBS-P02B", _), (nil, 0x11): (model, hasHumidity) = ("IBS-P02B", false)
-        default: (model, hasHumidity) = ("Inkbird 0x" + Hex.encode([kind]), false)
+        if ad.localNameEquals("ITH-11-B") || (!hasName && kind == 0x08) {
+            (model, hasHumidity) = ("ITH-11-B", true)
+        } else if ad.localNameEquals("ITH-13-B") || (!hasName && kind == 0x12) {
+            (model, hasHumidity) = ("ITH-13-B", true)
+        } else if ad.localNameEquals("IBS-P02B") || (!hasName && kind == 0x11) {
+            (model, hasHumidity) = ("IBS-P02B", false)
+        } else {
+            (model, hasHumidity) = ("Inkbird 0x" + Hex.encode([kind]), false)
         }
         let battery = data.u8(8)
         guard battery <= 100 else { return .malformed("battery \(battery) % out of range") }
-        var measurements = [Measurement(.temperatureC, Double(data.le16s(4)) / 10)]
+        let temperature = Measurement(.temperatureC, Double(data.le16s(4)) / 10)
+        // Each list made at its final size: appending grew it (callgrind).
+        let measurements: [Measurement]
         if hasHumidity {
             let humidity = Double(data.le16(6)) / 10
             guard humidity <= 100 else { return .malformed("humidity \(humidity) % out of range") }
-            measurements.append(Measurement(.humidityPercent, humidity))
+            measurements = [
+                temperature, Measurement(.humidityPercent, humidity), Measurement(.batteryPercent, Double(battery)),
+            ]
+        } else {
+            measurements = [temperature, Measurement(.batteryPercent, Double(battery))]
         }
-        measurements.append(Measurement(.batteryPercent, Double(battery)))
         return .readings([
             Reading(
                 address: advertisement.address, addressType: advertisement.addressType, decoderID: id, model: model,

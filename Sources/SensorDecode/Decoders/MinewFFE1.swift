@@ -40,7 +40,7 @@ public struct MinewFFE1Decoder: SensorDecoder {
         let model: String
         let frameKind: String
         let macOffset: Int
-        var measurements: [Measurement] = []
+        let measurements: [Measurement]
         var name: String? = nil
         // Battery first, as every frame carries it; checked below, before anything is returned.
         let batteryMeasurement = Measurement(.batteryPercent, Double(battery))
@@ -93,12 +93,13 @@ public struct MinewFFE1Decoder: SensorDecoder {
         }
         guard battery <= 100 else { return .malformed("battery \(battery) % out of range") }
 
-        var warnings: [DecodeWarning] = []
-        if let mac = BDAddress(littleEndian: frame[(frame.startIndex + macOffset)..<(frame.startIndex + macOffset + 6)]),
-            mac != advertisement.address
-        {
-            warnings.append(.payloadAddress(mac, advertiser: advertisement.address))
-        }
+        // The MAC as one number (little-endian), not through the generic byte-sequence init; in
+        // 16-bit words, as a 32-bit read was an outlined call (callgrind).
+        let mac = BDAddress(
+            rawValue: UInt64(frame.le16(macOffset)) | UInt64(frame.le16(macOffset + 2)) << 16
+                | UInt64(frame.le16(macOffset + 4)) << 32)
+        let warnings: [DecodeWarning] =
+            mac != advertisement.address ? [.payloadAddress(mac, advertiser: advertisement.address)] : []
         return .readings([
             Reading(
                 address: advertisement.address, addressType: advertisement.addressType, decoderID: id, model: model,

@@ -37,64 +37,84 @@ public struct QingpingDecoder: SensorDecoder {
 
     public init() {}
 
-    static let models: [UInt8: String] = [
-        0x01: "CGG1", 0x04: "CGH1", 0x07: "CGG1", 0x09: "CGP1W", 0x0C: "CGD1", 0x0E: "CGDN1", 0x0F: "CGM1",
-        0x10: "CGDK2", 0x12: "CGPR1", 0x15: "CGF1W", 0x16: "CGG1", 0x18: "CGP23W", 0x1E: "CGC1",
-        0x24: "CGDN1", 0x26: "CGP23W", 0x33: "CGP22C", 0x4F: "CGG3", 0x52: "CGR1PC", 0x5D: "CGP22C",
-        0x62: "CGR1PC",
-    ]
+    /// The model of a device type byte. A switch: a dictionary lookup hashed the byte per frame
+    /// (callgrind).
+    static func model(type: UInt8) -> String? {
+        switch type {
+        case 0x01, 0x07, 0x16: "CGG1"
+        case 0x04: "CGH1"
+        case 0x09: "CGP1W"
+        case 0x0C: "CGD1"
+        case 0x0E, 0x24: "CGDN1"
+        case 0x0F: "CGM1"
+        case 0x10: "CGDK2"
+        case 0x12: "CGPR1"
+        case 0x15: "CGF1W"
+        case 0x18, 0x26: "CGP23W"
+        case 0x1E: "CGC1"
+        case 0x33, 0x5D: "CGP22C"
+        case 0x4F: "CGG3"
+        case 0x52, 0x62: "CGR1PC"
+        default: nil
+        }
+    }
 
     public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
         guard let frame = ad.serviceData(uuid16: 0xFDCD) else { return .notMine }
         guard frame.count >= 8 else { return .malformed("Qingping frame of \(frame.count) bytes, expected ≥ 8") }
         let isEvent = frame.u8(0) & 0x40 != 0
         let type = frame.u8(1)
-        let model = Self.models[type] ?? "Qingping type 0x\(Hex.encode([type]))"
-        var warnings: [DecodeWarning] = []
-        if let mac = BDAddress(littleEndian: frame[(frame.startIndex + 2)..<(frame.startIndex + 8)]),
-            mac != advertisement.address
-        {
-            warnings.append(.payloadAddress(mac, advertiser: advertisement.address))
-        }
+        let model = Self.model(type: type) ?? "Qingping type 0x\(Hex.encode([type]))"
+        // The MAC as one number (reversed on air), not through the generic byte-sequence init; in
+        // 16-bit words, as a 32-bit read was an outlined call (callgrind).
+        let mac = BDAddress(rawValue: UInt64(frame.le16(2)) | UInt64(frame.le16(4)) << 16 | UInt64(frame.le16(6)) << 32)
+        var warnings: [DecodeWarning] =
+            mac != advertisement.address ? [.payloadAddress(mac, advertiser: advertisement.address)] : []
 
         var m: [Measurement] = .forFrame()
-        var r = ByteReader(frame.dropFirst(8))
         var stopped: String? = nil
-        while let tlvType = r.readUInt8() {
-            guard let length = r.readUInt8(), let v = r.readBytes(Int(length)) else {
+        // The TLVs walked by offset into the frame: a reader and a slice per value cost a retain
+        // and a release each (callgrind).
+        var at = 8
+        while at < frame.count {
+            let tlvType = frame.u8(at)
+            guard at + 2 <= frame.count, at + 2 + Int(frame.u8(at + 1)) <= frame.count else {
                 stopped = "TLV 0x\(Hex.encode([tlvType])) runs past the \(frame.count)-byte frame"
                 break
             }
-            switch (tlvType, v.count) {
+            let length = Int(frame.u8(at + 1))
+            let v = at + 2  // where the value starts
+            at = v + length
+            switch (tlvType, length) {
             case (0x01, 4):
-                let humidity = Double(v.le16(2)) / 10
+                let humidity = Double(frame.le16(v + 2)) / 10
                 guard humidity <= 100 else { return .malformed("humidity \(humidity) % out of range") }
-                m.append(Measurement(.temperatureC, Double(v.le16s(0)) / 10))
+                m.append(Measurement(.temperatureC, Double(frame.le16s(v)) / 10))
                 m.append(Measurement(.humidityPercent, humidity))
             case (0x02, 1):
-                if v.u8(0) == 0xFF { break }  // mains powered: no battery level to report
+                if frame.u8(v) == 0xFF { break }  // mains powered: no battery level to report
                 // Bit 7 is not part of the level: theengs masks it (its test_uuid[61] has 0xAA for
                 // 42 %); qingping-ble reads the whole byte. Masking keeps 0…100 unchanged.
-                let battery = v.u8(0) & 0x7F
+                let battery = frame.u8(v) & 0x7F
                 guard battery <= 100 else { return .malformed("battery \(battery) % out of range") }
                 m.append(Measurement(.batteryPercent, Double(battery)))
             case (0x04, 1):
-                m.append(Measurement(.door, v.u8(0) == 1 ? 0 : 1))
+                m.append(Measurement(.door, frame.u8(v) == 1 ? 0 : 1))
             case (0x07, 2):
-                m.append(Measurement(.pressureHPa, Double(v.le16(0)) / 10))
+                m.append(Measurement(.pressureHPa, Double(frame.le16(v)) / 10))
             case (0x08, 4):
-                m.append(Measurement(.motion, v.u8(0) == 0 ? 0 : 1))
+                m.append(Measurement(.motion, frame.u8(v) == 0 ? 0 : 1))
                 // In event frames the trailing bytes are not an illuminance (qingping-ble #84).
-                if !isEvent { m.append(Measurement(.illuminanceLux, Double(v.le24(1)))) }
+                if !isEvent { m.append(Measurement(.illuminanceLux, Double(frame.le24(v + 1)))) }
             case (0x09, 4):
-                m.append(Measurement(.illuminanceLux, Double(v.le32(0))))
+                m.append(Measurement(.illuminanceLux, Double(frame.le32(v))))
             case (0x11, 1):
-                m.append(Measurement(.light, v.u8(0) == 0 ? 0 : 1))
+                m.append(Measurement(.light, frame.u8(v) == 0 ? 0 : 1))
             case (0x12, 4):
-                m.append(Measurement(.pm25UgM3, Double(v.le16(0))))
-                m.append(Measurement(.pm10UgM3, Double(v.le16(2))))
+                m.append(Measurement(.pm25UgM3, Double(frame.le16(v))))
+                m.append(Measurement(.pm10UgM3, Double(frame.le16(v + 2))))
             case (0x13, 2):
-                m.append(Measurement(.co2PPM, Double(v.le16(0))))
+                m.append(Measurement(.co2PPM, Double(frame.le16(v))))
             default:
                 continue  // packet id (0x0F), capability bits (0x18), unknown types: length known, skipped
             }

@@ -37,10 +37,12 @@ public struct SensorPushDecoder: SensorDecoder {
     public let id = "sensorpush"
     public let selectors: [DecoderSelector] = (3...9).map { .manufacturerValueLength($0) }
 
-    static let uuidV2: [UInt8] = [
+    // Stored in the decoder, not static: a static array was a `swift_initStaticObject` call per use,
+    // twice for every advertisement with manufacturer data (callgrind).
+    let uuidV2: [UInt8] = [
         0xEF, 0x09, 0x00, 0x00, 0x11, 0xD6, 0x42, 0xBA, 0x93, 0xB8, 0x9D, 0xD7, 0xEC, 0x09, 0x0A, 0xB0,
     ]
-    static let uuidHT1: [UInt8] = [
+    let uuidHT1: [UInt8] = [
         0xEF, 0x09, 0x00, 0x00, 0x11, 0xD6, 0x42, 0xBA, 0x93, 0xB8, 0x9D, 0xD7, 0xEC, 0x09, 0x0A, 0xA9,
     ]
 
@@ -60,10 +62,10 @@ public struct SensorPushDecoder: SensorDecoder {
     public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
         // Every advertisement with manufacturer data reaches this decoder, and the name and UUID
         // tests are byte compares that most advertisements (no name, no 128-bit UUID) end at once.
-        let isHT1 = ad.localNameEquals("s") || ad.localNameEquals("HT1") || ad.hasServiceUUID128(Self.uuidHT1)
+        let isHT1 = ad.localNameEquals("s") || ad.localNameEquals("HT1") || ad.hasServiceUUID128(uuidHT1)
         let isV2 =
             ad.localNameHasPrefix("SensorPush") || ad.localNameContains("HT.w") || ad.localNameContains("HTP.xw")
-            || ad.localNameContains("TC.x") || ad.hasServiceUUID128(Self.uuidV2)
+            || ad.localNameContains("TC.x") || ad.hasServiceUUID128(uuidV2)
         guard isHT1 || isV2 else { return .notMine }
         guard ad.manufacturerData.contains(where: { $0.value.count >= 3 && $0.value.count <= 9 }) else { return .notMine }
         if isHT1 {

@@ -36,9 +36,6 @@ public struct SwitchBotMeterDecoder: SensorDecoder {
     public let id = "switchbot_meter"
     public let selectors: [DecoderSelector] = [.serviceData16(0xFD3D), .serviceData16(0x0D00), .manufacturer(0x0969)]
 
-    /// Local names of the meters, for advertisements that carry only the 0x0969 copy.
-    static let namedModels = ["WoSensorTH": "Meter", "WoSensorTHP": "Meter Plus", "WoIOSensorTH": "Outdoor Meter"]
-
     public init() {}
 
     public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
@@ -51,18 +48,18 @@ public struct SwitchBotMeterDecoder: SensorDecoder {
             case 0x77: model = "Outdoor Meter"
             default: return .notMine  // other SwitchBot devices (bots, curtains, locks …)
             }
-        } else if let name = ad.localName.map({ String(decoding: $0, as: UTF8.self) }),
-            let named = Self.namedModels[name]
-        {
+        } else if let named = Self.model(name: ad) {
             model = named  // a scan response without service data: the name says which device
         } else {
             return .notMine
         }
+        // The three measurement bytes, sliced by index (generic `dropFirst`/`prefix` were calls).
         let th: ArraySlice<UInt8>
         if let service, service.count >= 6 {
-            th = service.dropFirst(3).prefix(3)
+            th = service[(service.startIndex + 3)..<(service.startIndex + 6)]
         } else if let md = ad.manufacturerData(company: 0x0969), md.data.count >= 11 {
-            th = md.data.dropFirst(8).prefix(3)
+            let start = md.value.startIndex + 2 + 8  // company id, then data offset 8
+            th = md.value[start..<(start + 3)]
         } else {
             return .malformed("\(model) advertisement without its measurement bytes")
         }
@@ -71,19 +68,32 @@ public struct SwitchBotMeterDecoder: SensorDecoder {
         let magnitude = Double(th.u8(1) & 0x7F) + Double(tenths) / 10
         let humidity = th.u8(2) & 0x7F
         guard humidity <= 100 else { return .malformed("humidity \(humidity) % out of range") }
-        var measurements = [
-            Measurement(.temperatureC, th.u8(1) & 0x80 != 0 ? magnitude : -magnitude),
-            Measurement(.humidityPercent, Double(humidity)),
-        ]
+        let temperature = Measurement(.temperatureC, th.u8(1) & 0x80 != 0 ? magnitude : -magnitude)
+        // Each list made at its final size: appending the battery grew it (callgrind).
+        let measurements: [Measurement]
         if let service, service.count >= 3 {
             let battery = service.u8(2) & 0x7F
             guard battery <= 100 else { return .malformed("battery \(battery) % out of range") }
-            measurements.append(Measurement(.batteryPercent, Double(battery)))
+            measurements = [
+                temperature, Measurement(.humidityPercent, Double(humidity)),
+                Measurement(.batteryPercent, Double(battery)),
+            ]
+        } else {
+            measurements = [temperature, Measurement(.humidityPercent, Double(humidity))]
         }
         return .readings([
             Reading(
                 address: advertisement.address, addressType: advertisement.addressType, decoderID: id, model: model,
                 measurements: measurements)
         ])
+    }
+
+    /// The meter a local name names, for advertisements that carry only the 0x0969 copy. Byte
+    /// compares on the name, not a String and a dictionary lookup.
+    static func model(name ad: AdvertisingData) -> String? {
+        if ad.localNameEquals("WoSensorTH") { return "Meter" }
+        if ad.localNameEquals("WoSensorTHP") { return "Meter Plus" }
+        if ad.localNameEquals("WoIOSensorTH") { return "Outdoor Meter" }
+        return nil
     }
 }

@@ -43,7 +43,8 @@ public struct XiaomiCustom181ADecoder: SensorDecoder {
     public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
         guard let frame = ad.serviceData(uuid16: 0x181A) else { return .notMine }
         let kind: String
-        let mac: BDAddress?
+        let model: String
+        let mac: BDAddress
         let temperature: Double
         let humidity: Double
         let battery: UInt8
@@ -51,14 +52,18 @@ public struct XiaomiCustom181ADecoder: SensorDecoder {
         switch frame.count {
         case 13:
             kind = "atc1441"
-            mac = BDAddress(bigEndian: frame.prefix(6))
+            model = "ATC1441 firmware"
+            // The MAC as one number (display order), not through the generic byte-sequence init; in
+            // 16-bit words, as a 32-bit read was an outlined call (callgrind).
+            mac = BDAddress(rawValue: UInt64(frame.be16(0)) << 32 | UInt64(frame.be16(2)) << 16 | UInt64(frame.be16(4)))
             temperature = Double(frame.be16s(6)) / 10
             humidity = Double(frame.u8(8))
             battery = frame.u8(9)
             millivolts = frame.be16(10)
         case 15:
             kind = "pvvx"
-            mac = BDAddress(littleEndian: frame.prefix(6))
+            model = "pvvx firmware"
+            mac = BDAddress(rawValue: UInt64(frame.le16(0)) | UInt64(frame.le16(2)) << 16 | UInt64(frame.le16(4)) << 32)
             temperature = Double(frame.le16s(6)) / 100
             humidity = Double(frame.le16(8)) / 100
             millivolts = frame.le16(10)
@@ -68,14 +73,12 @@ public struct XiaomiCustom181ADecoder: SensorDecoder {
         }
         guard humidity <= 100 else { return .malformed("\(kind) humidity \(humidity) % out of range") }
         guard battery <= 100 else { return .malformed("\(kind) battery \(battery) % out of range") }
-        var warnings: [DecodeWarning] = []
-        if let mac, mac != advertisement.address {
-            warnings.append(.payloadAddress(mac, advertiser: advertisement.address))
-        }
+        let warnings: [DecodeWarning] =
+            mac != advertisement.address ? [.payloadAddress(mac, advertiser: advertisement.address)] : []
         return .readings([
             Reading(
                 address: advertisement.address, addressType: advertisement.addressType, decoderID: id,
-                model: kind == "pvvx" ? "pvvx firmware" : "ATC1441 firmware", frameKind: kind,
+                model: model, frameKind: kind,
                 measurements: [
                     Measurement(.temperatureC, temperature),
                     Measurement(.humidityPercent, humidity),
