@@ -103,4 +103,14 @@ extension ArraySlice where Element == UInt8 {
     }
     @inlinable public func le32(_ i: Int) -> UInt32 { UInt32(le16(i)) | UInt32(le16(i + 2)) << 16 }
     @inlinable public func be32(_ i: Int) -> UInt32 { UInt32(be16(i)) << 16 | UInt32(be16(i + 2)) }
+    /// Six bytes at `i` as a device address, least-significant byte first (HCI order, and most
+    /// formats' payload MACs). One number in 16-bit words, not the generic byte-sequence init: a
+    /// 32-bit read was an outlined call (callgrind).
+    @inlinable public func macLE(_ i: Int) -> BDAddress {
+        BDAddress(rawValue: UInt64(le16(i)) | UInt64(le16(i + 2)) << 16 | UInt64(le16(i + 4)) << 32)
+    }
+    /// Six bytes at `i` as a device address in display order (most-significant byte first).
+    @inlinable public func macBE(_ i: Int) -> BDAddress {
+        BDAddress(rawValue: UInt64(be16(i)) << 32 | UInt64(be16(i + 2)) << 16 | UInt64(be16(i + 4)))
+    }
 }

@@ -38,13 +38,8 @@ public struct InkbirdBBQDecoder: SensorDecoder {
                 continue
             }
             let named = ad.localNameContains("ibbq", ignoringCase: true) || ad.localNameContains("xbbq", ignoringCase: true)
-            // Bytes 4..<10 as a number in either byte order (not the generic byte-sequence inits), in
-            // 16-bit words (a 32-bit read was an outlined call, callgrind).
-            let macMatches =
-                BDAddress(rawValue: UInt64(v.be16(4)) << 32 | UInt64(v.be16(6)) << 16 | UInt64(v.be16(8)))
-                    == advertisement.address
-                || BDAddress(rawValue: UInt64(v.le16(4)) | UInt64(v.le16(6)) << 16 | UInt64(v.le16(8)) << 32)
-                    == advertisement.address
+            // Bytes 4..<10 as an address in either byte order.
+            let macMatches = v.macBE(4) == advertisement.address || v.macLE(4) == advertisement.address
             guard named || macMatches else { continue }
             var measurements: [Measurement] = .forFrame()
             for n in 1...((v.count - 10) / 2) {

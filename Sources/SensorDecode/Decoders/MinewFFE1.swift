@@ -93,11 +93,7 @@ public struct MinewFFE1Decoder: SensorDecoder {
         }
         guard battery <= 100 else { return .malformed("battery \(battery) % out of range") }
 
-        // The MAC as one number (little-endian), not through the generic byte-sequence init; in
-        // 16-bit words, as a 32-bit read was an outlined call (callgrind).
-        let mac = BDAddress(
-            rawValue: UInt64(frame.le16(macOffset)) | UInt64(frame.le16(macOffset + 2)) << 16
-                | UInt64(frame.le16(macOffset + 4)) << 32)
+        let mac = frame.macLE(macOffset)
         let warnings: [DecodeWarning] =
             mac != advertisement.address ? [.payloadAddress(mac, advertiser: advertisement.address)] : []
         return .readings([

@@ -65,9 +65,7 @@ public struct QingpingDecoder: SensorDecoder {
         let isEvent = frame.u8(0) & 0x40 != 0
         let type = frame.u8(1)
         let model = Self.model(type: type) ?? "Qingping type 0x\(Hex.encode([type]))"
-        // The MAC as one number (reversed on air), not through the generic byte-sequence init; in
-        // 16-bit words, as a 32-bit read was an outlined call (callgrind).
-        let mac = BDAddress(rawValue: UInt64(frame.le16(2)) | UInt64(frame.le16(4)) << 16 | UInt64(frame.le16(6)) << 32)
+        let mac = frame.macLE(2)
         var warnings: [DecodeWarning] =
             mac != advertisement.address ? [.payloadAddress(mac, advertiser: advertisement.address)] : []
 

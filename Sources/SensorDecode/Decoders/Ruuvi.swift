@@ -104,9 +104,7 @@ public struct RuuviDecoder: SensorDecoder {
             if data.u8(15) != 0xFF { measurements.append(Measurement(.movementCount, Double(data.u8(15)))) }
             if data.be16(16) != 0xFFFF { measurements.append(Measurement(.packetCount, Double(data.be16(16)))) }
             guard !measurements.isEmpty else { return .malformed("every field is \"not available\"") }
-            // Display order, read as 16-bit words (a 32-bit read was an outlined call, callgrind).
-            let mac = BDAddress(
-                rawValue: UInt64(data.be16(18)) << 32 | UInt64(data.be16(20)) << 16 | UInt64(data.be16(22)))
+            let mac = data.macBE(18)
             if !Self.allFF(data, from: 18), mac != advertisement.address {
                 warnings = [.payloadAddress(mac, advertiser: advertisement.address)]
             }

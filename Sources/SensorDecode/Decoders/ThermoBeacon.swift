@@ -58,8 +58,7 @@ public struct ThermoBeaconDecoder: SensorDecoder {
         guard !allFF else { return .malformed("all-0xFF frame") }
         let humidity = Double(data.le16(12)) / 16
         guard humidity <= 100 else { return .malformed("humidity \(humidity) % out of range") }
-        // Six bytes LE, read as 16-bit words (a 32-bit read was an outlined call, callgrind).
-        let mac = BDAddress(rawValue: UInt64(data.le16(2)) | UInt64(data.le16(4)) << 16 | UInt64(data.le16(6)) << 32)
+        let mac = data.macLE(2)
         let warnings: [DecodeWarning] =
             mac != advertisement.address ? [.payloadAddress(mac, advertiser: advertisement.address)] : []
         return .readings([

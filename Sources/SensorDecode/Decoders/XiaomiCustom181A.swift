@@ -53,9 +53,7 @@ public struct XiaomiCustom181ADecoder: SensorDecoder {
         case 13:
             kind = "atc1441"
             model = "ATC1441 firmware"
-            // The MAC as one number (display order), not through the generic byte-sequence init; in
-            // 16-bit words, as a 32-bit read was an outlined call (callgrind).
-            mac = BDAddress(rawValue: UInt64(frame.be16(0)) << 32 | UInt64(frame.be16(2)) << 16 | UInt64(frame.be16(4)))
+            mac = frame.macBE(0)
             temperature = Double(frame.be16s(6)) / 10
             humidity = Double(frame.u8(8))
             battery = frame.u8(9)
@@ -63,7 +61,7 @@ public struct XiaomiCustom181ADecoder: SensorDecoder {
         case 15:
             kind = "pvvx"
             model = "pvvx firmware"
-            mac = BDAddress(rawValue: UInt64(frame.le16(0)) | UInt64(frame.le16(2)) << 16 | UInt64(frame.le16(4)) << 32)
+            mac = frame.macLE(0)
             temperature = Double(frame.le16s(6)) / 100
             humidity = Double(frame.le16(8)) / 100
             millivolts = frame.le16(10)

@@ -94,10 +94,7 @@ public struct XiaomiMiBeaconDecoder: SensorDecoder {
             guard frame.count >= at + 6 else {
                 return .malformed("MiBeacon frame of \(frame.count) bytes, too short for its MAC")
             }
-            // One number (reversed on air), not through the generic byte-sequence init; in 16-bit
-            // words, as a 32-bit read was an outlined call (callgrind).
-            mac = BDAddress(
-                rawValue: UInt64(frame.le16(at)) | UInt64(frame.le16(at + 2)) << 16 | UInt64(frame.le16(at + 4)) << 32)
+            mac = frame.macLE(at)
             at += 6
         }
         if control & 0x20 != 0 {
