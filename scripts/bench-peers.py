@@ -184,13 +184,15 @@ def timed_inserts(dst, ddl, insert, rows, batch):
     for sql in ddl:
         con.execute(sql)
     start = time.perf_counter()
+    start_cpu = time.process_time()  # user + system, all threads
     for i in range(0, len(rows), batch):
         con.execute("BEGIN")
         con.executemany(insert, rows[i : i + batch])
         con.execute("COMMIT")
     elapsed = time.perf_counter() - start
+    cpu = time.process_time() - start_cpu
     con.close()
-    print("rows_per_s=%.0f rows=%d" % (len(rows) / elapsed, len(rows)))
+    print("rows_per_s=%.0f cpu_us_per_row=%.2f rows=%d" % (len(rows) / elapsed, cpu * 1e6 / len(rows), len(rows)))
 
 
 def decode_measurements(blob):

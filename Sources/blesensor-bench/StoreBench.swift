@@ -31,10 +31,11 @@ enum StoreBench {
             timeMicros: startMicros + minute * 60_000_000 + Int64(s) * 1_000, rssi: Int8(-50 - s % 40))
     }
 
-    /// Writes `count` readings and closes the store. Returns (seconds, rows committed).
+    /// Writes `count` readings and closes the store. Returns the wall and CPU seconds of the
+    /// store's work and the rows committed.
     static func write(
         path: String, count: Int, sensors: Int, startMicros: Int64, batchRows: Int
-    ) throws(BenchError) -> (seconds: Double, rows: Int) {
+    ) throws(BenchError) -> (seconds: Double, cpuSeconds: Double, rows: Int) {
         let configuration = StoreConfiguration(
             batchSeconds: 1e9, batchRows: batchRows, maxPendingRows: max(100_000, 2 * batchRows))
         var failure: String? = nil
@@ -48,6 +49,7 @@ enum StoreBench {
         // inserts of rows it built beforehand: each batch's readings are made with the clock
         // stopped. Each is then moved into the store, which frees it (timed, as in the logger).
         var seconds = 0.0
+        var cpuSeconds = 0.0
         var chunk: [Reading] = []
         chunk.reserveCapacity(max(1, batchRows))
         var k = 0
@@ -58,20 +60,24 @@ enum StoreBench {
             for j in (k..<end).reversed() { chunk.append(reading(j, sensors: sensors, startMicros: startMicros)) }
             k = end
             let start = monotonicSeconds()
+            let startCPU = processCPUSeconds()
             while let r = chunk.popLast() {
                 if case .failed(let e) = store.add(r, now: 0) { throw BenchError("store write failed: \(e.description)") }
             }
             seconds += monotonicSeconds() - start
+            cpuSeconds += processCPUSeconds() - startCPU
         }
         let closing = monotonicSeconds()
+        let closingCPU = processCPUSeconds()
         do throws(StoreError) {
             try store.close(now: 0)
         } catch {
             throw BenchError("store close failed: \(error.description)")
         }
         seconds += monotonicSeconds() - closing
+        cpuSeconds += processCPUSeconds() - closingCPU
         if let failure { throw BenchError("store reported: \(failure)") }
-        return (seconds, store.statistics.committedRows)
+        return (seconds, cpuSeconds, store.statistics.committedRows)
     }
 
     /// `ingest --db PATH --rows N [--sensors S] [--batch B]`: rows/s through the writer (default
@@ -82,7 +88,10 @@ enum StoreBench {
         let sensors = try options.int("sensors", default: 50)
         let batch = try options.int("batch", default: StoreConfiguration().batchRows)
         let r = try write(path: path, count: rows, sensors: sensors, startMicros: 1_700_000_000_000_000, batchRows: batch)
-        report([("rows_per_s", fixed(Double(r.rows) / r.seconds)), ("rows", "\(r.rows)"), ("batch", "\(batch)")])
+        report([
+            ("rows_per_s", fixed(Double(r.rows) / r.seconds)), ("cpu_us_per_row", fixed(r.cpuSeconds * 1e6 / Double(r.rows), 2)),
+            ("rows", "\(r.rows)"), ("batch", "\(batch)"),
+        ])
     }
 
     /// `gendb --db PATH (--rows N | --days D) [--sensors S] [--end-now 1]`: a database for the export

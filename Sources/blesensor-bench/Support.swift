@@ -20,6 +20,14 @@ func monotonicSeconds() -> Double {
     return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }
 
+/// CPU seconds (user + system) the process has used so far, all its threads included: the
+/// store's checkpoint thread counts, as the Python reference's inline checkpoints do.
+func processCPUSeconds() -> Double {
+    var ts = timespec()
+    _ = clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
 /// The whole file as bytes.
 func readWholeFile(_ path: String) throws(BenchError) -> [UInt8] {
     guard let f = fopen(path, "rb") else { throw BenchError("cannot open \(path): \(String(cString: strerror(errno)))") }
