@@ -14,87 +14,144 @@ import CSQLite
 /// with its own connection runs the checkpoint. It is PASSIVE, so it never waits for, nor blocks,
 /// the writer or a reader.
 ///
-/// UNCHANGED. Checkpoints still come every `pages` new WAL pages, so the card sees the same
-/// number of syncs and a power cut can lose what it could before: the commits since the last
-/// checkpoint (the store's header, GUARANTEE).
+/// UNCHANGED. A checkpoint is still asked for once `pages` WAL pages are not yet copied, so the
+/// card sees the same number of syncs and a power cut can lose what it could before: the commits
+/// since the last checkpoint (the store's header, GUARANTEE). Its syncs are the same too: a
+/// checkpoint syncs alike under synchronous NORMAL and FULL, which differ only at commits, and
+/// the worker never commits.
 ///
 /// BOUNDS. The WAL stays bounded even when the worker cannot keep up or cannot run:
 /// - A commit that leaves `writerLimit` pages or more in the WAL checkpoints in the writer, as
-///   SQLite's default does. The worker may be falling behind a slow card, or be mid-checkpoint
-///   each time a commit appends (the WAL only starts over from its beginning when a write begins
-///   after every page was copied).
-/// - If the worker cannot start (no thread, no connection), the writer does every checkpoint
-///   itself: the behaviour before this type.
+///   SQLite's default does, once the worker's checkpoint (if one runs) has ended. The worker may
+///   be falling behind a slow card, or be mid-checkpoint each time a commit appends: the WAL only
+///   starts over from its beginning when a write begins after every page was copied, which the
+///   writer's own checkpoint ensures.
+/// - If the worker cannot run (no connection, no thread), the writer does every checkpoint itself:
+///   the behaviour before this type. The reason is logged once, as a checkpoint failure.
+/// What no checkpoint can help: readers that always overlap (one holding an old snapshot, or a
+/// stream of short ones) keep the WAL from starting over, as with SQLite's own checkpoints.
 ///
 /// THREADS. `committed(walPages:writer:)` and `stop()` run on the writer's thread, `work()` on
 /// the worker's. INVARIANT: the fields marked "guarded" are read and written only with `lock`
-/// held; `lock` is never held across a SQLite call.
+/// held; `lock` is never held across a SQLite call. The worker's connection is used by one thread
+/// at a time: the writer's until the worker starts, the worker's from then on.
 final class Checkpointer: @unchecked Sendable {
-    /// New WAL pages between two checkpoints (SQLite's default autocheckpoint).
+    /// Uncopied WAL pages that ask for a checkpoint (SQLite's default autocheckpoint).
     let pages: Int
     /// WAL pages from which the writer checkpoints itself.
     let writerLimit: Int
-    private let path: String
+    /// The worker's connection, opened with the writer's (so it is the file the writer validated);
+    /// `nil` if it could not be opened.
+    private let db: OpaquePointer?
     private let lock: UnsafeMutablePointer<pthread_mutex_t>
+    /// Signalled by the writer: a request, or stop.
     private let wake: UnsafeMutablePointer<pthread_cond_t>
+    /// Signalled by the worker when a checkpoint of its ended.
+    private let finished: UnsafeMutablePointer<pthread_cond_t>
 
     // Guarded by `lock`.
     private var requested = false
+    private var running = false
     private var stopping = false
-    /// WAL pages already copied by the last checkpoint; a WAL shorter than this has started over.
+    /// The WAL's pages at the last commit: a commit that finds fewer means the WAL started over.
+    private var lastWALPages = 0
+    /// Bumped at each start-over: a checkpoint that saw another WAL does not count its pages.
+    private var walGeneration = 0
+    /// Pages of the current WAL already copied into the database.
     private var copiedPages = 0
+    private var largestWAL = 0
     private var checkpointsDone = 0
     private var checkpointsInWriter = 0
-    /// The worker is in a checkpoint.
-    private var running = false
-    /// The last checkpoint's result code (SQLITE_BUSY, "another one is running", not counted).
+    /// The last checkpoint's result, or why the worker cannot run (SQLITE_BUSY, "another
+    /// checkpoint is running", is not recorded).
     private var lastResult: Int32 = SQLITE_OK
-    /// The worker takes requests: set before its thread starts, cleared if it cannot open the
-    /// database. From then on the writer checkpoints.
-    private var workerReady = false
 
     // The writer's own.
     private var worker: pthread_t? = nil
-    /// The thread could not be created: the writer checkpoints.
-    private var noThread = false
+    /// The worker cannot run (no connection, or no thread): the writer checkpoints.
+    private var workerUnavailable: Bool
 
-    init(path: String, pages: Int, writerLimit: Int) {
-        self.path = path
+    /// Opens the worker's connection to `path`; call right after the writer's own open.
+    init(path: String, pages: Int, writerLimit: Int, busyTimeoutMillis: Int32) {
         self.pages = max(1, pages)
         self.writerLimit = max(self.pages, writerLimit)
         lock = .allocate(capacity: 1)
         wake = .allocate(capacity: 1)
+        finished = .allocate(capacity: 1)
         pthread_mutex_init(lock, nil)
         pthread_cond_init(wake, nil)
+        pthread_cond_init(finished, nil)
+        var handle: OpaquePointer?
+        // Read-write, not creating: the writer made and validated the file. NOMUTEX: one thread
+        // at a time (see THREADS).
+        var rc = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil)
+        if rc == SQLITE_OK, let handle {
+            // Extended codes, as the writer's: SQLITE_BUSY_RECOVERY is still a busy, and an I/O
+            // error is logged with its kind.
+            sqlite3_extended_result_codes(handle, 1)
+            sqlite3_busy_timeout(handle, busyTimeoutMillis)
+            // A connection finds the WAL when it first reads the file; until then a checkpoint
+            // on it does nothing ("not in WAL mode", -1 pages).
+            rc = sqlite3_exec(handle, "SELECT count(*) FROM sqlite_schema", nil, nil, nil)
+        }
+        if rc != SQLITE_OK {
+            sqlite3_close_v2(handle)
+            handle = nil
+            lastResult = rc == SQLITE_OK ? SQLITE_CANTOPEN : rc
+        }
+        db = handle
+        workerUnavailable = handle == nil
     }
 
     deinit {
         // `stop()` was called (the store's deinit), so no thread uses these any more.
+        sqlite3_close_v2(db)
         pthread_cond_destroy(wake)
+        pthread_cond_destroy(finished)
         pthread_mutex_destroy(lock)
         wake.deallocate()
+        finished.deallocate()
         lock.deallocate()
     }
 
     /// Checkpoints completed: in all, and of those by the writer.
     var completed: (all: Int, inWriter: Int) { locked { (checkpointsDone, checkpointsInWriter) } }
 
+    /// The most pages the WAL held after a commit (for tests).
+    var largestWALPages: Int { locked { largestWAL } }
+
     /// No checkpoint is asked for or running (for tests).
     var idle: Bool { locked { !requested && !running } }
 
-    /// The result code of the last checkpoint that ran, by the worker or the writer.
+    /// The result code of the last checkpoint that ran, by the worker or the writer, or why the
+    /// worker cannot run.
     var result: Int32 { locked { lastResult } }
 
     /// Called by the writer after each commit with the pages now in the WAL (SQLite's WAL hook).
     func committed(walPages: Int, writer: OpaquePointer) {
         let wanted: Bool = locked {
-            // Pages since the last checkpoint; a WAL shorter than what was copied has started over.
-            let new = walPages >= copiedPages ? walPages - copiedPages : walPages
-            guard new >= pages else { return false }
+            if walPages < lastWALPages {  // the WAL started over: nothing of it is copied yet
+                walGeneration &+= 1
+                copiedPages = 0
+            }
+            lastWALPages = walPages
+            largestWAL = max(largestWAL, walPages)
+            // Not while one runs: it copies these pages, and asking again would start another
+            // (two more syncs) for the few pages committed meanwhile.
+            guard walPages - min(copiedPages, walPages) >= pages, !running else { return false }
             requested = true
             return true
         }
-        if walPages >= writerLimit || (wanted && !workerTakesRequests()) {
+        if walPages >= writerLimit {
+            // The writer's own checkpoint must run for the WAL to start over, so it waits for the
+            // worker's to end (as SQLite's inline checkpoint would have waited for the disk), and
+            // takes the request so that the worker starts no other meanwhile.
+            locked {
+                requested = false
+                while running { pthread_cond_wait(finished, lock) }
+            }
+            checkpoint(writer, inWriter: true)
+        } else if wanted && !workerStarted() {
             checkpoint(writer, inWriter: true)
         } else if wanted {
             pthread_cond_signal(wake)
@@ -112,23 +169,26 @@ final class Checkpointer: @unchecked Sendable {
 
     /// A PASSIVE checkpoint on `db`; records what it copied or why it failed.
     private func checkpoint(_ db: OpaquePointer, inWriter: Bool) {
+        let generation: Int = locked {
+            requested = false
+            return walGeneration
+        }
         var walFrames: Int32 = 0
         var copied: Int32 = 0
         let rc = sqlite3_wal_checkpoint_v2(db, nil, SQLITE_CHECKPOINT_PASSIVE, &walFrames, &copied)
         locked {
-            requested = false
-            switch rc {
+            switch rc & 0xFF {
             case SQLITE_OK where walFrames < 0:
                 // Not in WAL mode: impossible for the store's files (Schema.open checked).
                 lastResult = SQLITE_ERROR
             case SQLITE_OK:
-                copiedPages = Int(max(0, copied))
+                if generation == walGeneration { copiedPages = Int(copied) }
                 checkpointsDone += 1
                 if inWriter { checkpointsInWriter += 1 }
                 lastResult = rc
             case SQLITE_BUSY:
                 // Another checkpoint (the worker's, or a reader process's) is running: it will
-                // copy these pages, or the next commit asks again.
+                // copy these pages, or a later commit asks again.
                 break
             default:
                 lastResult = rc
@@ -136,14 +196,19 @@ final class Checkpointer: @unchecked Sendable {
         }
     }
 
-    /// Starts the worker on the first request; whether it takes them.
-    private func workerTakesRequests() -> Bool {
-        if worker != nil { return locked { workerReady } }
-        if noThread { return false }
-        locked {
-            workerReady = true
-            stopping = false  // a store used again after `close`
-        }
+    /// Starts the worker on the first request; whether it runs.
+    private func workerStarted() -> Bool {
+        if worker != nil { return true }
+        if workerUnavailable { return false }
+        locked { stopping = false }  // a store used again after `close`
+        // Signals are for the logger loop's thread (its handlers wake its poll): the worker
+        // starts with them blocked, all but those a fault raises in the thread itself.
+        var blocked = sigset_t()
+        var previous = sigset_t()
+        sigfillset(&blocked)
+        for fault in [SIGSEGV, SIGBUS, SIGFPE, SIGILL] { sigdelset(&blocked, fault) }
+        pthread_sigmask(SIG_BLOCK, &blocked, &previous)
+        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
         let context = Unmanaged.passRetained(self).toOpaque()
         var thread = pthread_t()
         let rc = pthread_create(
@@ -156,8 +221,8 @@ final class Checkpointer: @unchecked Sendable {
             }, context)
         guard rc == 0 else {
             Unmanaged<Checkpointer>.fromOpaque(context).release()
-            locked { workerReady = false }
-            noThread = true
+            workerUnavailable = true
+            locked { lastResult = SQLITE_NOMEM }  // logged once: checkpoints fall back to the writer
             return false
         }
         worker = thread
@@ -166,28 +231,13 @@ final class Checkpointer: @unchecked Sendable {
 
     /// The worker: waits for a request, checkpoints on its own connection, until stopped.
     private func work() {
-        // Signals are for the logger loop's thread (its handlers wake its poll): none lands here.
-        var signals = sigset_t()
-        sigfillset(&signals)
-        pthread_sigmask(SIG_BLOCK, &signals, nil)
-        var db: OpaquePointer?
-        // Read-write, not creating: the writer made the file. NOMUTEX: this thread only.
-        guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK, let db else {
-            sqlite3_close_v2(db)
-            // The writer checkpoints from its next commit on (it checks `workerReady`).
-            locked { workerReady = false }
-            return
-        }
-        defer { sqlite3_close_v2(db) }
-        // A connection finds the WAL when it first reads the file; until then a checkpoint on it
-        // does nothing ("not in WAL mode", -1 pages).
-        guard sqlite3_exec(db, "SELECT count(*) FROM sqlite_schema", nil, nil, nil) == SQLITE_OK else {
-            locked { workerReady = false }
-            return
-        }
+        guard let db else { return }  // unreachable: not started without a connection
         while true {
             let go: Bool = locked {
-                running = false
+                if running {
+                    running = false
+                    pthread_cond_broadcast(finished)
+                }
                 while !requested && !stopping { pthread_cond_wait(wake, lock) }
                 running = !stopping
                 return running

@@ -51,10 +51,11 @@ import SensorDecode
 //     most its last receive time, and the sensor's upsert raises `last_seen_us` to that in the
 //     same transaction (`forget` deletes the rows before the sensor). `commit` relies on it to
 //     insert rows later than that in multi-row statements without asking which were ignored.
-// (9) A checkpoint follows every `checkpointPages` new WAL pages, as SQLite's autocheckpoint
-//     would, but on the checkpoint thread; the writer checkpoints itself once the WAL holds four
-//     times that, so the WAL starts over within a few commits unless a reader holds an old
-//     snapshot (`CheckpointTests`).
+// (9) A checkpoint is asked for once `checkpointPages` WAL pages are not yet copied, as SQLite's
+//     autocheckpoint would, and runs on the checkpoint thread; the writer checkpoints itself once
+//     the WAL holds four times that. So the WAL starts over within a few commits, unless readers
+//     always overlap or checkpoints fail (logged, invariant 6), as with SQLite's own
+//     (`CheckpointTests`).
 //
 // THREADS. A `SensorStore` is used from one thread (the logger loop); it is not Sendable. It
 // starts one thread of its own, with its own connection, for WAL checkpoints (Checkpointer.swift),
@@ -233,7 +234,8 @@ public final class SensorStore {
         // Checkpoints leave the commit (Checkpointer.swift): the hook replaces SQLite's own
         // autocheckpoint, and the store's deinit removes it before the checkpointer goes.
         let pages = max(1, configuration.checkpointPages)
-        checkpointer = Checkpointer(path: path, pages: pages, writerLimit: 4 * pages)
+        checkpointer = Checkpointer(
+            path: path, pages: pages, writerLimit: 4 * pages, busyTimeoutMillis: configuration.busyTimeoutMillis)
         // The WAL file is kept at up to the size it reaches before the writer checkpoints (a
         // frame is a page and 24 bytes) and reused from its start: cutting it back at every
         // restart cost the writer ~5 ms, and the next commits extended it again. A long reader
@@ -370,6 +372,8 @@ public final class SensorStore {
 
     /// No checkpoint is asked for or running (for tests).
     var checkpointsIdle: Bool { checkpointer.idle }
+    /// The most pages the WAL held after a commit (for tests).
+    var largestWALPages: Int { checkpointer.largestWALPages }
 
     /// Logs a change in how checkpoints fare, once (invariant 6). A failed checkpoint loses
     /// nothing: the commits stay in the WAL, which grows until a checkpoint succeeds.

@@ -9,16 +9,16 @@ import Testing
 @Suite struct CheckpointTests {
     let t0: Int64 = 1_700_000_000_000_000
 
-    /// Reading `k`: 20 sensors in turn, one minute apart each, so every reading is a row.
-    func reading(_ k: Int) -> Reading {
+    /// Reading `k`: `sensors` sensors in turn, one minute apart each, so every reading is a row.
+    func reading(_ k: Int, sensors: Int = 20) -> Reading {
         Reading(
-            address: BDAddress(rawValue: 0xA4C1_3800_0000 | UInt64(k % 20)), decoderID: "test", model: "M",
+            address: BDAddress(rawValue: 0xA4C1_3800_0000 | UInt64(k % sensors)), decoderID: "test", model: "M",
             measurements: [Measurement(.temperatureC, Double(k % 1000) / 10), Measurement(.batteryPercent, 90)],
-            timeMicros: t0 + Int64(k / 20) * 60_000_000 + Int64(k % 20), rssi: -60)
+            timeMicros: t0 + Int64(k / sensors) * 60_000_000 + Int64(k % sensors), rssi: -60)
     }
 
-    func store(_ path: String, checkpointPages: Int) throws -> SensorStore {
-        var config = StoreConfiguration(batchRows: 200, checkpointPages: checkpointPages)
+    func store(_ path: String, checkpointPages: Int, batchRows: Int = 200) throws -> SensorStore {
+        var config = StoreConfiguration(batchRows: batchRows, checkpointPages: checkpointPages)
         config.downsample.intervalSeconds = 0
         return try SensorStore(path: path, configuration: config)
     }
@@ -55,6 +55,79 @@ import Testing
         #expect(try exportAll(StoreReader(path: path)).rows.count == 4000)
     }
 
+    @Test func aCheckpointFollowsEveryCheckpointPagesOfTheWALEvenAfterItStartedOver() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        let s = try store(dir.file("a.db"), checkpointPages: 64, batchRows: 20)
+        // Two sensors, small commits (a few pages each), time between them: each checkpoint comes
+        // once 64 pages are uncopied, and the WAL starts over at the commit after it. Counting
+        // from what the previous WAL had copied would let a started-over WAL grow to twice that.
+        for k in 0..<20_000 {
+            if case .committed = s.add(reading(k, sensors: 2), now: 0) { #expect(eventually { s.checkpointsIdle }) }
+        }
+        #expect(s.statistics.checkpoints >= 10)
+        #expect(s.statistics.checkpointsInWriter == 0)
+        #expect(s.largestWALPages >= 64)
+        #expect(s.largestWALPages < 64 + 16)
+        try s.close(now: 1)
+    }
+
+    @Test func aStoreReleasedWithoutCloseStopsItsThreadAndRemovesTheWAL() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        let path = dir.file("a.db")
+        do {
+            let s = try store(path, checkpointPages: 8)
+            for k in 0..<4000 { s.add(reading(k), now: 0) }
+            s.flush(now: 1)
+            #expect(s.statistics.checkpoints > 0)
+        }
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+        #expect(try exportAll(StoreReader(path: path)).rows.count == 4000)
+    }
+
+    @Test func aReaderHoldingASnapshotLetsTheWALGrowAndItStartsOverAfter() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        let path = dir.file("a.db")
+        let s = try store(path, checkpointPages: 16)
+        for k in 0..<2000 { s.add(reading(k), now: 0) }
+        s.flush(now: 0)
+        let bound = (4 * 16 + 16) * (4096 + 24)
+        var k = 2000
+        do {
+            // An export in progress holds its snapshot: no checkpoint may copy past it, so the
+            // WAL grows past the writer's limit (the store keeps working).
+            let reader = try StoreReader(path: path)
+            let cursor = try reader.export(range: .all, sensors: [])
+            _ = try cursor.next()
+            for _ in 0..<20_000 {
+                s.add(reading(k), now: 0)
+                k += 1
+            }
+            s.flush(now: 0)
+            #expect(fileSize(path + "-wal") > 2 * bound)
+            #expect(s.currentFailure == nil)
+        }
+        // Reader gone: the writer's next checkpoints copy everything, the WAL starts over and is
+        // cut back to the kept size.
+        for _ in 0..<2000 {
+            s.add(reading(k), now: 0)
+            k += 1
+        }
+        s.flush(now: 0)
+        #expect(eventually { s.checkpointsIdle })
+        for _ in 0..<400 {
+            s.add(reading(k), now: 0)
+            k += 1
+        }
+        s.flush(now: 0)
+        // Kept at up to the writer's limit and `checkpointPages`, and a commit's pages past them.
+        #expect(fileSize(path + "-wal") <= bound + 40 * (4096 + 24) + 32)
+        try s.close(now: 1)
+        #expect(try s.checkInvariants() == [])
+    }
+
     @Test func theWALStaysBoundedWhenCommitsComeFasterThanCheckpoints() throws {
         let dir = TempDir()
         defer { dir.cleanup() }
@@ -70,9 +143,9 @@ import Testing
         let st = s.statistics
         #expect(st.committedBatches == 200)
         #expect(st.checkpoints > 10)
-        // The writer's limit (4 × 16 pages) plus one batch's pages, with room for a reader-less
-        // restart that came a few commits late.
-        #expect(largest < 8 * (4 * 16 + 16) * (4096 + 24))
+        // Up to the writer's limit (4 × 16 pages), its commit's pages past it, and the next
+        // commit's, which starts the WAL over (a commit here writes ~30 pages).
+        #expect(largest <= (4 * 16 + 2 * 40) * (4096 + 24) + 32)
         try s.close(now: 1)
         #expect(try s.checkInvariants() == [])
     }
