@@ -231,8 +231,8 @@ public final class SensorStore {
         // instructions as 1 MiB (callgrind, 50 k rows).
         try c.exec("PRAGMA cache_size = -768", "set cache_size on \(path)")
         self.connection = c
-        // Checkpoints leave the commit (Checkpointer.swift): the hook replaces SQLite's own
-        // autocheckpoint, and the store's deinit removes it before the checkpointer goes.
+        // Checkpoints leave the commit (Checkpointer.swift); the WAL hook that asks for them is
+        // set last, below.
         let pages = max(1, configuration.checkpointPages)
         checkpointer = Checkpointer(
             path: path, pages: pages, writerLimit: 4 * pages, busyTimeoutMillis: configuration.busyTimeoutMillis)
@@ -243,15 +243,6 @@ public final class SensorStore {
         let pageSize = try c.scalarInt("PRAGMA page_size") ?? 4096
         let walBytes = Int64(checkpointer.writerLimit + pages) * (pageSize + 24)
         try c.exec("PRAGMA journal_size_limit = \(walBytes)", "set journal_size_limit on \(path)")
-        sqlite3_wal_hook(
-            c.handle,
-            { context, db, _, walPages in
-                if let context, let db {
-                    Unmanaged<Checkpointer>.fromOpaque(context).takeUnretainedValue()
-                        .committed(walPages: Int(walPages), writer: db)
-                }
-                return SQLITE_OK
-            }, Unmanaged.passUnretained(checkpointer).toOpaque())
         // A sensor is looked up, then updated by id or inserted: an upsert (ON CONFLICT DO UPDATE)
         // runs under a statement journal, whose 64 KiB buffer was malloc'ed and freed for every
         // sensor of every batch (two brk calls each, 20 % of the writer's system time).
@@ -283,6 +274,17 @@ public final class SensorStore {
         selectRollup = try c.prepare(
             "SELECT n_rows, n_samples, last_time_us, stats FROM rollup_hourly WHERE hour = ?1 AND sensor_id = ?2")
         dataVersion = try c.prepare("PRAGMA data_version")
+        // Last, once nothing can throw: an init that throws runs no deinit, which is what removes
+        // the hook before the checkpointer goes. It replaces SQLite's own autocheckpoint.
+        sqlite3_wal_hook(
+            c.handle,
+            { context, db, _, walPages in
+                if let context, let db {
+                    Unmanaged<Checkpointer>.fromOpaque(context).takeUnretainedValue()
+                        .committed(walPages: Int(walPages), writer: db)
+                }
+                return SQLITE_OK
+            }, Unmanaged.passUnretained(checkpointer).toOpaque())
     }
 
     /// Rows waiting for their commit (not yet stored).
