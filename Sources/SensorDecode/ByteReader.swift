@@ -103,6 +103,14 @@ extension ArraySlice where Element == UInt8 {
     }
     @inlinable public func le32(_ i: Int) -> UInt32 { UInt32(le16(i)) | UInt32(le16(i + 2)) << 16 }
     @inlinable public func be32(_ i: Int) -> UInt32 { UInt32(be16(i)) << 16 | UInt32(be16(i + 2)) }
+    /// True when there are bytes from offset `start` on and every one is 0xFF: a blank or erased
+    /// frame, or a field that says "not available". An index loop: `allSatisfy` over a
+    /// `dropFirst` slice was a generic call per frame (callgrind).
+    @inlinable public func allFF(from start: Int = 0) -> Bool {
+        guard start < count else { return false }
+        for i in start..<count where u8(i) != 0xFF { return false }
+        return true
+    }
     /// Six bytes at `i` as a device address, least-significant byte first (HCI order, and most
     /// formats' payload MACs). One number in 16-bit words, not the generic byte-sequence init: a
     /// 32-bit read was an outlined call (callgrind).

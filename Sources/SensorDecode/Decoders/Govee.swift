@@ -100,7 +100,7 @@ public struct GoveeDecoder: SensorDecoder {
         switch (company, data.count) {
         case (0xEC88, 6), (0xEC88, 7), (0xEC88, 9):
             guard data.u8(0) == 0x00 else { return .notMine }
-            guard !GoveeFrame.allFF(data, from: 1) else { return .malformed("all-0xFF frame") }
+            guard !data.allFF(from: 1) else { return .malformed("all-0xFF frame") }
             if data.count == 6 {
                 model = named ?? "H5072/H5075"
                 addPacked(data.be24(1))
@@ -112,7 +112,7 @@ public struct GoveeDecoder: SensorDecoder {
             }
         case (0x0001, 6), (0x0001, 8), (0x0001, 9):
             guard data.u8(0) == 0x01, data.u8(1) == 0x01 else { return .notMine }
-            guard !GoveeFrame.allFF(data, from: 2) else { return .malformed("all-0xFF frame") }
+            guard !data.allFF(from: 2) else { return .malformed("all-0xFF frame") }
             if data.count == 9 {
                 // H5178: one frame per sensor; the remote is a second device behind one address.
                 let sensor = data.u8(2)
@@ -152,7 +152,7 @@ public struct GoveeDecoder: SensorDecoder {
             guard data.u8(0) == 0xEC, data.u8(1) == 0x00, data.u8(2) == 0x01, data.u8(3) == 0x01 else {
                 return .notMine
             }
-            guard !GoveeFrame.allFF(data, from: 4) else { return .malformed("all-0xFF frame") }
+            guard !data.allFF(from: 4) else { return .malformed("all-0xFF frame") }
             model = named ?? "H5179"
             if let why = addHundredths(at: 4) { return .malformed(why) }
             addBattery(Double(data.u8(8)))

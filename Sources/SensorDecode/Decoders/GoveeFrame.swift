@@ -126,13 +126,4 @@ enum GoveeFrame {
         let sign: Double = raw & 0x80_0000 != 0 ? -1 : 1
         return (sign * Double(tenths) / 10, Double(magnitude % 1000) / 10)
     }
-
-    /// True when every byte from offset `start` on is 0xFF, and there is one (a blank or erased
-    /// frame, never a measurement). An offset, not a `dropFirst` slice: that was a generic call
-    /// per frame (callgrind).
-    static func allFF(_ data: ArraySlice<UInt8>, from start: Int) -> Bool {
-        guard start < data.count else { return false }
-        for i in start..<data.count where data.u8(i) != 0xFF { return false }
-        return true
-    }
 }

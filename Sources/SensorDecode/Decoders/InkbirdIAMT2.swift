@@ -33,7 +33,7 @@ public struct InkbirdIAMT2Decoder: SensorDecoder {
         guard let md = ad.manufacturerData.first else { return .notMine }
         let data = md.data
         guard data.count == 15 else { return .malformed("IAM-T2 frame of \(data.count) bytes, expected 15") }
-        guard !data.allSatisfy({ $0 == 0xFF }) else { return .malformed("all-0xFF frame") }
+        guard !data.allFF() else { return .malformed("all-0xFF frame") }
         let reading = Double(data.be16s(8)) / 10
         let celsius = data.u8(7) & 0x02 != 0 ? (reading - 32) * 5 / 9 : reading
         let humidity = Double(data.be16(10)) / 10

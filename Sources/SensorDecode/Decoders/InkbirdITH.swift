@@ -31,12 +31,7 @@ public struct InkbirdITHDecoder: SensorDecoder {
     public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
         guard let data = ad.manufacturerData(company: 0x2449)?.data else { return .notMine }
         guard data.count == 16 else { return .malformed("0x2449 frame of \(data.count) bytes, expected 16") }
-        var allFF = true
-        for i in 0..<16 where data.u8(i) != 0xFF {
-            allFF = false
-            break
-        }
-        guard !allFF else { return .malformed("all-0xFF frame") }
+        guard !data.allFF() else { return .malformed("all-0xFF frame") }
         // Byte compares on the name: decoding it to a String and matching strings cost more than
         // the rest of the decode (callgrind).
         let hasName = ad.localName != nil

@@ -68,8 +68,7 @@ public struct RuuviDecoder: SensorDecoder {
             ]
         case 0x05:
             guard data.count == 24 else { return .malformed("format 5 frame of \(data.count) bytes, expected 24") }
-            // Index loops over the bytes, not `dropFirst().allSatisfy` (callgrind).
-            guard !Self.allFF(data, from: 1) else { return .malformed("all-0xFF frame") }
+            guard !data.allFF(from: 1) else { return .malformed("all-0xFF frame") }
             // Room for all ten fields: `.forFrame()`'s eight made a full frame grow once more.
             measurements = []
             measurements.reserveCapacity(10)
@@ -105,7 +104,7 @@ public struct RuuviDecoder: SensorDecoder {
             if data.be16(16) != 0xFFFF { measurements.append(Measurement(.packetCount, Double(data.be16(16)))) }
             guard !measurements.isEmpty else { return .malformed("every field is \"not available\"") }
             let mac = data.macBE(18)
-            if !Self.allFF(data, from: 18), mac != advertisement.address {
+            if !data.allFF(from: 18), mac != advertisement.address {
                 warnings = [.payloadAddress(mac, advertiser: advertisement.address)]
             }
         default:
@@ -117,11 +116,5 @@ public struct RuuviDecoder: SensorDecoder {
                 model: "RuuviTag", frameKind: format == 0x03 ? "rawv1" : "rawv2", measurements: measurements,
                 warnings: warnings)
         ])
-    }
-
-    /// Whether every byte of `data` from offset `start` on is 0xFF ("not available").
-    private static func allFF(_ data: ArraySlice<UInt8>, from start: Int) -> Bool {
-        for i in start..<data.count where data.u8(i) != 0xFF { return false }
-        return true
     }
 }

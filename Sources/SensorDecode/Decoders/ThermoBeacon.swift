@@ -50,12 +50,7 @@ public struct ThermoBeaconDecoder: SensorDecoder {
         guard let (value, model) = found else { return .notMine }
         let data = value[(value.startIndex + 2)...]
         guard data.u8(0) == 0, data.u8(1) & 0x7F == 0 else { return .notMine }
-        var allFF = true
-        for i in 8..<18 where data.u8(i) != 0xFF {
-            allFF = false
-            break
-        }
-        guard !allFF else { return .malformed("all-0xFF frame") }
+        guard !data.allFF(from: 8) else { return .malformed("all-0xFF frame") }
         let humidity = Double(data.le16(12)) / 16
         guard humidity <= 100 else { return .malformed("humidity \(humidity) % out of range") }
         let mac = data.macLE(2)
