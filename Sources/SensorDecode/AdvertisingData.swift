@@ -25,7 +25,7 @@ public enum ServiceUUID: Hashable, Sendable, CustomStringConvertible {
             // Written in place: iBeacon frames print one per advertisement.
             return Hex.ascii(count: Hex.uuidTextCount(b.count)) { out in
                 var i = 0
-                Hex.writeUUIDText(b, to: out, at: &i)
+                b.withUnsafeBufferPointer { Hex.writeUUIDText($0, to: out, at: &i) }
             }
         }
     }

@@ -170,6 +170,15 @@ import Testing
             }.joined()
             #expect(ServiceUUID.uuid128(Array(bytes.prefix(n))).description == expected, "\(n) bytes")
         }
+        // Sixteen bytes go four at a time through words: every byte value at every position.
+        for first in stride(from: 0, to: 256, by: 16) {
+            for shift in 0..<16 {
+                let uuid = (0..<16).map { UInt8((first + ($0 + shift) % 16) & 0xFF) }
+                let hex = Array(Hex.encode(uuid))
+                let expected = [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(hex[$0]) }.joined(separator: "-")
+                #expect(ServiceUUID.uuid128(uuid).description == expected)
+            }
+        }
     }
 
     @Test func displayTextEscapesControlAndBidiCharacters() {
