@@ -33,8 +33,8 @@ public struct Reading: Sendable, Equatable {
     public var timeMicros: Int64
     public var rssi: Int8?
     /// The device's name: from the payload where the format carries one, else the AD local name.
-    /// Radio text: already escaped with `DisplayText.escape`, but still a stranger's words.
-    public var name: String?
+    /// Kept as received and escaped with `DisplayText.escape` when read (see `DeviceName`).
+    public var deviceName: DeviceName?
     /// Problems worth a user's attention that did not stop decoding (e.g. the MAC inside the
     /// payload differs from the advertiser address).
     public var warnings: [DecodeWarning]
@@ -52,13 +52,54 @@ public struct Reading: Sendable, Equatable {
         self.measurements = measurements
         self.timeMicros = timeMicros
         self.rssi = rssi
-        self.name = name
+        self.deviceName = name.map(DeviceName.init)
         self.warnings = warnings
+    }
+
+    /// The device's name as display text: escaped radio text, still a stranger's words.
+    public var name: String? {
+        get { deviceName?.text }
+        set { deviceName = newValue.map(DeviceName.init) }
     }
 
     /// The value of a quantity, if this reading has it.
     public func value(_ q: Quantity) -> Double? {
         measurements.first { $0.quantity == q }?.value
+    }
+}
+
+/// A device name: text a decoder made, or bytes the radio sent, which are escaped only when read.
+///
+/// Most advertisements a sensor sends carry its local name, and escaping it for each reading cost
+/// more than decoding the reading (~480 instructions, callgrind), while a logger needs the text
+/// only when it stores a row or prints a line. Equal when their texts are equal.
+public struct DeviceName: Sendable, Equatable, CustomStringConvertible {
+    @usableFromInline enum Form: Sendable {
+        case text(String)
+        /// Untrusted bytes, not necessarily UTF-8; a view sharing the advertisement's storage.
+        case radio(ArraySlice<UInt8>)
+    }
+    @usableFromInline var form: Form
+
+    /// Text already made safe to print.
+    public init(_ text: String) { form = .text(text) }
+    /// Bytes as broadcast.
+    @inlinable public init(radio bytes: ArraySlice<UInt8>) { form = .radio(bytes) }
+
+    /// The name, with control characters and invalid UTF-8 made harmless.
+    public var text: String {
+        switch form {
+        case .text(let t): t
+        case .radio(let b): DisplayText.escape(b)
+        }
+    }
+
+    public var description: String { text }
+
+    public static func == (a: DeviceName, b: DeviceName) -> Bool {
+        // Equal bytes escape to equal text; unequal bytes still can (invalid UTF-8 is repaired).
+        if case .radio(let x) = a.form, case .radio(let y) = b.form, x.elementsEqual(y) { return true }
+        return a.text == b.text
     }
 }
 

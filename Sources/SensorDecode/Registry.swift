@@ -74,17 +74,31 @@ public struct Registry: Sendable {
 
     /// The outcome of running the registry over one advertisement.
     public struct Result: Sendable {
-        public var readings: [Reading] = []
+        public var readings = ReadingList()
         /// (decoder id, reason) for decoders that recognised the advertisement but found it corrupt.
         public var malformed: [(decoder: String, reason: String)] = []
+
+        public init() {}
     }
 
     /// Decodes one advertisement with every decoder whose selector matches.
     public func decode(_ advertisement: Advertisement) -> Result {
-        decode(advertisement, AdvertisingData(parsing: advertisement.data))
+        var result = Result()
+        decode(advertisement, AdvertisingData(parsing: advertisement.data), into: &result)
+        return result
     }
 
     public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> Result {
+        var result = Result()
+        decode(advertisement, ad, into: &result)
+        return result
+    }
+
+    /// Decodes one advertisement into `result`, replacing what it held. A caller that decodes in
+    /// a loop passes the same result each time: its storage is reused (see `ReadingList`).
+    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into result: inout Result) {
+        result.readings.removeAll()
+        if !result.malformed.isEmpty { result.malformed.removeAll() }
         // The decoders to run, as a set: each runs once however many of its selectors match, and
         // in list order. Building the set allocates nothing, so an advertisement no decoder wants
         // (most of what a radio hears) costs only its AD walk and these lookups.
@@ -98,28 +112,18 @@ public struct Registry: Sendable {
                 wanted |= byCompany[ad.manufacturerCompany(at: k)] | byValueLength[UInt16(ad.manufacturerIndex[k].length)]
             }
         }
-        var result = Result()
-        var name: String?? = .none  // the escaped local name, made once and only if a reading needs it
         while wanted != 0 {
             let index = wanted.trailingZeroBitCount
             wanted &= wanted - 1
-            switch decoders[index].decode(advertisement, ad) {
-            case .readings(var r):
-                // Envelope fields every decoder would otherwise copy by hand.
-                for j in r.indices {
-                    r[j].timeMicros = advertisement.timeMicros
-                    r[j].rssi = r[j].rssi ?? advertisement.rssi
-                    if r[j].name == nil {
-                        if name == nil { name = .some(ad.displayName) }
-                        r[j].name = name!
-                    }
-                }
-                if result.readings.isEmpty { result.readings = r } else { result.readings += r }
-            case .notMine: break
-            case .malformed(let why): result.malformed.append((decoders[index].id, why))
+            let before = result.readings.count
+            switch decoders[index].decode(advertisement, ad, into: &result.readings) {
+            case .decoded: break
+            case .notMine: result.readings.truncate(to: before)
+            case .malformed(let why):
+                result.readings.truncate(to: before)
+                result.malformed.append((decoders[index].id, why))
             }
         }
-        return result
     }
 }
 

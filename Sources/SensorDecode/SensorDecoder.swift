@@ -7,8 +7,32 @@ public protocol SensorDecoder: Sendable {
     /// Where this decoder's data lives; the registry only calls it for advertisements that carry one
     /// of these.
     var selectors: [DecoderSelector] { get }
-    /// Decodes one advertisement whose AD structures were already parsed.
-    func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome
+    /// Decodes one advertisement whose AD structures were already parsed, appending its readings
+    /// (possibly several, e.g. sub-devices) to `readings`. The registry drops what was appended
+    /// unless the verdict is `.decoded`.
+    func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict
+}
+
+extension SensorDecoder {
+    /// The same decode, with its readings as values of their own (tests, tools).
+    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
+        var list = ReadingList()
+        switch decode(advertisement, ad, into: &list) {
+        case .decoded: return .readings(list.takeAll())
+        case .notMine: return .notMine
+        case .malformed(let why): return .malformed(why)
+        }
+    }
+}
+
+/// What a decoder says of one advertisement, its readings aside.
+public enum DecodeVerdict: Sendable, Equatable {
+    /// The advertisement is this decoder's; its readings were appended.
+    case decoded
+    /// Not this decoder's format: wrong selector, frame type or length for any known frame.
+    case notMine
+    /// This decoder's format, but corrupt or impossible (bad check, out-of-range value).
+    case malformed(String)
 }
 
 /// What a decoder looks at first. The registry indexes decoders by these, so an advertisement
@@ -36,4 +60,27 @@ public enum DecodeOutcome: Sendable, Equatable {
     case notMine
     /// This decoder's format, but corrupt or impossible (bad check, out-of-range value).
     case malformed(String)
+}
+
+/// TRANSITIONAL (removed once every decoder appends into a `ReadingList`): a decoder that still
+/// returns its readings as new values.
+protocol OutcomeDecoder: SensorDecoder {
+    func decodeOutcome(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome
+}
+
+extension OutcomeDecoder {
+    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
+        switch decodeOutcome(advertisement, ad) {
+        case .readings(let list):
+            for var r in list {
+                r.timeMicros = advertisement.timeMicros
+                r.rssi = r.rssi ?? advertisement.rssi
+                if r.deviceName == nil { r.deviceName = ad.localName.map(DeviceName.init(radio:)) }
+                readings.append(r)
+            }
+            return .decoded
+        case .notMine: return .notMine
+        case .malformed(let why): return .malformed(why)
+        }
+    }
 }

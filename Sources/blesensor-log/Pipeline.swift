@@ -24,7 +24,7 @@ struct Pipeline {
     mutating func process(_ ad: Advertisement, onProblem: (String) -> Void) -> [Reading] {
         advertisements += 1
         if !only.isEmpty, !only.contains(ad.address) { return [] }
-        let result = registry.decode(ad)
+        var result = registry.decode(ad)
         readings += result.readings.count
         for m in result.malformed {
             malformed += 1
@@ -35,7 +35,7 @@ struct Pipeline {
                 onProblem("\(ad.address): \(m.decoder): \(m.reason) (further such frames from it are not reported)")
             }
         }
-        return result.readings
+        return result.readings.takeAll()
     }
 
     /// `process`, handing each reading to `body` in order and moved, not copied: the store keeps

@@ -7,8 +7,9 @@ import Testing
     struct Probe: SensorDecoder {
         let id: String
         let selectors: [DecoderSelector]
-        func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
-            .readings([Reading(address: advertisement.address, decoderID: id, model: id, measurements: [])])
+        func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
+            readings.begin(advertisement, ad, decoderID: id, model: id)
+            return .decoded
         }
     }
 

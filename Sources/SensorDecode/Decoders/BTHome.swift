@@ -39,7 +39,7 @@
 /// Source: the BTHome specification, bthome.io/format and bthome.io/encryption (object ids, sizes,
 /// factors, nonce); checked against Bluetooth-Devices/bthome-ble's object table and the peers'
 /// tests in ../shared/vectors.
-public struct BTHomeDecoder: SensorDecoder {
+public struct BTHomeDecoder: OutcomeDecoder {
     public let id = "bthome"
     public let selectors: [DecoderSelector] = [.serviceData16(0xFCD2), .serviceData16(0x181C)]
     private let keys: DeviceKeys
@@ -47,7 +47,7 @@ public struct BTHomeDecoder: SensorDecoder {
     /// - Parameter keys: AES keys for encrypted v2 devices, by address.
     public init(keys: DeviceKeys = DeviceKeys()) { self.keys = keys }
 
-    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
+    func decodeOutcome(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
         let v2 = ad.serviceData(uuid16: 0xFCD2)
         let v1 = ad.serviceData(uuid16: 0x181C)
         // One frame, the usual case: its outcome is the answer (collecting it cost a copy of the

@@ -20,13 +20,13 @@
 /// uptime 1000 s.
 ///
 /// Source: github.com/google/eddystone, `eddystone-tlm/tlm-plain.md`.
-public struct EddystoneTLMDecoder: SensorDecoder {
+public struct EddystoneTLMDecoder: OutcomeDecoder {
     public let id = "eddystone_tlm"
     public let selectors: [DecoderSelector] = [.serviceData16(0xFEAA)]
 
     public init() {}
 
-    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
+    func decodeOutcome(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
         guard let frame = ad.serviceData(uuid16: 0xFEAA), frame.count >= 2, frame.u8(0) == 0x20,
             frame.u8(1) == 0x00
         else { return .notMine }

@@ -36,13 +36,13 @@
 /// (`govee.py`), GoveeWatcher issue 2 (the sign bit); H5106, H5140, H5108 and H5112 offsets were
 /// read off govee-ble's test advertisements. We truncate the packed temperature to its tenths
 /// (the format's arithmetic); theengs instead reports `magnitude / 10000` below 0 °C.
-public struct GoveeDecoder: SensorDecoder {
+public struct GoveeDecoder: OutcomeDecoder {
     public let id = "govee"
     public let selectors: [DecoderSelector] = [.manufacturer(0xEC88), .manufacturer(0x0001), .manufacturer(0x8801)]
 
     public init() {}
 
-    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
+    func decodeOutcome(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
         // An index loop on the company ids: iterating the fields made each element (callgrind).
         let fields = ad.manufacturerData
         for k in 0..<fields.count {

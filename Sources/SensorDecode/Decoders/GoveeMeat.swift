@@ -33,7 +33,7 @@
 /// Source: custom-components/ble_monitor `govee.py` (offsets, pair index, H5198 sensor ids);
 /// Bluetooth-Devices govee-ble tests and theengs decoder `H5055_json` (the H5055 probe byte).
 /// Peers report an unplugged probe (0xFFFF) as 0 °C; we omit it.
-public struct GoveeMeatDecoder: SensorDecoder {
+public struct GoveeMeatDecoder: OutcomeDecoder {
     public let id = "govee_meat"
     /// Whole manufacturer values of the frames below (data of 14, 17 or 20 bytes after the company
     /// id), alone or with an iBeacon glued on (`GoveeFrame.unglued`, 25 bytes more).
@@ -42,7 +42,7 @@ public struct GoveeMeatDecoder: SensorDecoder {
 
     public init() {}
 
-    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
+    func decodeOutcome(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
         // An index loop on the company ids: iterating the fields made each element (callgrind).
         let fields = ad.manufacturerData
         for k in 0..<fields.count where ad.manufacturerCompany(at: k) != GoveeFrame.appleCompany {

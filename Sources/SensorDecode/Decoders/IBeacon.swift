@@ -20,13 +20,13 @@
 /// frame kind `e2c56db5-dffb-48d2-b060-d0f5a71096e0/1/2`.
 ///
 /// Source: Apple, "Proximity Beacon Specification" R1 (2015), "iBeacon advertising packet".
-public struct IBeaconDecoder: SensorDecoder {
+public struct IBeaconDecoder: OutcomeDecoder {
     public let id = "ibeacon"
     public let selectors: [DecoderSelector] = [.manufacturer(0x004C)]
 
     public init() {}
 
-    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
+    func decodeOutcome(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
         guard let md = ad.manufacturerData(company: 0x004C), md.data.count >= 2, md.data.u8(0) == 0x02,
             md.data.u8(1) == 0x15
         else { return .notMine }

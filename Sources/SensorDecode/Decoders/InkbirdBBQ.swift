@@ -23,13 +23,13 @@
 ///
 /// Source: custom-components/ble_monitor and Bluetooth-Devices inkbird-ble (`inkbird.py`,
 /// lengths and s16/10); theengs decoder IBT-2X/4X/6XS tests (0xFFF6 = unplugged, omitted).
-public struct InkbirdBBQDecoder: SensorDecoder {
+public struct InkbirdBBQDecoder: OutcomeDecoder {
     public let id = "inkbird_bbq"
     public let selectors: [DecoderSelector] = [.manufacturer(0x0000), .manufacturer(0x0001), .manufacturer(0x0002)]
 
     public init() {}
 
-    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
+    func decodeOutcome(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
         // An index loop on the company ids: iterating the fields made each element (callgrind).
         let fields = ad.manufacturerData
         for k in 0..<fields.count where ad.manufacturerCompany(at: k) <= 2 {

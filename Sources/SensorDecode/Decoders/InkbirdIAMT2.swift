@@ -20,13 +20,13 @@
 ///
 /// Source: offsets and the °F flag read off Bluetooth-Devices inkbird-ble's IAM-T2 tests
 /// (test_iam_t2_fahrenheit_mode, test_iam_t2_sub_zero_celsius), which are in our vectors.
-public struct InkbirdIAMT2Decoder: SensorDecoder {
+public struct InkbirdIAMT2Decoder: OutcomeDecoder {
     public let id = "inkbird_iam_t2"
     public let selectors: [DecoderSelector] = [.anyManufacturer]
 
     public init() {}
 
-    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
+    func decodeOutcome(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
         // Every advertisement with manufacturer data comes here: a byte compare that ends at the
         // length for nearly all of them (a generic `elementsEqual` walked the name, callgrind).
         guard ad.localNameEquals("Ink@IAM-T2") else { return .notMine }

@@ -24,7 +24,7 @@
 /// Source: Bluetooth-Devices inkbird-ble and custom-components/ble_monitor (`inkbird.py`: layout,
 /// names, probe byte); the CRC algorithm was identified here against the peers' real captures
 /// (every one of them checks; theengs' hand-edited test frames do not).
-public struct InkbirdIBSTHDecoder: SensorDecoder {
+public struct InkbirdIBSTHDecoder: OutcomeDecoder {
     public let id = "inkbird_ibs_th"
     public let selectors: [DecoderSelector] = [.manufacturerValueLength(9)]
 
@@ -46,7 +46,7 @@ public struct InkbirdIBSTHDecoder: SensorDecoder {
         return crc
     }
 
-    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
+    func decodeOutcome(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
         guard let v = ad.manufacturerData.first(where: { $0.value.count == 9 })?.value else { return .notMine }
         // Byte-level name tests: phones' 9-byte manufacturer values reach this line all the time.
         let hasHumidity: Bool?  // nil: no name, decide from the value

@@ -22,13 +22,13 @@
 ///
 /// Source: offsets read off Bluetooth-Devices inkbird-ble's test advertisements for these models
 /// (test_ith_11_b, test_ith_31_b, test_IBS_P02B), which are in our vectors.
-public struct InkbirdITHDecoder: SensorDecoder {
+public struct InkbirdITHDecoder: OutcomeDecoder {
     public let id = "inkbird_ith"
     public let selectors: [DecoderSelector] = [.manufacturer(0x2449)]
 
     public init() {}
 
-    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
+    func decodeOutcome(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
         guard let data = ad.manufacturerData(company: 0x2449)?.data else { return .notMine }
         guard data.count == 16 else { return .malformed("0x2449 frame of \(data.count) bytes, expected 16") }
         guard !data.allFF() else { return .malformed("all-0xFF frame") }

@@ -25,13 +25,13 @@
 ///
 /// Source: Minew's BeaconPlus SDK frame list; reelyActive advlib-ble-services `lib/minew.js`
 /// (frame lengths, signed 8.8), whose unit tests are among our vectors.
-public struct MinewFFE1Decoder: SensorDecoder {
+public struct MinewFFE1Decoder: OutcomeDecoder {
     public let id = "minew_ffe1"
     public let selectors: [DecoderSelector] = [.serviceData16(0xFFE1)]
 
     public init() {}
 
-    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
+    func decodeOutcome(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
         guard let frame = ad.serviceData(uuid16: 0xFFE1), frame.count >= 3, frame.u8(0) == 0xA1 else {
             return .notMine
         }

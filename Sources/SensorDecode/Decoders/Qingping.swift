@@ -31,7 +31,7 @@
 ///
 /// Source: the TLV types and device types as documented by Bluetooth-Devices/qingping-ble and
 /// custom-components/ble_monitor (`qingping.py`); the peers' tests in ../shared/vectors.
-public struct QingpingDecoder: SensorDecoder {
+public struct QingpingDecoder: OutcomeDecoder {
     public let id = "qingping"
     public let selectors: [DecoderSelector] = [.serviceData16(0xFDCD)]
 
@@ -59,7 +59,7 @@ public struct QingpingDecoder: SensorDecoder {
         }
     }
 
-    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
+    func decodeOutcome(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
         guard let frame = ad.serviceData(uuid16: 0xFDCD) else { return .notMine }
         guard frame.count >= 8 else { return .malformed("Qingping frame of \(frame.count) bytes, expected ≥ 8") }
         let isEvent = frame.u8(0) & 0x40 != 0

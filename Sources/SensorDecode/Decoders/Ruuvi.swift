@@ -37,13 +37,13 @@
 ///
 /// Source: Ruuvi's data-format documentation (docs.ruuvi.com, "RAWv1" and "RAWv2"), whose
 /// examples are among ruuvi.endpoints.c's tests in our vectors.
-public struct RuuviDecoder: SensorDecoder {
+public struct RuuviDecoder: OutcomeDecoder {
     public let id = "ruuvi"
     public let selectors: [DecoderSelector] = [.manufacturer(0x0499)]
 
     public init() {}
 
-    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
+    func decodeOutcome(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
         guard let md = ad.manufacturerData(company: 0x0499), let format = md.data.first else { return .notMine }
         let data = md.data
         var measurements: [Measurement]

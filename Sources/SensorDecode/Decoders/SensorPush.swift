@@ -33,7 +33,7 @@
 /// Bluetooth-Devices sensorpush-ble (`sensorpush.py`: types 64/65, pack parameters, the HT1 bit
 /// layout); the TC.x step (0.0625 °C from −200 °C) was read off sensorpush-ble's TC.x tests, and its
 /// upper bound of 1800 °C is our assumption (only the low field is ever non-zero in them).
-public struct SensorPushDecoder: SensorDecoder {
+public struct SensorPushDecoder: OutcomeDecoder {
     public let id = "sensorpush"
     public let selectors: [DecoderSelector] = (3...9).map { .manufacturerValueLength($0) }
 
@@ -59,7 +59,7 @@ public struct SensorPushDecoder: SensorDecoder {
 
     public init() {}
 
-    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
+    func decodeOutcome(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
         // Every advertisement with manufacturer data reaches this decoder, and the name and UUID
         // tests are byte compares that most advertisements (no name, no 128-bit UUID) end at once.
         let isHT1 = ad.localNameEquals("s") || ad.localNameEquals("HT1") || ad.hasServiceUUID128(uuidHT1)

@@ -32,13 +32,13 @@
 ///
 /// Source: OpenWonderLabs SwitchBotAPI-BLE (meter.md), pySwitchbot `adv_parsers/meter.py`
 /// (sign bit, the 0x0969 copy at 8–10), custom-components/ble_monitor tests.
-public struct SwitchBotMeterDecoder: SensorDecoder {
+public struct SwitchBotMeterDecoder: OutcomeDecoder {
     public let id = "switchbot_meter"
     public let selectors: [DecoderSelector] = [.serviceData16(0xFD3D), .serviceData16(0x0D00), .manufacturer(0x0969)]
 
     public init() {}
 
-    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
+    func decodeOutcome(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
         let service = ad.serviceData(uuid16: 0xFD3D) ?? ad.serviceData(uuid16: 0x0D00)
         let model: String
         if let service, service.count >= 3 {

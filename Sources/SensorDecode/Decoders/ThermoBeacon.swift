@@ -27,14 +27,14 @@
 ///
 /// Source: custom-components/ble_monitor `thermobeacon.py`/`thermoplus.py` and Bluetooth-Devices
 /// thermobeacon-ble (company ids, offsets, /16 scaling); iskalchev ThermoBeacon-pyhap (button bit).
-public struct ThermoBeaconDecoder: SensorDecoder {
+public struct ThermoBeaconDecoder: OutcomeDecoder {
     public static let companies: [UInt16] = [0x0010, 0x0011, 0x0014, 0x0015, 0x001B, 0x0030]
     public let id = "thermobeacon"
     public let selectors: [DecoderSelector] = ThermoBeaconDecoder.companies.map { .manufacturer($0) }
 
     public init() {}
 
-    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
+    func decodeOutcome(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
         // The first structure of one of our companies with 18 bytes after the id: an index loop on
         // the company ids, as `first(where:)` made every element it passed (callgrind).
         let fields = ad.manufacturerData

@@ -34,13 +34,13 @@
 ///
 /// Source: github.com/atc1441/ATC_MiThermometer and github.com/pvvx/ATC_MiThermometer READMEs
 /// ("Custom format"); the peers' tests in ../shared/vectors (theengs, ble_monitor, aioblescan).
-public struct XiaomiCustom181ADecoder: SensorDecoder {
+public struct XiaomiCustom181ADecoder: OutcomeDecoder {
     public let id = "xiaomi_181a"
     public let selectors: [DecoderSelector] = [.serviceData16(0x181A)]
 
     public init() {}
 
-    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
+    func decodeOutcome(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
         guard let frame = ad.serviceData(uuid16: 0x181A) else { return .notMine }
         let kind: String
         let model: String

@@ -45,7 +45,7 @@
 ///
 /// Source: custom-components/ble_monitor docs and `xiaomi.py` (frame control, objects, nonce),
 /// Bluetooth-Devices/xiaomi-ble (product ids); the peers' tests in ../shared/vectors.
-public struct XiaomiMiBeaconDecoder: SensorDecoder {
+public struct XiaomiMiBeaconDecoder: OutcomeDecoder {
     public let id = "xiaomi_mibeacon"
     public let selectors: [DecoderSelector] = [.serviceData16(0xFE95)]
     private let keys: DeviceKeys
@@ -78,7 +78,7 @@ public struct XiaomiMiBeaconDecoder: SensorDecoder {
 
     private static let versionNames = (0..<16).map { "v\($0)" }
 
-    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
+    func decodeOutcome(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
         guard let frame = ad.serviceData(uuid16: 0xFE95) else { return .notMine }
         guard frame.count >= 5 else { return .malformed("MiBeacon frame of \(frame.count) bytes, expected ≥ 5") }
         let control = frame.le16(0)

@@ -1,0 +1,104 @@
+/// The readings decoders make of one advertisement, in storage kept from one advertisement to the
+/// next.
+///
+/// A decode that builds its reading as a new value allocates twice (the reading's measurement list
+/// and the list of readings) and frees both once the caller is done: ~550 instructions of each
+/// ~3,000 per advertisement (callgrind, BENCHMARKS.md). A caller that decodes in a loop keeps one
+/// list and hands it to `Registry.decode(_:_:into:)` again: `removeAll()` keeps the slots, with
+/// their measurement buffers, and the next `append` writes into them.
+///
+/// Invariant: `storage[0..<count]` are this advertisement's readings; `storage[count...]` are
+/// spare slots holding stale values, never shown. A reading copied out of the list shares its
+/// measurement buffer, so the next `append` into its slot copies (Swift's copy on write) rather
+/// than changing the caller's copy.
+public struct ReadingList: RandomAccessCollection, Sendable {
+    private var storage: [Reading] = []
+    public private(set) var endIndex = 0
+
+    public init() {}
+
+    public var startIndex: Int { 0 }
+
+    public subscript(position: Int) -> Reading {
+        precondition(position >= 0 && position < endIndex, "reading index out of range")
+        return storage[position]
+    }
+
+    /// Starts a reading of `advertisement`, with its address, time and RSSI, its local name unless
+    /// `name` is given, and no measurements or warnings: `add` appends to it, and `current` changes
+    /// it further.
+    public mutating func begin(
+        _ advertisement: Advertisement, _ ad: AdvertisingData, decoderID: String, model: String,
+        frameKind: String? = nil, name: DeviceName? = nil
+    ) {
+        let slot = claimSlot()
+        update(slot) { r in
+            r.address = advertisement.address
+            r.addressType = advertisement.addressType
+            r.decoderID = decoderID
+            r.model = model
+            r.frameKind = frameKind
+            r.timeMicros = advertisement.timeMicros
+            r.rssi = advertisement.rssi
+            r.deviceName = name ?? ad.localName.map(DeviceName.init(radio:))
+            if !r.warnings.isEmpty { r.warnings = [] }
+            r.measurements.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// Appends a measurement to the reading begun last.
+    @inline(__always) public mutating func add(_ quantity: Quantity, _ value: Double) {
+        current.measurements.append(Measurement(quantity, value))
+    }
+
+    /// The reading begun last, changed in place.
+    public var current: Reading {
+        get { self[endIndex - 1] }
+        _modify {
+            precondition(endIndex > 0, "no reading begun")
+            yield &storage[endIndex - 1]
+        }
+    }
+
+    /// Appends a reading made elsewhere, as it is (tests, and readings built whole).
+    public mutating func append(_ reading: Reading) {
+        let slot = claimSlot()
+        update(slot) { $0 = reading }
+    }
+
+    /// Empties the list, keeping its slots for the next advertisement.
+    public mutating func removeAll() { endIndex = 0 }
+
+    /// Drops the readings from `index` on (a decoder that appended, then found the frame bad).
+    public mutating func truncate(to index: Int) {
+        precondition(index >= 0 && index <= endIndex, "truncation past the end")
+        endIndex = index
+    }
+
+    /// The readings as an array of their own, the list left empty without spare slots: for a
+    /// caller that keeps them (the store), moved, not copied.
+    public mutating func takeAll() -> [Reading] {
+        var out = storage
+        storage = []
+        if out.count > endIndex { out.removeLast(out.count - endIndex) }
+        endIndex = 0
+        return out
+    }
+
+    /// The next slot: a spare one if any, else a new one.
+    private mutating func claimSlot() -> Int {
+        if endIndex == storage.count {
+            storage.append(Reading(address: BDAddress(rawValue: 0), decoderID: "", model: "", measurements: .forFrame()))
+        }
+        endIndex += 1
+        return endIndex - 1
+    }
+
+    private mutating func update(_ slot: Int, _ body: (inout Reading) -> Void) {
+        body(&storage[slot])
+    }
+}
+
+extension ReadingList: Equatable {
+    public static func == (a: ReadingList, b: ReadingList) -> Bool { a.elementsEqual(b) }
+}
