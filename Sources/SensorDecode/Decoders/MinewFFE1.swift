@@ -25,82 +25,67 @@
 ///
 /// Source: Minew's BeaconPlus SDK frame list; reelyActive advlib-ble-services `lib/minew.js`
 /// (frame lengths, signed 8.8), whose unit tests are among our vectors.
-public struct MinewFFE1Decoder: OutcomeDecoder {
+public struct MinewFFE1Decoder: SensorDecoder {
     public let id = "minew_ffe1"
     public let selectors: [DecoderSelector] = [.serviceData16(0xFFE1)]
 
     public init() {}
 
-    func decodeOutcome(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
+    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
         guard let frame = ad.serviceData(uuid16: 0xFFE1), frame.count >= 3, frame.u8(0) == 0xA1 else {
             return .notMine
         }
         let version = frame.u8(1)
         let battery = frame.u8(2)
-        let model: String
-        let frameKind: String
         let macOffset: Int
-        let measurements: [Measurement]
-        var name: String? = nil
-        // Battery first, as every frame carries it; checked below, before anything is returned.
-        let batteryMeasurement = Measurement(.batteryPercent, Double(battery))
-
+        // Each frame's reading is begun once its length is known good; a range check failing
+        // later returns `.malformed`, and the registry drops the reading.
         switch version {
         case 0x01:
             guard frame.count == 13 else { return .malformed("a1-01 frame of \(frame.count) bytes, expected 13") }
             let humidity = Double(frame.be16(5)) / 256
             guard humidity <= 100 else { return .malformed("humidity \(humidity) % out of range") }
-            model = "MM-BLEBC7"
-            frameKind = "a1-01"
+            readings.begin(advertisement, ad, decoderID: id, model: "MM-BLEBC7", frameKind: "a1-01")
+            readings.add(.batteryPercent, Double(battery))
+            readings.add(.temperatureC, Double(frame.be16s(3)) / 256)
+            readings.add(.humidityPercent, humidity)
             macOffset = 7
-            measurements = [
-                batteryMeasurement,
-                Measurement(.temperatureC, Double(frame.be16s(3)) / 256),
-                Measurement(.humidityPercent, humidity),
-            ]
         case 0x02:
             guard frame.count == 10 else { return .malformed("a1-02 frame of \(frame.count) bytes, expected 10") }
-            model = "Minew light"
-            frameKind = "a1-02"
+            readings.begin(advertisement, ad, decoderID: id, model: "Minew light", frameKind: "a1-02")
+            readings.add(.batteryPercent, Double(battery))
+            readings.add(.light, Double(frame.u8(3) & 0x01))
             macOffset = 4
-            measurements = [batteryMeasurement, Measurement(.light, Double(frame.u8(3) & 0x01))]
         case 0x03:
             guard frame.count == 15 else { return .malformed("a1-03 frame of \(frame.count) bytes, expected 15") }
-            model = "Minew accelerometer"
-            frameKind = "a1-03"
+            readings.begin(advertisement, ad, decoderID: id, model: "Minew accelerometer", frameKind: "a1-03")
+            readings.add(.batteryPercent, Double(battery))
+            readings.add(.accelerationXG, Double(frame.be16s(3)) / 256)
+            readings.add(.accelerationYG, Double(frame.be16s(5)) / 256)
+            readings.add(.accelerationZG, Double(frame.be16s(7)) / 256)
             macOffset = 9
-            measurements = [
-                batteryMeasurement,
-                Measurement(.accelerationXG, Double(frame.be16s(3)) / 256),
-                Measurement(.accelerationYG, Double(frame.be16s(5)) / 256),
-                Measurement(.accelerationZG, Double(frame.be16s(7)) / 256),
-            ]
         case 0x08:
             guard frame.count >= 9 else { return .malformed("a1-08 frame of \(frame.count) bytes, expected ≥ 9") }
-            model = "MM-BLEBC7"
-            frameKind = "a1-08"
+            // The name this frame carries, if any; else the AD local name, as for the other frames.
+            let name = frame.count > 9 ? DeviceName(radio: frame.dropFirst(9)) : nil
+            readings.begin(advertisement, ad, decoderID: id, model: "MM-BLEBC7", frameKind: "a1-08", name: name)
+            readings.add(.batteryPercent, Double(battery))
             macOffset = 3
-            measurements = [batteryMeasurement]
-            if frame.count > 9 { name = DisplayText.escape(frame.dropFirst(9)) }
         case 0x13:
             guard frame.count == 11 else { return .malformed("a1-13 frame of \(frame.count) bytes, expected 11") }
-            model = "Minew temperature"
-            frameKind = "a1-13"
+            readings.begin(advertisement, ad, decoderID: id, model: "Minew temperature", frameKind: "a1-13")
+            readings.add(.batteryPercent, Double(battery))
+            readings.add(.temperatureC, Double(frame.be16s(3)) / 256)
             macOffset = 5
-            measurements = [batteryMeasurement, Measurement(.temperatureC, Double(frame.be16s(3)) / 256)]
         default:
             return .notMine  // a version whose layout we do not know: not guessed
         }
         guard battery <= 100 else { return .malformed("battery \(battery) % out of range") }
 
         let mac = frame.macLE(macOffset)
-        let warnings: [DecodeWarning] =
-            mac != advertisement.address ? [.payloadAddress(mac, advertiser: advertisement.address)] : []
-        return .readings([
-            Reading(
-                address: advertisement.address, addressType: advertisement.addressType, decoderID: id, model: model,
-                frameKind: frameKind, measurements: measurements, name: name,
-                warnings: warnings)
-        ])
+        if mac != advertisement.address {
+            readings.current.warnings = [.payloadAddress(mac, advertiser: advertisement.address)]
+        }
+        return .decoded
     }
 }
