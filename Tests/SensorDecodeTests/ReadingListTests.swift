@@ -1,0 +1,119 @@
+import SensorDecode
+import TestSupport
+import Testing
+
+/// A result reused from one advertisement to the next (`Registry.decode(_:_:into:)`) must give
+/// exactly what a fresh decode gives: nothing of an earlier advertisement's readings (warnings,
+/// names, extra measurements, a sub-device) may show through a reused slot.
+@Suite struct ReadingListTests {
+    /// Minew frames that leave different things in a slot: a warning, a name in the frame, a local
+    /// name, four measurements, one measurement, and a malformed frame.
+    static let samples: [(address: UInt64, hex: String)] = [
+        (0x1122_3344_5566, "10 16 e1ff a101 64 ff80 3200 665544332211"),
+        (0x1122_3344_5566, "10 16 e1ff a101 64 ff80 3200 000000000000"),  // payload MAC differs: warning
+        (0x1122_3344_5566, "0f 16 e1ff a108 50 665544332211 4b69746368 656e"),  // name in the frame
+        (0x1122_3344_5566, "0d 16 e1ff a113 32 0a80 665544332211 05 09 506f7263"),  // local name
+        (0x1122_3344_5566, "12 16 e1ff a103 64 0100 ff00 0080 665544332211"),  // four measurements
+        (0x1122_3344_5566, "0d 16 e1ff a102 64 01 665544332211"),
+        (0x1122_3344_5566, "10 16 e1ff a101 65 ff80 3200 665544332211"),  // battery 101 %: malformed
+        (0x1122_3344_5566, "0201 06"),  // nothing to decode
+    ]
+
+    /// The samples, the peer vectors where the shared folder has them, and mutations of both.
+    static func advertisements() -> [Advertisement] {
+        var base = samples.map { Advertisement(address: BDAddress(rawValue: $0.address), rssi: -70, data: Hex.decode($0.hex)!) }
+        base += PeerVector.all.map { Advertisement(address: $0.address, rssi: -60, data: $0.adBytes) }
+        var rng = SplitMix64(state: 0x5107)
+        var out = base
+        for round in 0..<20 {
+            for ad in base {
+                var data = Array(ad.data)
+                guard !data.isEmpty else { continue }
+                switch rng.next() % 3 {
+                case 0: data[Int(rng.next() % UInt64(data.count))] ^= UInt8(truncatingIfNeeded: 1 << (rng.next() % 8))
+                case 1: data.removeLast(Int(rng.next() % UInt64(data.count)))
+                default: data[Int(rng.next() % UInt64(data.count))] = UInt8(truncatingIfNeeded: rng.next())
+                }
+                // No RSSI now and then, and a time of its own: the envelope must not carry over either.
+                let rssi: Int8? = round % 4 == 0 ? nil : Int8(-40 - round)
+                out.append(Advertisement(address: ad.address, rssi: rssi, data: data, timeMicros: Int64(out.count)))
+            }
+        }
+        // Shuffled, so that every kind of reading lands in a slot another kind used.
+        for i in stride(from: out.count - 1, to: 0, by: -1) { out.swapAt(i, Int(rng.next() % UInt64(i + 1))) }
+        return out
+    }
+
+    @Test func aReusedResultGivesWhatAFreshDecodeGives() {
+        let registry = Registry.standard()
+        var reused = Registry.Result()
+        var decoded = 0
+        var malformed = 0
+        for ad in Self.advertisements() {
+            let fresh = registry.decode(ad)
+            registry.decode(ad, AdvertisingData(parsing: ad.data), into: &reused)
+            #expect(Array(reused.readings) == Array(fresh.readings), "\(ad.address) \(Hex.encode(ad.data))")
+            #expect(reused.malformed.map(\.reason) == fresh.malformed.map(\.reason))
+            decoded += fresh.readings.isEmpty ? 0 : 1
+            malformed += fresh.malformed.count
+        }
+        // Both kinds were reached, so slots were really reused across them.
+        #expect(decoded > 100)
+        #expect(malformed > 10)
+    }
+
+    @Test func aReadingCopiedOutKeepsItsValuesWhenTheResultIsReused() throws {
+        let registry = Registry.standard()
+        let first = Advertisement(address: BDAddress(rawValue: 0x1122_3344_5566), data: Hex.decode(Self.samples[4].hex)!)
+        let second = Advertisement(address: BDAddress(rawValue: 0x1122_3344_5566), data: Hex.decode(Self.samples[0].hex)!)
+        var result = Registry.Result()
+        registry.decode(first, AdvertisingData(parsing: first.data), into: &result)
+        let kept = try #require(result.readings.first)
+        registry.decode(second, AdvertisingData(parsing: second.data), into: &result)
+        #expect(kept == registry.decode(first).readings.first)
+        #expect(kept.measurements.count == 4)
+        #expect(result.readings.first?.value(.temperatureC) == -0.5)
+    }
+
+    /// Begins a reading, then gives `verdict`.
+    struct Quitter: SensorDecoder {
+        let id: String
+        let verdict: DecodeVerdict
+        var selectors: [DecoderSelector] { [.any] }
+        func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
+            readings.begin(advertisement, ad, decoderID: id, model: id)
+            readings.add(.batteryPercent, 1)
+            return verdict
+        }
+    }
+
+    @Test func readingsOfADecoderThatDoesNotSayDecodedAreDropped() {
+        let registry = Registry([
+            Quitter(id: "bad", verdict: .malformed("corrupt")),
+            Quitter(id: "good", verdict: .decoded),
+            Quitter(id: "other", verdict: .notMine),
+        ])
+        let ad = Advertisement(address: BDAddress(rawValue: 7), data: Hex.decode("0201 06")!)
+        var result = Registry.Result()
+        for _ in 0..<2 {  // the second time into a used result
+            registry.decode(ad, AdvertisingData(parsing: ad.data), into: &result)
+            #expect(result.readings.map(\.decoderID) == ["good"])
+            #expect(result.malformed.map(\.decoder) == ["bad"])
+            #expect(registry.decoders[0].decode(ad, AdvertisingData(parsing: ad.data)) == .malformed("corrupt"))
+        }
+    }
+
+    @Test func aNameFromTheRadioIsEscapedWhenRead() {
+        let bell = DeviceName(radio: [0x41, 0x07, 0x42, 0x5C][...])
+        #expect(bell.text == "A\\x07B\\\\")
+        #expect(bell == DeviceName("A\\x07B\\\\"))
+        #expect(bell != DeviceName(radio: [0x41, 0x07, 0x42][...]))
+        // Two different invalid UTF-8 bytes both read as U+FFFD: equal names.
+        #expect(DeviceName(radio: [0x41, 0xFF][...]) == DeviceName(radio: [0x41, 0xFE][...]))
+        var r = Reading(address: BDAddress(rawValue: 1), decoderID: "x", model: "x", measurements: [])
+        r.deviceName = bell
+        #expect(r.name == "A\\x07B\\\\")
+        r.name = "plain"
+        #expect(r.deviceName == DeviceName("plain"))
+    }
+}
