@@ -39,7 +39,7 @@
 /// Source: the BTHome specification, bthome.io/format and bthome.io/encryption (object ids, sizes,
 /// factors, nonce); checked against Bluetooth-Devices/bthome-ble's object table and the peers'
 /// tests in ../shared/vectors.
-public struct BTHomeDecoder: OutcomeDecoder {
+public struct BTHomeDecoder: SensorDecoder {
     public let id = "bthome"
     public let selectors: [DecoderSelector] = [.serviceData16(0xFCD2), .serviceData16(0x181C)]
     private let keys: DeviceKeys
@@ -47,33 +47,45 @@ public struct BTHomeDecoder: OutcomeDecoder {
     /// - Parameter keys: AES keys for encrypted v2 devices, by address.
     public init(keys: DeviceKeys = DeviceKeys()) { self.keys = keys }
 
-    func decodeOutcome(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
+    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
         let v2 = ad.serviceData(uuid16: 0xFCD2)
         let v1 = ad.serviceData(uuid16: 0x181C)
-        // One frame, the usual case: its outcome is the answer (collecting it cost a copy of the
-        // outcome and its list, callgrind).
-        if let v2, v1 == nil { return decodeV2(advertisement, v2) }
-        if let v1, v2 == nil { return decodeV1(advertisement, v1) }
-        var readings: [Reading] = []
-        var problems: [String] = []
-        func collect(_ outcome: DecodeOutcome) {
-            switch outcome {
-            // The first list is taken as it is; appending copied every reading (callgrind).
-            case .readings(let r): if readings.isEmpty { readings = r } else { readings += r }
-            case .malformed(let why): problems.append(why)
-            case .notMine: break
+        // One frame, the usual case: its verdict is the answer.
+        if let v2, v1 == nil { return decodeV2(advertisement, ad, v2, into: &readings) }
+        if let v1, v2 == nil { return decodeV1(advertisement, ad, v1, into: &readings) }
+        // Both frames: each one's reading is kept if it decoded, and dropped here if not (the
+        // registry would drop it only if neither decoded). The first problem is the answer when
+        // neither did.
+        var decoded = false
+        var problem: String? = nil
+        func settle(_ verdict: DecodeVerdict, appendedFrom before: Int) {
+            switch verdict {
+            case .decoded: decoded = true
+            case .malformed(let why):
+                readings.truncate(to: before)
+                if problem == nil { problem = why }
+            case .notMine: readings.truncate(to: before)
             }
         }
-        if let v2 { collect(decodeV2(advertisement, v2)) }
-        if let v1 { collect(decodeV1(advertisement, v1)) }
-        if !readings.isEmpty { return .readings(readings) }
-        if let first = problems.first { return .malformed(first) }
+        if let v2 {
+            let before = readings.count
+            settle(decodeV2(advertisement, ad, v2, into: &readings), appendedFrom: before)
+        }
+        if let v1 {
+            let before = readings.count
+            settle(decodeV1(advertisement, ad, v1, into: &readings), appendedFrom: before)
+        }
+        if decoded { return .decoded }
+        if let problem { return .malformed(problem) }
         return .notMine
     }
 
     // MARK: v2
 
-    private func decodeV2(_ advertisement: Advertisement, _ frame: ArraySlice<UInt8>) -> DecodeOutcome {
+    private func decodeV2(
+        _ advertisement: Advertisement, _ ad: AdvertisingData, _ frame: ArraySlice<UInt8>,
+        into readings: inout ReadingList
+    ) -> DecodeVerdict {
         guard let info = frame.first else { return .malformed("empty BTHome v2 frame") }
         // A version we do not know has a layout we do not know: not guessed.
         guard info >> 5 == 2 else { return .notMine }
@@ -89,7 +101,8 @@ public struct BTHomeDecoder: OutcomeDecoder {
         var kind = "v2"
         if info & 0x01 != 0 {
             guard let key = keys[advertisement.address] ?? keys[mac] else {
-                return .readings([reading(advertisement, kind: "v2-encrypted-no-key", [], [])])
+                readings.begin(advertisement, ad, decoderID: id, model: "BTHome", frameKind: "v2-encrypted-no-key")
+                return .decoded
             }
             // ciphertext (≥ 1) + counter (4) + MIC (4)
             guard body.count >= 9 else {
@@ -111,7 +124,9 @@ public struct BTHomeDecoder: OutcomeDecoder {
             kind = "v2-encrypted"
         }
 
-        var measurements: [Measurement] = .forFrame()
+        // The reading is begun before the walk, which adds to it; a walk that stops before any
+        // measurement returns `.malformed`, and the registry drops the reading.
+        readings.begin(advertisement, ad, decoderID: id, model: "BTHome", frameKind: kind)
         var repeated: [Quantity]? = nil
         var stopped: String? = nil
         let objects = Self.objects  // once, not once per object (a `swift_once` check each, callgrind)
@@ -141,21 +156,27 @@ public struct BTHomeDecoder: OutcomeDecoder {
                     + "\(body.count - next) left; rest ignored"
                 break walk
             }
-            append(object, body, at: next, count: size, signedOverride: nil, to: &measurements, &repeated)
+            append(object, body, at: next, count: size, signedOverride: nil, to: &readings, &repeated)
             next += size
         }
-        if let why = stopped, measurements.isEmpty { return .malformed(why) }
-        return .readings([reading(advertisement, kind: kind, measurements, stopped.map { [.text($0)] } ?? [])])
+        if let why = stopped {
+            if readings.current.measurements.isEmpty { return .malformed(why) }
+            readings.current.warnings = [.text(why)]
+        }
+        return .decoded
     }
 
     // MARK: v1
 
-    private func decodeV1(_ advertisement: Advertisement, _ frame: ArraySlice<UInt8>) -> DecodeOutcome {
+    private func decodeV1(
+        _ advertisement: Advertisement, _ ad: AdvertisingData, _ frame: ArraySlice<UInt8>,
+        into readings: inout ReadingList
+    ) -> DecodeVerdict {
         // 0x181C is the SIG "User Data" UUID: with nothing in it, it is no BTHome frame.
         guard !frame.isEmpty else { return .notMine }
-        var measurements: [Measurement] = .forFrame()
+        // Begun before the walk, as in v2; the walk adds measurements and warnings to it.
+        readings.begin(advertisement, ad, decoderID: id, model: "BTHome", frameKind: "v1")
         var repeated: [Quantity]? = nil
-        var warnings: [DecodeWarning] = []
         var stopped: String? = nil
         let objects = Self.objects
         var next = 0  // by offset, as in v2
@@ -174,42 +195,45 @@ public struct BTHomeDecoder: OutcomeDecoder {
             let valueCount = length - 1
             next += length
             guard let entry = objects[Int(objectID)] else {
-                warnings.append("unknown BTHome v1 object id 0x\(Hex.encode([objectID])) skipped")
+                readings.current.warnings.append(
+                    "unknown BTHome v1 object id 0x\(Hex.encode([objectID])) skipped")
                 continue
             }
             switch format {
             case 0, 1:
                 guard (1...4).contains(valueCount) else {
-                    warnings.append("v1 object 0x\(Hex.encode([objectID])) of \(valueCount) bytes skipped")
+                    readings.current.warnings.append(
+                        "v1 object 0x\(Hex.encode([objectID])) of \(valueCount) bytes skipped")
                     continue
                 }
                 append(
-                    entry, frame, at: valueAt, count: valueCount, signedOverride: format == 1, to: &measurements,
+                    entry, frame, at: valueAt, count: valueCount, signedOverride: format == 1, to: &readings,
                     &repeated)
             case 2:
                 guard valueCount == 4, case .quantity(let q, let unit) = entry.kind else {
-                    warnings.append("v1 float object 0x\(Hex.encode([objectID])) skipped")
+                    readings.current.warnings.append("v1 float object 0x\(Hex.encode([objectID])) skipped")
                     continue
                 }
                 let v = Double(Float(bitPattern: frame.le32(valueAt)))
-                add(q, unit, v, to: &measurements, &repeated)
+                add(q, unit, v, to: &readings, &repeated)
             default:
                 continue  // strings and MACs carry no measurement
             }
         }
         if let why = stopped {
-            if measurements.isEmpty { return .malformed(why) }
-            warnings.append(.text(why))
+            if readings.current.measurements.isEmpty { return .malformed(why) }
+            readings.current.warnings.append(.text(why))
         }
-        return .readings([reading(advertisement, kind: "v1", measurements, warnings)])
+        return .decoded
     }
 
     // MARK: objects
 
-    /// Appends the measurement of `object`, whose value is the `count` bytes of `bytes` at offset `start`.
+    /// Adds the measurement of `object`, whose value is the `count` bytes of `bytes` at offset
+    /// `start`, to the reading begun last.
     private func append(
         _ object: Object, _ bytes: ArraySlice<UInt8>, at start: Int, count: Int, signedOverride: Bool?,
-        to out: inout [Measurement], _ repeated: inout [Quantity]?
+        to readings: inout ReadingList, _ repeated: inout [Quantity]?
     ) {
         // Little-endian, at most 8 bytes.
         let width = min(count, 8)
@@ -223,41 +247,35 @@ public struct BTHomeDecoder: OutcomeDecoder {
         case .ignore:
             return
         case .quantity(let q, let unit):
-            add(q, unit, Double(raw) * object.multiplier / object.divisor, to: &out, &repeated)
+            add(q, unit, Double(raw) * object.multiplier / object.divisor, to: &readings, &repeated)
         case .dimmer:
             // event (1 left, 2 right) then steps
             guard count == 2 else { return }
             let steps = Double(bytes.u8(start + 1))
             let event = bytes.u8(start)
             let v: Double = event == 1 ? -steps : event == 2 ? steps : 0
-            add(.dimmerSteps, "", v, to: &out, &repeated)
+            add(.dimmerSteps, "", v, to: &readings, &repeated)
         }
     }
 
-    /// Appends `q`'s value, numbered when the frame had `q` before.
+    /// Adds `q`'s value to the reading begun last, numbered when the frame had `q` before.
     /// - Parameter repeated: the quantities met so far, in order, once one came twice; `nil` until
-    ///   then. Until a repeat every key is plain, so `out` itself says what was met, and the list
-    ///   is made only for the rare frame that needs it: a list per frame was an allocation, and a
-    ///   dictionary ~1,300 instructions (callgrind).
+    ///   then. Until a repeat every key is plain, so the reading's measurements themselves say
+    ///   what was met, and the list is made only for the rare frame that needs it: a list per
+    ///   frame was an allocation, and a dictionary ~1,300 instructions (callgrind).
     private func add(
-        _ q: Quantity, _ unit: String, _ v: Double, to out: inout [Measurement], _ repeated: inout [Quantity]?
+        _ q: Quantity, _ unit: String, _ v: Double, to readings: inout ReadingList, _ repeated: inout [Quantity]?
     ) {
         if repeated == nil {
-            if !out.contains(where: { $0.quantity == q }) {
-                out.append(Measurement(q, v))
+            if !readings.current.measurements.contains(where: { $0.quantity == q }) {
+                readings.add(q, v)
                 return
             }
-            repeated = out.map(\.quantity)
+            repeated = readings.current.measurements.map(\.quantity)
         }
         repeated!.append(q)
         let n = repeated!.count(where: { $0 == q })
-        out.append(Measurement(q.instance(n, unitSuffix: unit), v))
-    }
-
-    private func reading(_ ad: Advertisement, kind: String, _ m: [Measurement], _ warnings: [DecodeWarning]) -> Reading {
-        Reading(
-            address: ad.address, addressType: ad.addressType, decoderID: id, model: "BTHome", frameKind: kind,
-            measurements: m, warnings: warnings)
+        readings.add(q.instance(n, unitSuffix: unit), v)
     }
 
     enum Kind: Sendable {

@@ -20,28 +20,24 @@
 /// uptime 1000 s.
 ///
 /// Source: github.com/google/eddystone, `eddystone-tlm/tlm-plain.md`.
-public struct EddystoneTLMDecoder: OutcomeDecoder {
+public struct EddystoneTLMDecoder: SensorDecoder {
     public let id = "eddystone_tlm"
     public let selectors: [DecoderSelector] = [.serviceData16(0xFEAA)]
 
     public init() {}
 
-    func decodeOutcome(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
+    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
         guard let frame = ad.serviceData(uuid16: 0xFEAA), frame.count >= 2, frame.u8(0) == 0x20,
             frame.u8(1) == 0x00
         else { return .notMine }
         guard frame.count == 14 else { return .malformed("TLM frame of \(frame.count) bytes, expected 14") }
-        var m: [Measurement] = .forFrame()
+        readings.begin(advertisement, ad, decoderID: id, model: "Eddystone TLM", frameKind: "tlm")
         let millivolts = frame.be16(2)
-        if millivolts != 0 { m.append(Measurement(.voltageV, Double(millivolts) / 1000)) }
+        if millivolts != 0 { readings.add(.voltageV, Double(millivolts) / 1000) }
         let temperature = frame.be16s(4)
-        if temperature != Int16.min { m.append(Measurement(.temperatureC, Double(temperature) / 256)) }
-        m.append(Measurement(.packetCount, Double(frame.be32(6))))
-        m.append(Measurement(.uptimeS, Double(frame.be32(10)) / 10))
-        return .readings([
-            Reading(
-                address: advertisement.address, addressType: advertisement.addressType, decoderID: id,
-                model: "Eddystone TLM", frameKind: "tlm", measurements: m)
-        ])
+        if temperature != Int16.min { readings.add(.temperatureC, Double(temperature) / 256) }
+        readings.add(.packetCount, Double(frame.be32(6)))
+        readings.add(.uptimeS, Double(frame.be32(10)) / 10)
+        return .decoded
     }
 }

@@ -20,23 +20,21 @@
 /// frame kind `e2c56db5-dffb-48d2-b060-d0f5a71096e0/1/2`.
 ///
 /// Source: Apple, "Proximity Beacon Specification" R1 (2015), "iBeacon advertising packet".
-public struct IBeaconDecoder: OutcomeDecoder {
+public struct IBeaconDecoder: SensorDecoder {
     public let id = "ibeacon"
     public let selectors: [DecoderSelector] = [.manufacturer(0x004C)]
 
     public init() {}
 
-    func decodeOutcome(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
+    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
         guard let md = ad.manufacturerData(company: 0x004C), md.data.count >= 2, md.data.u8(0) == 0x02,
             md.data.u8(1) == 0x15
         else { return .notMine }
         let d = md.data
         guard d.count >= 23 else { return .malformed("iBeacon of \(d.count) bytes, expected 23") }
-        return .readings([
-            Reading(
-                address: advertisement.address, addressType: advertisement.addressType, decoderID: id,
-                model: "iBeacon", frameKind: Self.frameKind(d), measurements: [])
-        ])
+        // An identity, not a measurement: the reading has none.
+        readings.begin(advertisement, ad, decoderID: id, model: "iBeacon", frameKind: Self.frameKind(d))
+        return .decoded
     }
 
     /// `uuid/major/minor`, written in place: appending five pieces to a String cost more than

@@ -31,7 +31,7 @@
 ///
 /// Source: the TLV types and device types as documented by Bluetooth-Devices/qingping-ble and
 /// custom-components/ble_monitor (`qingping.py`); the peers' tests in ../shared/vectors.
-public struct QingpingDecoder: OutcomeDecoder {
+public struct QingpingDecoder: SensorDecoder {
     public let id = "qingping"
     public let selectors: [DecoderSelector] = [.serviceData16(0xFDCD)]
 
@@ -59,17 +59,16 @@ public struct QingpingDecoder: OutcomeDecoder {
         }
     }
 
-    func decodeOutcome(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
+    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
         guard let frame = ad.serviceData(uuid16: 0xFDCD) else { return .notMine }
         guard frame.count >= 8 else { return .malformed("Qingping frame of \(frame.count) bytes, expected ≥ 8") }
         let isEvent = frame.u8(0) & 0x40 != 0
         let type = frame.u8(1)
         let model = Self.model(type: type) ?? "Qingping type 0x\(Hex.encode([type]))"
-        let mac = frame.macLE(2)
-        var warnings: [DecodeWarning] =
-            mac != advertisement.address ? [.payloadAddress(mac, advertiser: advertisement.address)] : []
+        // The reading is begun before the walk, which adds to it; a value out of range returns
+        // `.malformed`, and the registry drops the reading.
+        readings.begin(advertisement, ad, decoderID: id, model: model, frameKind: isEvent ? "event" : nil)
 
-        var m: [Measurement] = .forFrame()
         var stopped: String? = nil
         // The TLVs walked by offset into the frame: a reader and a slice per value cost a retain
         // and a release each (callgrind).
@@ -87,44 +86,42 @@ public struct QingpingDecoder: OutcomeDecoder {
             case (0x01, 4):
                 let humidity = Double(frame.le16(v + 2)) / 10
                 guard humidity <= 100 else { return .malformed("humidity \(humidity) % out of range") }
-                m.append(Measurement(.temperatureC, Double(frame.le16s(v)) / 10))
-                m.append(Measurement(.humidityPercent, humidity))
+                readings.add(.temperatureC, Double(frame.le16s(v)) / 10)
+                readings.add(.humidityPercent, humidity)
             case (0x02, 1):
                 if frame.u8(v) == 0xFF { break }  // mains powered: no battery level to report
                 // Bit 7 is not part of the level: theengs masks it (its test_uuid[61] has 0xAA for
                 // 42 %); qingping-ble reads the whole byte. Masking keeps 0…100 unchanged.
                 let battery = frame.u8(v) & 0x7F
                 guard battery <= 100 else { return .malformed("battery \(battery) % out of range") }
-                m.append(Measurement(.batteryPercent, Double(battery)))
+                readings.add(.batteryPercent, Double(battery))
             case (0x04, 1):
-                m.append(Measurement(.door, frame.u8(v) == 1 ? 0 : 1))
+                readings.add(.door, frame.u8(v) == 1 ? 0 : 1)
             case (0x07, 2):
-                m.append(Measurement(.pressureHPa, Double(frame.le16(v)) / 10))
+                readings.add(.pressureHPa, Double(frame.le16(v)) / 10)
             case (0x08, 4):
-                m.append(Measurement(.motion, frame.u8(v) == 0 ? 0 : 1))
+                readings.add(.motion, frame.u8(v) == 0 ? 0 : 1)
                 // In event frames the trailing bytes are not an illuminance (qingping-ble #84).
-                if !isEvent { m.append(Measurement(.illuminanceLux, Double(frame.le24(v + 1)))) }
+                if !isEvent { readings.add(.illuminanceLux, Double(frame.le24(v + 1))) }
             case (0x09, 4):
-                m.append(Measurement(.illuminanceLux, Double(frame.le32(v))))
+                readings.add(.illuminanceLux, Double(frame.le32(v)))
             case (0x11, 1):
-                m.append(Measurement(.light, frame.u8(v) == 0 ? 0 : 1))
+                readings.add(.light, frame.u8(v) == 0 ? 0 : 1)
             case (0x12, 4):
-                m.append(Measurement(.pm25UgM3, Double(frame.le16(v))))
-                m.append(Measurement(.pm10UgM3, Double(frame.le16(v + 2))))
+                readings.add(.pm25UgM3, Double(frame.le16(v)))
+                readings.add(.pm10UgM3, Double(frame.le16(v + 2)))
             case (0x13, 2):
-                m.append(Measurement(.co2PPM, Double(frame.le16(v))))
+                readings.add(.co2PPM, Double(frame.le16(v)))
             default:
                 continue  // packet id (0x0F), capability bits (0x18), unknown types: length known, skipped
             }
         }
-        if let why = stopped {
-            if m.isEmpty { return .malformed(why) }
-            warnings.append(.text(why))
+        if let why = stopped, readings.current.measurements.isEmpty { return .malformed(why) }
+        let mac = frame.macLE(2)
+        if mac != advertisement.address {
+            readings.current.warnings.append(.payloadAddress(mac, advertiser: advertisement.address))
         }
-        return .readings([
-            Reading(
-                address: advertisement.address, addressType: advertisement.addressType, decoderID: id, model: model,
-                frameKind: isEvent ? "event" : nil, measurements: m, warnings: warnings)
-        ])
+        if let why = stopped { readings.current.warnings.append(.text(why)) }
+        return .decoded
     }
 }

@@ -32,13 +32,13 @@
 ///
 /// Source: OpenWonderLabs SwitchBotAPI-BLE (meter.md), pySwitchbot `adv_parsers/meter.py`
 /// (sign bit, the 0x0969 copy at 8–10), custom-components/ble_monitor tests.
-public struct SwitchBotMeterDecoder: OutcomeDecoder {
+public struct SwitchBotMeterDecoder: SensorDecoder {
     public let id = "switchbot_meter"
     public let selectors: [DecoderSelector] = [.serviceData16(0xFD3D), .serviceData16(0x0D00), .manufacturer(0x0969)]
 
     public init() {}
 
-    func decodeOutcome(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
+    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
         let service = ad.serviceData(uuid16: 0xFD3D) ?? ad.serviceData(uuid16: 0x0D00)
         let model: String
         if let service, service.count >= 3 {
@@ -68,24 +68,17 @@ public struct SwitchBotMeterDecoder: OutcomeDecoder {
         let magnitude = Double(th.u8(1) & 0x7F) + Double(tenths) / 10
         let humidity = th.u8(2) & 0x7F
         guard humidity <= 100 else { return .malformed("humidity \(humidity) % out of range") }
-        let temperature = Measurement(.temperatureC, th.u8(1) & 0x80 != 0 ? magnitude : -magnitude)
-        // Each list made at its final size: appending the battery grew it (callgrind).
-        let measurements: [Measurement]
+        readings.begin(advertisement, ad, decoderID: id, model: model)
+        readings.add(.temperatureC, th.u8(1) & 0x80 != 0 ? magnitude : -magnitude)
+        readings.add(.humidityPercent, Double(humidity))
+        // The battery only in the service data; a bad one returns `.malformed`, and the registry
+        // drops the reading begun above.
         if let service, service.count >= 3 {
             let battery = service.u8(2) & 0x7F
             guard battery <= 100 else { return .malformed("battery \(battery) % out of range") }
-            measurements = [
-                temperature, Measurement(.humidityPercent, Double(humidity)),
-                Measurement(.batteryPercent, Double(battery)),
-            ]
-        } else {
-            measurements = [temperature, Measurement(.humidityPercent, Double(humidity))]
+            readings.add(.batteryPercent, Double(battery))
         }
-        return .readings([
-            Reading(
-                address: advertisement.address, addressType: advertisement.addressType, decoderID: id, model: model,
-                measurements: measurements)
-        ])
+        return .decoded
     }
 
     /// The meter a local name names, for advertisements that carry only the 0x0969 copy. Byte

@@ -27,14 +27,14 @@
 ///
 /// Source: custom-components/ble_monitor `thermobeacon.py`/`thermoplus.py` and Bluetooth-Devices
 /// thermobeacon-ble (company ids, offsets, /16 scaling); iskalchev ThermoBeacon-pyhap (button bit).
-public struct ThermoBeaconDecoder: OutcomeDecoder {
+public struct ThermoBeaconDecoder: SensorDecoder {
     public static let companies: [UInt16] = [0x0010, 0x0011, 0x0014, 0x0015, 0x001B, 0x0030]
     public let id = "thermobeacon"
     public let selectors: [DecoderSelector] = ThermoBeaconDecoder.companies.map { .manufacturer($0) }
 
     public init() {}
 
-    func decodeOutcome(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
+    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
         // The first structure of one of our companies with 18 bytes after the id: an index loop on
         // the company ids, as `first(where:)` made every element it passed (callgrind).
         let fields = ad.manufacturerData
@@ -53,19 +53,15 @@ public struct ThermoBeaconDecoder: OutcomeDecoder {
         guard !data.allFF(from: 8) else { return .malformed("all-0xFF frame") }
         let humidity = Double(data.le16(12)) / 16
         guard humidity <= 100 else { return .malformed("humidity \(humidity) % out of range") }
+        readings.begin(advertisement, ad, decoderID: id, model: model)
+        readings.add(.temperatureC, Double(data.le16s(10)) / 16)
+        readings.add(.humidityPercent, humidity)
+        readings.add(.voltageV, Double(data.le16(8)) / 1000)
         let mac = data.macLE(2)
-        let warnings: [DecodeWarning] =
-            mac != advertisement.address ? [.payloadAddress(mac, advertiser: advertisement.address)] : []
-        return .readings([
-            Reading(
-                address: advertisement.address, addressType: advertisement.addressType, decoderID: id,
-                model: model,
-                measurements: [
-                    Measurement(.temperatureC, Double(data.le16s(10)) / 16),
-                    Measurement(.humidityPercent, humidity),
-                    Measurement(.voltageV, Double(data.le16(8)) / 1000),
-                ], warnings: warnings)
-        ])
+        if mac != advertisement.address {
+            readings.current.warnings = [.payloadAddress(mac, advertiser: advertisement.address)]
+        }
+        return .decoded
     }
 
     /// The model name of a company id, `nil` for a company not ours. Literals: building

@@ -34,13 +34,13 @@
 ///
 /// Source: github.com/atc1441/ATC_MiThermometer and github.com/pvvx/ATC_MiThermometer READMEs
 /// ("Custom format"); the peers' tests in ../shared/vectors (theengs, ble_monitor, aioblescan).
-public struct XiaomiCustom181ADecoder: OutcomeDecoder {
+public struct XiaomiCustom181ADecoder: SensorDecoder {
     public let id = "xiaomi_181a"
     public let selectors: [DecoderSelector] = [.serviceData16(0x181A)]
 
     public init() {}
 
-    func decodeOutcome(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
+    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
         guard let frame = ad.serviceData(uuid16: 0x181A) else { return .notMine }
         let kind: String
         let model: String
@@ -71,18 +71,14 @@ public struct XiaomiCustom181ADecoder: OutcomeDecoder {
         }
         guard humidity <= 100 else { return .malformed("\(kind) humidity \(humidity) % out of range") }
         guard battery <= 100 else { return .malformed("\(kind) battery \(battery) % out of range") }
-        let warnings: [DecodeWarning] =
-            mac != advertisement.address ? [.payloadAddress(mac, advertiser: advertisement.address)] : []
-        return .readings([
-            Reading(
-                address: advertisement.address, addressType: advertisement.addressType, decoderID: id,
-                model: model, frameKind: kind,
-                measurements: [
-                    Measurement(.temperatureC, temperature),
-                    Measurement(.humidityPercent, humidity),
-                    Measurement(.batteryPercent, Double(battery)),
-                    Measurement(.voltageV, Double(millivolts) / 1000),
-                ], warnings: warnings)
-        ])
+        readings.begin(advertisement, ad, decoderID: id, model: model, frameKind: kind)
+        readings.add(.temperatureC, temperature)
+        readings.add(.humidityPercent, humidity)
+        readings.add(.batteryPercent, Double(battery))
+        readings.add(.voltageV, Double(millivolts) / 1000)
+        if mac != advertisement.address {
+            readings.current.warnings = [.payloadAddress(mac, advertiser: advertisement.address)]
+        }
+        return .decoded
     }
 }

@@ -45,7 +45,7 @@
 ///
 /// Source: custom-components/ble_monitor docs and `xiaomi.py` (frame control, objects, nonce),
 /// Bluetooth-Devices/xiaomi-ble (product ids); the peers' tests in ../shared/vectors.
-public struct XiaomiMiBeaconDecoder: OutcomeDecoder {
+public struct XiaomiMiBeaconDecoder: SensorDecoder {
     public let id = "xiaomi_mibeacon"
     public let selectors: [DecoderSelector] = [.serviceData16(0xFE95)]
     private let keys: DeviceKeys
@@ -78,7 +78,7 @@ public struct XiaomiMiBeaconDecoder: OutcomeDecoder {
 
     private static let versionNames = (0..<16).map { "v\($0)" }
 
-    func decodeOutcome(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
+    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
         guard let frame = ad.serviceData(uuid16: 0xFE95) else { return .notMine }
         guard frame.count >= 5 else { return .malformed("MiBeacon frame of \(frame.count) bytes, expected ≥ 5") }
         let control = frame.le16(0)
@@ -110,28 +110,31 @@ public struct XiaomiMiBeaconDecoder: OutcomeDecoder {
                 at += 1
             }
         }
-        var warnings: [DecodeWarning] = []
-        if let mac, mac != advertisement.address {
-            warnings = [.payloadAddress(mac, advertiser: advertisement.address)]
-        }
-        func reading(_ kind: String, _ m: [Measurement]) -> DecodeOutcome {
-            .readings([
-                Reading(
-                    address: advertisement.address, addressType: advertisement.addressType, decoderID: id,
-                    model: model, frameKind: kind, measurements: m, warnings: warnings)
-            ])
+        /// Begins the reading of a frame of `kind`, warning of a payload MAC other than the advertiser's.
+        func begin(_ kind: String) {
+            readings.begin(advertisement, ad, decoderID: id, model: model, frameKind: kind)
+            if let mac, mac != advertisement.address {
+                readings.current.warnings = [.payloadAddress(mac, advertiser: advertisement.address)]
+            }
         }
         // Pairing and announcement frames carry no object: they still say which device is there.
         // The version is 4 bits; its name is a literal, as building "v\(version)" per frame showed
         // in the profile.
         var kind = Self.versionNames[version]
-        guard control & 0x40 != 0 else { return reading(kind, []) }
+        guard control & 0x40 != 0 else {
+            begin(kind)
+            return .decoded
+        }
         var objects = frame[(frame.startIndex + at)...]
 
         if control & 0x08 != 0 {
-            guard version >= 4 else { return reading("v\(version)-encrypted-legacy", []) }
+            guard version >= 4 else {
+                begin("v\(version)-encrypted-legacy")
+                return .decoded
+            }
             guard let key = keys[advertisement.address] ?? mac.flatMap({ keys[$0] }) else {
-                return reading("v\(version)-encrypted-no-key", [])
+                begin("v\(version)-encrypted-no-key")
+                return .decoded
             }
             // ciphertext (≥ one 3-byte object header + 1) + extended counter (3) + MIC (4)
             guard objects.count >= 4 + 7 else {
@@ -155,17 +158,19 @@ public struct XiaomiMiBeaconDecoder: OutcomeDecoder {
             kind += "-encrypted"
         }
 
-        var m: [Measurement] = .forFrame()
+        // The reading is begun before the walk, which adds to it; a frame found bad later returns
+        // `.malformed`, and the registry drops the reading.
+        begin(kind)
         // The first humidity or battery out of range, in frame order, checked as each is read:
         // a pass over the measurements afterwards compared quantities by key (callgrind).
         var outOfRange: String? = nil
-        func checkedHumidity(_ value: Double) -> Measurement {
+        func addHumidity(_ value: Double) {
             if outOfRange == nil, !(0...100).contains(value) { outOfRange = "humidity \(value) % out of range" }
-            return Measurement(.humidityPercent, value)
+            readings.add(.humidityPercent, value)
         }
-        func checkedBattery(_ value: Double) -> Measurement {
+        func addBattery(_ value: Double) {
             if outOfRange == nil, value > 100 { outOfRange = "battery \(value) % out of range" }
-            return Measurement(.batteryPercent, value)
+            readings.add(.batteryPercent, value)
         }
         var next = 0
         // Fewer than 3 bytes left cannot be an object header (the peers ignore them too).
@@ -175,33 +180,33 @@ public struct XiaomiMiBeaconDecoder: OutcomeDecoder {
             let v = next + 3  // where the value starts
             guard v + length <= objects.count else {
                 let why = "object 0x\(String(objectID, radix: 16)) of \(length) bytes runs past the frame"
-                if m.isEmpty { return .malformed(why) }
-                warnings.append(.text(why))
+                if readings.current.measurements.isEmpty { return .malformed(why) }
+                readings.current.warnings.append(.text(why))
                 break
             }
             next = v + length
             switch (objectID, length) {
-            case (0x1004, 2): m.append(Measurement(.temperatureC, Double(objects.le16s(v)) / 10))
-            case (0x1006, 2): m.append(checkedHumidity(Double(objects.le16(v)) / 10))
-            case (0x1007, 3): m.append(Measurement(.illuminanceLux, Double(objects.le24(v))))
-            case (0x1008, 1): m.append(Measurement(.moisturePercent, Double(objects.u8(v))))
-            case (0x1009, 2): m.append(Measurement(.conductivityUsCm, Double(objects.le16(v))))
-            case (0x100A, 1), (0x4803, 1): m.append(checkedBattery(Double(objects.u8(v))))
+            case (0x1004, 2): readings.add(.temperatureC, Double(objects.le16s(v)) / 10)
+            case (0x1006, 2): addHumidity(Double(objects.le16(v)) / 10)
+            case (0x1007, 3): readings.add(.illuminanceLux, Double(objects.le24(v)))
+            case (0x1008, 1): readings.add(.moisturePercent, Double(objects.u8(v)))
+            case (0x1009, 2): readings.add(.conductivityUsCm, Double(objects.le16(v)))
+            case (0x100A, 1), (0x4803, 1): addBattery(Double(objects.u8(v)))
             case (0x100D, 4):
-                m.append(Measurement(.temperatureC, Double(objects.le16s(v)) / 10))
-                m.append(checkedHumidity(Double(objects.le16(v + 2)) / 10))
-            case (0x1010, 2): m.append(Measurement(.formaldehydeMgM3, Double(objects.le16(v)) / 100))
-            case (0x1014, 1): m.append(Measurement(.moistureDetected, objects.u8(v) == 0 ? 0 : 1))
-            case (0x1015, 1): m.append(Measurement(.smoke, objects.u8(v) == 0 ? 0 : 1))
-            case (0x1018, 1): m.append(Measurement(.light, objects.u8(v) == 0 ? 0 : 1))
-            case (0x000A, 2): m.append(Measurement(.temperatureC, Double(objects.le16(v)) / 100))
-            case (0x4C01, 4): m.append(Measurement(.temperatureC, Double(Float(bitPattern: objects.le32(v)))))
-            case (0x4C02, 1): m.append(checkedHumidity(Double(objects.u8(v))))
-            case (0x4C08, 4): m.append(checkedHumidity(Double(Float(bitPattern: objects.le32(v)))))
+                readings.add(.temperatureC, Double(objects.le16s(v)) / 10)
+                addHumidity(Double(objects.le16(v + 2)) / 10)
+            case (0x1010, 2): readings.add(.formaldehydeMgM3, Double(objects.le16(v)) / 100)
+            case (0x1014, 1): readings.add(.moistureDetected, objects.u8(v) == 0 ? 0 : 1)
+            case (0x1015, 1): readings.add(.smoke, objects.u8(v) == 0 ? 0 : 1)
+            case (0x1018, 1): readings.add(.light, objects.u8(v) == 0 ? 0 : 1)
+            case (0x000A, 2): readings.add(.temperatureC, Double(objects.le16(v)) / 100)
+            case (0x4C01, 4): readings.add(.temperatureC, Double(Float(bitPattern: objects.le32(v))))
+            case (0x4C02, 1): addHumidity(Double(objects.u8(v)))
+            case (0x4C08, 4): addHumidity(Double(Float(bitPattern: objects.le32(v))))
             default: continue  // other objects: length known, skipped
             }
         }
         if let why = outOfRange { return .malformed(why) }
-        return reading(kind, m)
+        return .decoded
     }
 }
