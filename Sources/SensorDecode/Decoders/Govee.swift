@@ -36,13 +36,13 @@
 /// (`govee.py`), GoveeWatcher issue 2 (the sign bit); H5106, H5140, H5108 and H5112 offsets were
 /// read off govee-ble's test advertisements. We truncate the packed temperature to its tenths
 /// (the format's arithmetic); theengs instead reports `magnitude / 10000` below 0 °C.
-public struct GoveeDecoder: OutcomeDecoder {
+public struct GoveeDecoder: SensorDecoder {
     public let id = "govee"
     public let selectors: [DecoderSelector] = [.manufacturer(0xEC88), .manufacturer(0x0001), .manufacturer(0x8801)]
 
     public init() {}
 
-    func decodeOutcome(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
+    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
         // An index loop on the company ids: iterating the fields made each element (callgrind).
         let fields = ad.manufacturerData
         for k in 0..<fields.count {
@@ -50,50 +50,58 @@ public struct GoveeDecoder: OutcomeDecoder {
             guard company == 0xEC88 || company == 0x0001 || company == 0x8801 else { continue }
             let value = fields[k].value
             let data = GoveeFrame.unglued(value[(value.startIndex + 2)...])
-            let outcome = decodeFrame(company, data, advertisement, ad)
-            if outcome != .notMine { return outcome }
+            let verdict = decodeFrame(company, data, advertisement, ad, into: &readings)
+            if verdict != .notMine { return verdict }
         }
         return .notMine
     }
 
+    /// Decodes one tagged frame. `.notMine` is returned before any reading is begun, so the loop
+    /// above can go on to the next field without leaving a reading behind.
     private func decodeFrame(
-        _ company: UInt16, _ data: ArraySlice<UInt8>, _ advertisement: Advertisement, _ ad: AdvertisingData
-    ) -> DecodeOutcome {
+        _ company: UInt16, _ data: ArraySlice<UInt8>, _ advertisement: Advertisement, _ ad: AdvertisingData,
+        into readings: inout ReadingList
+    ) -> DecodeVerdict {
         let named = GoveeFrame.model(ad)
-        var measurements: [Measurement] = .forFrame()
-        var warnings: [DecodeWarning] = []
-        let model: String
         // Kept as it is added, for the range check below: finding it among the measurements
         // afterwards compared quantities by key (callgrind).
         var battery: Double? = nil
 
+        /// Begins the reading, once the frame is known to be ours and its model is known.
+        func begin(_ model: String) {
+            readings.begin(
+                advertisement, ad, decoderID: id, model: model, frameKind: Self.frameKind(company, data.count))
+        }
         /// Adds the battery level.
         func addBattery(_ percent: Double) {
             battery = percent
-            measurements.append(Measurement(.batteryPercent, percent))
+            readings.add(.batteryPercent, percent)
         }
         /// Adds temperature and humidity from a packed number, or a warning when it is impossible.
         func addPacked(_ raw: UInt32) {
             if let v = GoveeFrame.packed(raw) {
-                measurements.append(Measurement(.temperatureC, v.temperature))
-                measurements.append(Measurement(.humidityPercent, v.humidity))
+                readings.add(.temperatureC, v.temperature)
+                readings.add(.humidityPercent, v.humidity)
             } else {
                 let hex = String(raw, radix: 16)
-                warnings.append("packed value 0x\(hex) is impossible; temperature and humidity omitted")
+                readings.current.warnings.append(
+                    "packed value 0x\(hex) is impossible; temperature and humidity omitted")
             }
         }
         /// Battery byte whose bit 7 flags a sensor error (0x0001 frames). Returns false on error.
         func addFlaggedBattery(_ byte: UInt8) -> Bool {
             addBattery(Double(byte & 0x7F))
-            if byte & 0x80 != 0 { warnings.append("device reports a sensor error; measurements omitted") }
+            if byte & 0x80 != 0 {
+                readings.current.warnings.append("device reports a sensor error; measurements omitted")
+            }
             return byte & 0x80 == 0
         }
         /// The two little-endian hundredths fields of H5074/H5051/H5071/H5179.
         func addHundredths(at offset: Int) -> String? {
             let humidity = Double(data.le16(offset + 2)) / 100
             guard humidity <= 100 else { return "humidity \(humidity) % out of range" }
-            measurements.append(Measurement(.temperatureC, Double(data.le16s(offset)) / 100))
-            measurements.append(Measurement(.humidityPercent, humidity))
+            readings.add(.temperatureC, Double(data.le16s(offset)) / 100)
+            readings.add(.humidityPercent, humidity)
             return nil
         }
 
@@ -102,11 +110,11 @@ public struct GoveeDecoder: OutcomeDecoder {
             guard data.u8(0) == 0x00 else { return .notMine }
             guard !data.allFF(from: 1) else { return .malformed("all-0xFF frame") }
             if data.count == 6 {
-                model = named ?? "H5072/H5075"
+                begin(named ?? "H5072/H5075")
                 addPacked(data.be24(1))
                 addBattery(Double(data.u8(4)))
             } else {
-                model = named ?? (data.count == 7 ? "H5074" : "H5051/H5071")
+                begin(named ?? (data.count == 7 ? "H5074" : "H5051/H5071"))
                 if let why = addHundredths(at: 1) { return .malformed(why) }
                 addBattery(Double(data.u8(5)))
             }
@@ -117,10 +125,9 @@ public struct GoveeDecoder: OutcomeDecoder {
                 // H5178: one frame per sensor; the remote is a second device behind one address.
                 let sensor = data.u8(2)
                 guard sensor <= 1 else { return .malformed("H5178 sensor id \(sensor) unknown") }
-                model = sensor == 0 ? "H5178" : "H5178-REMOTE"
+                begin(sensor == 0 ? "H5178" : "H5178-REMOTE")
                 if addFlaggedBattery(data.u8(6)) { addPacked(data.be24(3)) }
             } else if data.count == 6, named == "H5106" {
-                model = "H5106"
                 let raw = data.be32(2)
                 let magnitude = raw & 0x7FFF_FFFF
                 let tenths = magnitude / 1_000_000
@@ -128,24 +135,23 @@ public struct GoveeDecoder: OutcomeDecoder {
                 guard tenths <= 1000, humidityTenths <= 1000 else {
                     return .malformed("H5106 value 0x\(Hex.encode(data.dropFirst(2))) is impossible")
                 }
-                // Appended to the list made above: assigning a new one freed that (callgrind).
-                measurements.append(
-                    Measurement(.temperatureC, (raw & 0x8000_0000 != 0 ? -1 : 1) * Double(tenths) / 10))
-                measurements.append(Measurement(.humidityPercent, Double(humidityTenths) / 10))
-                measurements.append(Measurement(.pm25UgM3, Double(magnitude % 1000)))
+                begin("H5106")
+                readings.add(.temperatureC, (raw & 0x8000_0000 != 0 ? -1 : 1) * Double(tenths) / 10)
+                readings.add(.humidityPercent, Double(humidityTenths) / 10)
+                readings.add(.pm25UgM3, Double(magnitude % 1000))
             } else if data.count == 8, named == "H5140" {
-                model = "H5140"
+                begin("H5140")
                 addPacked(data.be24(2))
-                measurements.append(Measurement(.co2PPM, Double(data.be16(5))))
+                readings.add(.co2PPM, Double(data.be16(5)))
             } else if data.count == 8, named == "H5112" {
-                model = "H5112"
                 let probe = Int(data.u8(7) & 0x7F)
                 guard (1...2).contains(probe) else { return .malformed("H5112 probe \(probe) unknown") }
+                begin("H5112")
                 if addFlaggedBattery(data.u8(5)), let v = GoveeFrame.packed(data.be24(2)) {
-                    measurements.append(Measurement(.temperatureProbeC(probe), v.temperature))
+                    readings.add(.temperatureProbeC(probe), v.temperature)
                 }
             } else {
-                model = named ?? (data.count == 6 ? "H5101/H5102/H5104/H5105/H5174/H5177" : "H5108")
+                begin(named ?? (data.count == 6 ? "H5101/H5102/H5104/H5105/H5174/H5177" : "H5108"))
                 if addFlaggedBattery(data.u8(5)) { addPacked(data.be24(2)) }
             }
         case (0x8801, 9):
@@ -153,7 +159,7 @@ public struct GoveeDecoder: OutcomeDecoder {
                 return .notMine
             }
             guard !data.allFF(from: 4) else { return .malformed("all-0xFF frame") }
-            model = named ?? "H5179"
+            begin(named ?? "H5179")
             if let why = addHundredths(at: 4) { return .malformed(why) }
             addBattery(Double(data.u8(8)))
         default:
@@ -162,11 +168,7 @@ public struct GoveeDecoder: OutcomeDecoder {
         if let battery, battery > 100 {
             return .malformed("battery \(battery) % out of range")
         }
-        return .readings([
-            Reading(
-                address: advertisement.address, addressType: advertisement.addressType, decoderID: id, model: model,
-                frameKind: Self.frameKind(company, data.count), measurements: measurements, warnings: warnings)
-        ])
+        return .decoded
     }
 
     /// "ec88-6": the tag in hex, then the frame size in decimal. Literals for the frames decoded

@@ -33,7 +33,7 @@
 /// Source: custom-components/ble_monitor `govee.py` (offsets, pair index, H5198 sensor ids);
 /// Bluetooth-Devices govee-ble tests and theengs decoder `H5055_json` (the H5055 probe byte).
 /// Peers report an unplugged probe (0xFFFF) as 0 °C; we omit it.
-public struct GoveeMeatDecoder: OutcomeDecoder {
+public struct GoveeMeatDecoder: SensorDecoder {
     public let id = "govee_meat"
     /// Whole manufacturer values of the frames below (data of 14, 17 or 20 bytes after the company
     /// id), alone or with an iBeacon glued on (`GoveeFrame.unglued`, 25 bytes more).
@@ -42,23 +42,19 @@ public struct GoveeMeatDecoder: OutcomeDecoder {
 
     public init() {}
 
-    func decodeOutcome(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
+    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
         // An index loop on the company ids: iterating the fields made each element (callgrind).
         let fields = ad.manufacturerData
         for k in 0..<fields.count where ad.manufacturerCompany(at: k) != GoveeFrame.appleCompany {
             let value = fields[k].value
             let data = GoveeFrame.unglued(value[(value.startIndex + 2)...])
-            let outcome: DecodeOutcome
             if data.count == 14 || data.count == 17 || data.count == 20, data.u8(1) == 0x01, data.u8(2) == 0x00,
                 data.u8(3) == 0x01, data.u8(4) == 0x01
             {
-                outcome = probeFrame(data, advertisement, ad)
+                return probeFrame(data, advertisement, ad, into: &readings)
             } else if data.count == 20, isH5055(data, ad) {
-                outcome = h5055Frame(data, advertisement)
-            } else {
-                continue
+                return h5055Frame(data, advertisement, ad, into: &readings)
             }
-            return outcome
         }
         return .notMine
     }
@@ -81,79 +77,67 @@ public struct GoveeMeatDecoder: OutcomeDecoder {
     }
 
     private func probeFrame(
-        _ data: ArraySlice<UInt8>, _ advertisement: Advertisement, _ ad: AdvertisingData
-    ) -> DecodeOutcome {
+        _ data: ArraySlice<UInt8>, _ advertisement: Advertisement, _ ad: AdvertisingData,
+        into readings: inout ReadingList
+    ) -> DecodeVerdict {
         let named = GoveeFrame.model(ad)
-        let measurements: [Measurement]
-        let model: String
-        let kind: String  // literals: an interpolated "probe-\(count)" cost a string build per frame
-        func probeC(_ n: Int, _ offset: Int) -> Measurement? {
-            probe(data, offset).map { Measurement(.temperatureProbeC(n), $0) }
+        /// Begins the reading; `kind` is a literal, as an interpolated "probe-\(count)" cost a string
+        /// build per frame.
+        func begin(_ model: String, _ kind: String) {
+            readings.begin(advertisement, ad, decoderID: id, model: model, frameKind: kind)
+        }
+        /// Probe `n` at `offset`, unless it reads "no probe".
+        func addProbe(_ n: Int, at offset: Int) {
+            if let t = probe(data, offset) { readings.add(.temperatureProbeC(n), t) }
         }
         switch data.count {
         case 14:
-            kind = "probe-14"
-            model = named ?? "H5181/H5183"
-            measurements = Self.list(probeC(1, 8), nil)
+            begin(named ?? "H5181/H5183", "probe-14")
+            addProbe(1, at: 8)
         case 17:
-            kind = "probe-17"
-            model = named ?? "H5182/H5184"
             let pair = Int(data.u8(6))
             guard (1...2).contains(pair) else { return .malformed("probe pair \(pair) unknown") }
-            measurements = Self.list(probeC(2 * pair - 1, 8), probeC(2 * pair, 13))
+            begin(named ?? "H5182/H5184", "probe-17")
+            addProbe(2 * pair - 1, at: 8)
+            addProbe(2 * pair, at: 13)
         default:  // 20
-            kind = "probe-20"
             let pair = Int(data.u8(6) & 0x3F)
             let isH5191 = named == "H5191" || (named == nil && !(1...3).contains(pair))
             if isH5191 {
-                model = "H5191"
-                measurements = Self.list(probeC(1, 8), probe(data, 14).map { Measurement(.temperatureC, $0) })
+                begin("H5191", "probe-20")
+                addProbe(1, at: 8)
+                if let ambient = probe(data, 14) { readings.add(.temperatureC, ambient) }
             } else {
-                model = named ?? "H5185"
                 guard (1...3).contains(pair) else { return .malformed("probe pair \(pair) unknown") }
-                measurements = Self.list(probeC(2 * pair - 1, 8), probeC(2 * pair, 14))
+                begin(named ?? "H5185", "probe-20")
+                addProbe(2 * pair - 1, at: 8)
+                addProbe(2 * pair, at: 14)
             }
         }
-        return .readings([
-            Reading(
-                address: advertisement.address, addressType: advertisement.addressType, decoderID: id, model: model,
-                frameKind: kind, measurements: measurements)
-        ])
+        return .decoded
     }
 
-    /// The measurements present, in order, as a list made at its size: reserving room for eight
-    /// and appending cost more (callgrind).
-    private static func list(_ first: Measurement?, _ second: Measurement?) -> [Measurement] {
-        switch (first, second) {
-        case let (first?, second?): [first, second]
-        case let (first?, nil): [first]
-        case let (nil, second?): [second]
-        case (nil, nil): []
-        }
-    }
-
-    private func h5055Frame(_ data: ArraySlice<UInt8>, _ advertisement: Advertisement) -> DecodeOutcome {
+    private func h5055Frame(
+        _ data: ArraySlice<UInt8>, _ advertisement: Advertisement, _ ad: AdvertisingData,
+        into readings: inout ReadingList
+    ) -> DecodeVerdict {
         let battery = data.u8(2)
         guard battery <= 100 else { return .malformed("battery \(battery) % out of range") }
         let pair = Int(data.u8(3) >> 6)
         guard pair <= 2 else { return .malformed("H5055 probe pair \(pair) unknown") }
         let plugged = data.u8(3) & 0x3F
-        var measurements: [Measurement] = .forFrame()
-        measurements.append(Measurement(.batteryPercent, Double(battery)))
+        readings.begin(advertisement, ad, decoderID: id, model: "H5055", frameKind: "h5055")
+        readings.add(.batteryPercent, Double(battery))
         /// Probe `n` (from 1) at `offset`, when plugged in and not 0xFFFF. A function per slot: a
         /// list of (slot, offset) pairs was an array made per frame (callgrind).
         func addProbe(_ n: Int, at offset: Int) {
             let raw = data.le16(offset)
             if plugged & (1 << (n - 1)) != 0, raw != 0xFFFF {
-                measurements.append(Measurement(.temperatureProbeC(n), Double(Int16(bitPattern: raw))))
+                readings.add(.temperatureProbeC(n), Double(Int16(bitPattern: raw)))
             }
         }
         addProbe(2 * pair + 1, at: 5)
         addProbe(2 * pair + 2, at: 12)
-        return .readings([
-            Reading(
-                address: advertisement.address, addressType: advertisement.addressType, decoderID: id, model: "H5055",
-                frameKind: "h5055", measurements: measurements)
-        ])
+        return .decoded
     }
 }

@@ -23,13 +23,13 @@
 ///
 /// Source: custom-components/ble_monitor and Bluetooth-Devices inkbird-ble (`inkbird.py`,
 /// lengths and s16/10); theengs decoder IBT-2X/4X/6XS tests (0xFFF6 = unplugged, omitted).
-public struct InkbirdBBQDecoder: OutcomeDecoder {
+public struct InkbirdBBQDecoder: SensorDecoder {
     public let id = "inkbird_bbq"
     public let selectors: [DecoderSelector] = [.manufacturer(0x0000), .manufacturer(0x0001), .manufacturer(0x0002)]
 
     public init() {}
 
-    func decodeOutcome(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
+    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
         // An index loop on the company ids: iterating the fields made each element (callgrind).
         let fields = ad.manufacturerData
         for k in 0..<fields.count where ad.manufacturerCompany(at: k) <= 2 {
@@ -41,20 +41,18 @@ public struct InkbirdBBQDecoder: OutcomeDecoder {
             // Bytes 4..<10 as an address in either byte order.
             let macMatches = v.macBE(4) == advertisement.address || v.macLE(4) == advertisement.address
             guard named || macMatches else { continue }
-            var measurements: [Measurement] = .forFrame()
+            let model = Self.model(probes: (v.count - 10) / 2, xBBQ: ad.localNameHasPrefix("x", ignoringCase: true))
+            // Begun before the probes are read: one out of range returns `.malformed`, and the
+            // registry then drops the reading.
+            readings.begin(advertisement, ad, decoderID: id, model: model)
             for n in 1...((v.count - 10) / 2) {
                 let raw = v.le16s(10 + 2 * (n - 1))
                 if raw == -10 { continue }  // 0xFFF6: no probe plugged in
                 let t = Double(raw) / 10
                 guard t >= -50, t <= 400 else { return .malformed("probe \(n) at \(t) °C out of range") }
-                measurements.append(Measurement(.temperatureProbeC(n), t))
+                readings.add(.temperatureProbeC(n), t)
             }
-            let model = Self.model(probes: (v.count - 10) / 2, xBBQ: ad.localNameHasPrefix("x", ignoringCase: true))
-            return .readings([
-                Reading(
-                    address: advertisement.address, addressType: advertisement.addressType, decoderID: id,
-                    model: model, measurements: measurements)
-            ])
+            return .decoded
         }
         return .notMine
     }

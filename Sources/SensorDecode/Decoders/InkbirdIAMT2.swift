@@ -20,13 +20,13 @@
 ///
 /// Source: offsets and the °F flag read off Bluetooth-Devices inkbird-ble's IAM-T2 tests
 /// (test_iam_t2_fahrenheit_mode, test_iam_t2_sub_zero_celsius), which are in our vectors.
-public struct InkbirdIAMT2Decoder: OutcomeDecoder {
+public struct InkbirdIAMT2Decoder: SensorDecoder {
     public let id = "inkbird_iam_t2"
     public let selectors: [DecoderSelector] = [.anyManufacturer]
 
     public init() {}
 
-    func decodeOutcome(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
+    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
         // Every advertisement with manufacturer data comes here: a byte compare that ends at the
         // length for nearly all of them (a generic `elementsEqual` walked the name, callgrind).
         guard ad.localNameEquals("Ink@IAM-T2") else { return .notMine }
@@ -38,13 +38,10 @@ public struct InkbirdIAMT2Decoder: OutcomeDecoder {
         let celsius = data.u8(7) & 0x02 != 0 ? (reading - 32) * 5 / 9 : reading
         let humidity = Double(data.be16(10)) / 10
         guard humidity <= 100 else { return .malformed("humidity \(humidity) % out of range") }
-        return .readings([
-            Reading(
-                address: advertisement.address, addressType: advertisement.addressType, decoderID: id, model: "IAM-T2",
-                measurements: [
-                    Measurement(.temperatureC, celsius), Measurement(.humidityPercent, humidity),
-                    Measurement(.co2PPM, Double(data.be16(12))),
-                ])
-        ])
+        readings.begin(advertisement, ad, decoderID: id, model: "IAM-T2")
+        readings.add(.temperatureC, celsius)
+        readings.add(.humidityPercent, humidity)
+        readings.add(.co2PPM, Double(data.be16(12)))
+        return .decoded
     }
 }

@@ -24,7 +24,7 @@
 /// Source: Bluetooth-Devices inkbird-ble and custom-components/ble_monitor (`inkbird.py`: layout,
 /// names, probe byte); the CRC algorithm was identified here against the peers' real captures
 /// (every one of them checks; theengs' hand-edited test frames do not).
-public struct InkbirdIBSTHDecoder: OutcomeDecoder {
+public struct InkbirdIBSTHDecoder: SensorDecoder {
     public let id = "inkbird_ibs_th"
     public let selectors: [DecoderSelector] = [.manufacturerValueLength(9)]
 
@@ -46,7 +46,7 @@ public struct InkbirdIBSTHDecoder: OutcomeDecoder {
         return crc
     }
 
-    func decodeOutcome(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
+    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
         guard let v = ad.manufacturerData.first(where: { $0.value.count == 9 })?.value else { return .notMine }
         // Byte-level name tests: phones' 9-byte manufacturer values reach this line all the time.
         let hasHumidity: Bool?  // nil: no name, decide from the value
@@ -66,24 +66,22 @@ public struct InkbirdIBSTHDecoder: OutcomeDecoder {
         let rawHumidity = v.le16(2)
         let battery = v.u8(7)
         guard battery <= 100 else { return .malformed("battery \(battery) % out of range") }
+        let model = hasHumidity == false ? "IBS-TH2/P01B" : "IBS-TH"
+        // Begun before the probe byte and humidity are checked: either can still return
+        // `.malformed`, and the registry then drops the reading.
+        readings.begin(advertisement, ad, decoderID: id, model: model)
         let probe = v.u8(4)
-        var measurements: [Measurement] = .forFrame()
         switch probe {
-        case 0: measurements.append(Measurement(.temperatureC, temperature))
-        case 1, 3: measurements.append(Measurement(.temperatureProbeC(1), temperature))
+        case 0: readings.add(.temperatureC, temperature)
+        case 1, 3: readings.add(.temperatureProbeC(1), temperature)
         default: return .malformed("probe byte \(probe) unknown")
         }
         if hasHumidity ?? (rawHumidity != 0 && rawHumidity != 0xFFFF) {
             let humidity = Double(rawHumidity) / 100
             guard humidity <= 100 else { return .malformed("humidity \(humidity) % out of range") }
-            measurements.append(Measurement(.humidityPercent, humidity))
+            readings.add(.humidityPercent, humidity)
         }
-        measurements.append(Measurement(.batteryPercent, Double(battery)))
-        let model = hasHumidity == false ? "IBS-TH2/P01B" : "IBS-TH"
-        return .readings([
-            Reading(
-                address: advertisement.address, addressType: advertisement.addressType, decoderID: id, model: model,
-                measurements: measurements)
-        ])
+        readings.add(.batteryPercent, Double(battery))
+        return .decoded
     }
 }

@@ -22,13 +22,13 @@
 ///
 /// Source: offsets read off Bluetooth-Devices inkbird-ble's test advertisements for these models
 /// (test_ith_11_b, test_ith_31_b, test_IBS_P02B), which are in our vectors.
-public struct InkbirdITHDecoder: OutcomeDecoder {
+public struct InkbirdITHDecoder: SensorDecoder {
     public let id = "inkbird_ith"
     public let selectors: [DecoderSelector] = [.manufacturer(0x2449)]
 
     public init() {}
 
-    func decodeOutcome(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
+    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
         guard let data = ad.manufacturerData(company: 0x2449)?.data else { return .notMine }
         guard data.count == 16 else { return .malformed("0x2449 frame of \(data.count) bytes, expected 16") }
         guard !data.allFF() else { return .malformed("all-0xFF frame") }
@@ -49,22 +49,16 @@ public struct InkbirdITHDecoder: OutcomeDecoder {
         }
         let battery = data.u8(8)
         guard battery <= 100 else { return .malformed("battery \(battery) % out of range") }
-        let temperature = Measurement(.temperatureC, Double(data.le16s(4)) / 10)
-        // Each list made at its final size: appending grew it (callgrind).
-        let measurements: [Measurement]
+        // Begun before the humidity is checked: out of range, it returns `.malformed`, and the
+        // registry then drops the reading.
+        readings.begin(advertisement, ad, decoderID: id, model: model)
+        readings.add(.temperatureC, Double(data.le16s(4)) / 10)
         if hasHumidity {
             let humidity = Double(data.le16(6)) / 10
             guard humidity <= 100 else { return .malformed("humidity \(humidity) % out of range") }
-            measurements = [
-                temperature, Measurement(.humidityPercent, humidity), Measurement(.batteryPercent, Double(battery)),
-            ]
-        } else {
-            measurements = [temperature, Measurement(.batteryPercent, Double(battery))]
+            readings.add(.humidityPercent, humidity)
         }
-        return .readings([
-            Reading(
-                address: advertisement.address, addressType: advertisement.addressType, decoderID: id, model: model,
-                measurements: measurements)
-        ])
+        readings.add(.batteryPercent, Double(battery))
+        return .decoded
     }
 }

@@ -37,17 +37,15 @@
 ///
 /// Source: Ruuvi's data-format documentation (docs.ruuvi.com, "RAWv1" and "RAWv2"), whose
 /// examples are among ruuvi.endpoints.c's tests in our vectors.
-public struct RuuviDecoder: OutcomeDecoder {
+public struct RuuviDecoder: SensorDecoder {
     public let id = "ruuvi"
     public let selectors: [DecoderSelector] = [.manufacturer(0x0499)]
 
     public init() {}
 
-    func decodeOutcome(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
+    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
         guard let md = ad.manufacturerData(company: 0x0499), let format = md.data.first else { return .notMine }
         let data = md.data
-        var measurements: [Measurement]
-        var warnings: [DecodeWarning] = []
         switch format {
         case 0x03:
             guard data.count == 14 else { return .malformed("format 3 frame of \(data.count) bytes, expected 14") }
@@ -57,64 +55,58 @@ public struct RuuviDecoder: OutcomeDecoder {
             guard fraction <= 99 else { return .malformed("temperature fraction \(fraction) out of range") }
             let whole = data.u8(2)
             let magnitude = Double(whole & 0x7F) + Double(fraction) / 100
-            measurements = [
-                Measurement(.temperatureC, whole & 0x80 != 0 ? -magnitude : magnitude),
-                Measurement(.humidityPercent, humidity),
-                Measurement(.pressureHPa, (Double(data.be16(4)) + 50000) / 100),
-                Measurement(.accelerationXG, Double(data.be16s(6)) / 1000),
-                Measurement(.accelerationYG, Double(data.be16s(8)) / 1000),
-                Measurement(.accelerationZG, Double(data.be16s(10)) / 1000),
-                Measurement(.voltageV, Double(data.be16(12)) / 1000),
-            ]
+            readings.begin(advertisement, ad, decoderID: id, model: "RuuviTag", frameKind: "rawv1")
+            readings.add(.temperatureC, whole & 0x80 != 0 ? -magnitude : magnitude)
+            readings.add(.humidityPercent, humidity)
+            readings.add(.pressureHPa, (Double(data.be16(4)) + 50000) / 100)
+            readings.add(.accelerationXG, Double(data.be16s(6)) / 1000)
+            readings.add(.accelerationYG, Double(data.be16s(8)) / 1000)
+            readings.add(.accelerationZG, Double(data.be16s(10)) / 1000)
+            readings.add(.voltageV, Double(data.be16(12)) / 1000)
         case 0x05:
             guard data.count == 24 else { return .malformed("format 5 frame of \(data.count) bytes, expected 24") }
             guard !data.allFF(from: 1) else { return .malformed("all-0xFF frame") }
-            // Room for all ten fields: `.forFrame()`'s eight made a full frame grow once more.
-            measurements = []
-            measurements.reserveCapacity(10)
+            // Begun before the fields are read: a humidity out of range returns `.malformed` half
+            // way, and the registry drops the reading.
+            readings.begin(advertisement, ad, decoderID: id, model: "RuuviTag", frameKind: "rawv2")
             if data.be16(1) != 0x8000 {
-                measurements.append(Measurement(.temperatureC, Double(data.be16s(1)) * 0.005))
+                readings.add(.temperatureC, Double(data.be16s(1)) * 0.005)
             }
             if data.be16(3) != 0xFFFF {
                 let humidity = Double(data.be16(3)) * 0.0025
                 guard humidity <= 100 else { return .malformed("humidity \(humidity) % out of range") }
-                measurements.append(Measurement(.humidityPercent, humidity))
+                readings.add(.humidityPercent, humidity)
             }
             if data.be16(5) != 0xFFFF {
-                measurements.append(Measurement(.pressureHPa, (Double(data.be16(5)) + 50000) / 100))
+                readings.add(.pressureHPa, (Double(data.be16(5)) + 50000) / 100)
             }
             // One test per axis: a list of (quantity, offset) pairs was an array made per frame.
             if data.be16(7) != 0x8000 {
-                measurements.append(Measurement(.accelerationXG, Double(data.be16s(7)) / 1000))
+                readings.add(.accelerationXG, Double(data.be16s(7)) / 1000)
             }
             if data.be16(9) != 0x8000 {
-                measurements.append(Measurement(.accelerationYG, Double(data.be16s(9)) / 1000))
+                readings.add(.accelerationYG, Double(data.be16s(9)) / 1000)
             }
             if data.be16(11) != 0x8000 {
-                measurements.append(Measurement(.accelerationZG, Double(data.be16s(11)) / 1000))
+                readings.add(.accelerationZG, Double(data.be16s(11)) / 1000)
             }
             let power = data.be16(13)
             if power >> 5 != 0x7FF {
-                measurements.append(Measurement(.voltageV, Double(Int(power >> 5) + 1600) / 1000))
+                readings.add(.voltageV, Double(Int(power >> 5) + 1600) / 1000)
             }
             if power & 0x1F != 0x1F {
-                measurements.append(Measurement(.txPowerDBm, Double(Int(power & 0x1F) * 2 - 40)))
+                readings.add(.txPowerDBm, Double(Int(power & 0x1F) * 2 - 40))
             }
-            if data.u8(15) != 0xFF { measurements.append(Measurement(.movementCount, Double(data.u8(15)))) }
-            if data.be16(16) != 0xFFFF { measurements.append(Measurement(.packetCount, Double(data.be16(16)))) }
-            guard !measurements.isEmpty else { return .malformed("every field is \"not available\"") }
+            if data.u8(15) != 0xFF { readings.add(.movementCount, Double(data.u8(15))) }
+            if data.be16(16) != 0xFFFF { readings.add(.packetCount, Double(data.be16(16))) }
+            guard !readings.current.measurements.isEmpty else { return .malformed("every field is \"not available\"") }
             let mac = data.macBE(18)
             if !data.allFF(from: 18), mac != advertisement.address {
-                warnings = [.payloadAddress(mac, advertiser: advertisement.address)]
+                readings.current.warnings = [.payloadAddress(mac, advertiser: advertisement.address)]
             }
         default:
             return .notMine  // formats 2, 4 (Eddystone URL), 6, 0xE1 …: not decoded here
         }
-        return .readings([
-            Reading(
-                address: advertisement.address, addressType: advertisement.addressType, decoderID: id,
-                model: "RuuviTag", frameKind: format == 0x03 ? "rawv1" : "rawv2", measurements: measurements,
-                warnings: warnings)
-        ])
+        return .decoded
     }
 }

@@ -33,7 +33,7 @@
 /// Bluetooth-Devices sensorpush-ble (`sensorpush.py`: types 64/65, pack parameters, the HT1 bit
 /// layout); the TC.x step (0.0625 °C from −200 °C) was read off sensorpush-ble's TC.x tests, and its
 /// upper bound of 1800 °C is our assumption (only the low field is ever non-zero in them).
-public struct SensorPushDecoder: OutcomeDecoder {
+public struct SensorPushDecoder: SensorDecoder {
     public let id = "sensorpush"
     public let selectors: [DecoderSelector] = (3...9).map { .manufacturerValueLength($0) }
 
@@ -59,7 +59,7 @@ public struct SensorPushDecoder: OutcomeDecoder {
 
     public init() {}
 
-    func decodeOutcome(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
+    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
         // Every advertisement with manufacturer data reaches this decoder, and the name and UUID
         // tests are byte compares that most advertisements (no name, no 128-bit UUID) end at once.
         let isHT1 = ad.localNameEquals("s") || ad.localNameEquals("HT1") || ad.hasServiceUUID128(uuidHT1)
@@ -74,12 +74,10 @@ public struct SensorPushDecoder: OutcomeDecoder {
             let rawHumidity = Int(v.u8(0)) | Int(v.u8(1) & 0x0F) << 8
             let rawTemperature = Int(v.u8(1) >> 4) | Int(v.u8(2)) << 4 | Int(v.u8(3) & 0x03) << 12
             let humidity = min(100, max(0, -6 + 125 * Double(rawHumidity) / 4096))
-            return reading(
-                advertisement, "HT1",
-                [
-                    Measurement(.temperatureC, -46.85 + 175.72 * Double(rawTemperature) / 16384),
-                    Measurement(.humidityPercent, humidity),
-                ])
+            readings.begin(advertisement, ad, decoderID: id, model: "HT1")
+            readings.add(.temperatureC, -46.85 + 175.72 * Double(rawTemperature) / 16384)
+            readings.add(.humidityPercent, humidity)
+            return .decoded
         }
         // Several manufacturer structures: the last page-0 one is the current measurement.
         for md in ad.manufacturerData.reversed() {
@@ -88,26 +86,16 @@ public struct SensorPushDecoder: OutcomeDecoder {
             guard let packing = Self.packing[64 + Int(v.u8(0) >> 2)] else { return .notMine }
             var packed: UInt64 = 0
             for (i, b) in v.dropFirst().enumerated() { packed |= UInt64(b) << (8 * UInt64(i)) }
-            var measurements: [Measurement] = .forFrame()
+            readings.begin(advertisement, ad, decoderID: id, model: packing.model)
             for (quantity, lo, hi, step) in packing.fields {
                 let count = UInt64(((hi - lo) / step).rounded()) + 1
                 var value = lo + Double(packed % count) * step
                 packed /= count
                 if quantity == .pressureHPa { value /= 100 }  // the field is in Pa
-                measurements.append(Measurement(quantity, value))
+                readings.add(quantity, value)
             }
-            return reading(advertisement, packing.model, measurements)
+            return .decoded
         }
         return .notMine
-    }
-
-    private func reading(_ advertisement: Advertisement, _ model: String, _ measurements: [Measurement])
-        -> DecodeOutcome
-    {
-        .readings([
-            Reading(
-                address: advertisement.address, addressType: advertisement.addressType, decoderID: id, model: model,
-                measurements: measurements)
-        ])
     }
 }
