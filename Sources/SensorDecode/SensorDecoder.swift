@@ -61,26 +61,3 @@ public enum DecodeOutcome: Sendable, Equatable {
     /// This decoder's format, but corrupt or impossible (bad check, out-of-range value).
     case malformed(String)
 }
-
-/// TRANSITIONAL (removed once every decoder appends into a `ReadingList`): a decoder that still
-/// returns its readings as new values.
-protocol OutcomeDecoder: SensorDecoder {
-    func decodeOutcome(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome
-}
-
-extension OutcomeDecoder {
-    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
-        switch decodeOutcome(advertisement, ad) {
-        case .readings(let list):
-            for var r in list {
-                r.timeMicros = advertisement.timeMicros
-                r.rssi = r.rssi ?? advertisement.rssi
-                if r.deviceName == nil { r.deviceName = ad.localName.map(DeviceName.init(radio:)) }
-                readings.append(r)
-            }
-            return .decoded
-        case .notMine: return .notMine
-        case .malformed(let why): return .malformed(why)
-        }
-    }
-}

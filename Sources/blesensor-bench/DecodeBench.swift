@@ -32,7 +32,7 @@ enum DecodeBench {
             var elapsed = 0.0
             repeat {
                 for ad in ads {
-                    registry.decode(ad, AdvertisingData(parsing: ad.data), into: &result)
+                    registry.decode(ad, into: &result)
                     sink &+= result.readings.count
                 }
                 n += ads.count
