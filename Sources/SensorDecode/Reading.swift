@@ -26,15 +26,16 @@ public struct Reading: Sendable, Equatable {
     public var decoderID: String
     /// Device model as the decoder knows it ("MM-BLEBC7", "H5075", …).
     public var model: String
-    /// Which frame of a multi-frame protocol this came from ("a1-01", "tlm", …); `nil` if only one.
-    public var frameKind: String?
+    /// Which frame of a multi-frame protocol this came from ("a1-01", "tlm", …), or the identity
+    /// a frame carries (iBeacon's `uuid/major/minor`); `nil` if only one. See `frameKind`.
+    public var frameKindText: DeferredText?
     public var measurements: [Measurement]
     /// Receive time, microseconds since the Unix epoch (UTC), copied from the advertisement.
     public var timeMicros: Int64
     public var rssi: Int8?
     /// The device's name: from the payload where the format carries one, else the AD local name.
-    /// Kept as received and escaped with `DisplayText.escape` when read (see `DeviceName`).
-    public var deviceName: DeviceName?
+    /// Kept as received and escaped with `DisplayText.escape` when read. See `name`.
+    public var nameText: DeferredText?
     /// Problems worth a user's attention that did not stop decoding (e.g. the MAC inside the
     /// payload differs from the advertiser address).
     public var warnings: [DecodeWarning]
@@ -48,18 +49,23 @@ public struct Reading: Sendable, Equatable {
         self.addressType = addressType
         self.decoderID = decoderID
         self.model = model
-        self.frameKind = frameKind
+        self.frameKindText = frameKind.map(DeferredText.init)
         self.measurements = measurements
         self.timeMicros = timeMicros
         self.rssi = rssi
-        self.deviceName = name.map(DeviceName.init)
+        self.nameText = name.map(DeferredText.init)
         self.warnings = warnings
     }
 
     /// The device's name as display text: escaped radio text, still a stranger's words.
     public var name: String? {
-        get { deviceName?.text }
-        set { deviceName = newValue.map(DeviceName.init) }
+        get { nameText?.text }
+        set { nameText = newValue.map(DeferredText.init) }
+    }
+
+    public var frameKind: String? {
+        get { frameKindText?.text }
+        set { frameKindText = newValue.map(DeferredText.init) }
     }
 
     /// The value of a quantity, if this reading has it.
@@ -68,39 +74,46 @@ public struct Reading: Sendable, Equatable {
     }
 }
 
-/// A device name: text a decoder made, or bytes the radio sent, which are escaped only when read.
+/// Text of a reading made from advertisement bytes only when it is read: a device name as the
+/// radio sent it (escaped when read), or an identity a frame carries (iBeacon's UUID, major and
+/// minor).
 ///
 /// Most advertisements a sensor sends carry its local name, and escaping it for each reading cost
-/// more than decoding the reading (~480 instructions, callgrind), while a logger needs the text
-/// only when it stores a row or prints a line. Equal when their texts are equal.
-public struct DeviceName: Sendable, Equatable, CustomStringConvertible {
+/// more than decoding the reading (~480 instructions, callgrind); an iBeacon's identity text cost
+/// ~240 (an allocation). A logger needs either only when it stores a row or prints a line, so a
+/// reading keeps the bytes, which share the advertisement's storage. Equal when the texts are.
+public struct DeferredText: Sendable, Equatable, CustomStringConvertible {
+    /// Makes the text from the bytes. A plain function, not a closure that captures: copying a
+    /// reading then copies a pointer.
+    public typealias Format = @Sendable (ArraySlice<UInt8>) -> String
+
     @usableFromInline enum Form: Sendable {
         case text(String)
-        /// Untrusted bytes, not necessarily UTF-8; a view sharing the advertisement's storage.
-        case radio(ArraySlice<UInt8>)
+        case bytes(ArraySlice<UInt8>, Format)
     }
     @usableFromInline var form: Form
 
-    /// Text already made safe to print.
+    /// Text as it is.
     public init(_ text: String) { form = .text(text) }
-    /// Bytes as broadcast.
-    @inlinable public init(radio bytes: ArraySlice<UInt8>) { form = .radio(bytes) }
+    /// Text that `format` makes of `bytes` when read.
+    @inlinable public init(_ bytes: ArraySlice<UInt8>, format: @escaping Format) { form = .bytes(bytes, format) }
+    /// A name as broadcast: untrusted bytes, not necessarily UTF-8, escaped when read.
+    @inlinable public static func radio(_ bytes: ArraySlice<UInt8>) -> DeferredText {
+        // A closure literal that captures nothing: a reference to the generic `escape` would
+        // capture its type arguments.
+        DeferredText(bytes, format: { DisplayText.escape($0) })
+    }
 
-    /// The name, with control characters and invalid UTF-8 made harmless.
     public var text: String {
         switch form {
         case .text(let t): t
-        case .radio(let b): DisplayText.escape(b)
+        case .bytes(let b, let format): format(b)
         }
     }
 
     public var description: String { text }
 
-    public static func == (a: DeviceName, b: DeviceName) -> Bool {
-        // Equal bytes escape to equal text; unequal bytes still can (invalid UTF-8 is repaired).
-        if case .radio(let x) = a.form, case .radio(let y) = b.form, x.elementsEqual(y) { return true }
-        return a.text == b.text
-    }
+    public static func == (a: DeferredText, b: DeferredText) -> Bool { a.text == b.text }
 }
 
 /// A problem that did not stop decoding. Kept as a value and put into words only when shown: a

@@ -29,7 +29,7 @@ public struct ReadingList: RandomAccessCollection, Sendable {
     /// it further.
     public mutating func begin(
         _ advertisement: Advertisement, _ ad: AdvertisingData, decoderID: String, model: String,
-        frameKind: String? = nil, name: DeviceName? = nil
+        frameKind: String? = nil, name: DeferredText? = nil
     ) {
         let slot = claimSlot()
         update(slot) { r in
@@ -37,10 +37,10 @@ public struct ReadingList: RandomAccessCollection, Sendable {
             r.addressType = advertisement.addressType
             r.decoderID = decoderID
             r.model = model
-            r.frameKind = frameKind
+            r.frameKindText = frameKind.map(DeferredText.init)
             r.timeMicros = advertisement.timeMicros
             r.rssi = advertisement.rssi
-            r.deviceName = name ?? ad.localName.map(DeviceName.init(radio:))
+            r.nameText = name ?? ad.localName.map(DeferredText.radio)
             if !r.warnings.isEmpty { r.warnings = [] }
             // One by one: `removeAll(keepingCapacity:)` goes through the general `replaceSubrange`
             // (~190 instructions a reading, callgrind); a frame has a handful of measurements.

@@ -104,16 +104,17 @@ import Testing
     }
 
     @Test func aNameFromTheRadioIsEscapedWhenRead() {
-        let bell = DeviceName(radio: [0x41, 0x07, 0x42, 0x5C][...])
+        let bell = DeferredText.radio([0x41, 0x07, 0x42, 0x5C][...])
         #expect(bell.text == "A\\x07B\\\\")
-        #expect(bell == DeviceName("A\\x07B\\\\"))
-        #expect(bell != DeviceName(radio: [0x41, 0x07, 0x42][...]))
+        #expect(bell == DeferredText("A\\x07B\\\\"))
+        #expect(bell != DeferredText.radio([0x41, 0x07, 0x42][...]))
+        #expect(DeferredText([0x01, 0x02][...], format: { Hex.encode($0) }).text == "0102")
         // Two different invalid UTF-8 bytes both read as U+FFFD: equal names.
-        #expect(DeviceName(radio: [0x41, 0xFF][...]) == DeviceName(radio: [0x41, 0xFE][...]))
+        #expect(DeferredText.radio([0x41, 0xFF][...]) == DeferredText.radio([0x41, 0xFE][...]))
         var r = Reading(address: BDAddress(rawValue: 1), decoderID: "x", model: "x", measurements: [])
-        r.deviceName = bell
+        r.nameText = bell
         #expect(r.name == "A\\x07B\\\\")
         r.name = "plain"
-        #expect(r.deviceName == DeviceName("plain"))
+        #expect(r.nameText == DeferredText("plain"))
     }
 }

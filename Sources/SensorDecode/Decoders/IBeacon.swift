@@ -33,7 +33,9 @@ public struct IBeaconDecoder: SensorDecoder {
         let d = md.data
         guard d.count >= 23 else { return .malformed("iBeacon of \(d.count) bytes, expected 23") }
         // An identity, not a measurement: the reading has none.
-        readings.begin(advertisement, ad, decoderID: id, model: "iBeacon", frameKind: Self.frameKind(d))
+        readings.begin(advertisement, ad, decoderID: id, model: "iBeacon")
+        // The identity text is made when read (see `DeferredText`); the reading keeps the bytes.
+        readings.current.frameKindText = DeferredText(d, format: { Self.frameKind($0) })
         return .decoded
     }
 

@@ -67,7 +67,7 @@ public struct MinewFFE1Decoder: SensorDecoder {
         case 0x08:
             guard frame.count >= 9 else { return .malformed("a1-08 frame of \(frame.count) bytes, expected ≥ 9") }
             // The name this frame carries, if any; else the AD local name, as for the other frames.
-            let name = frame.count > 9 ? DeviceName(radio: frame.dropFirst(9)) : nil
+            let name = frame.count > 9 ? DeferredText.radio(frame.dropFirst(9)) : nil
             readings.begin(advertisement, ad, decoderID: id, model: "MM-BLEBC7", frameKind: "a1-08", name: name)
             readings.add(.batteryPercent, Double(battery))
             macOffset = 3
