@@ -19,12 +19,16 @@ struct Pipeline {
         self.only = only
     }
 
-    /// Decodes one advertisement. `onProblem` gets a one-line message the first time a device's
-    /// frames are found malformed by a decoder (e.g. a wrong key), not for every frame.
-    mutating func process(_ ad: Advertisement, onProblem: (String) -> Void) -> [Reading] {
+    /// Decoded into again for each advertisement: its storage is reused (see `ReadingList`).
+    private var result = Registry.Result()
+
+    /// Decodes one advertisement and hands each reading to `body`, in order. `onProblem` gets a
+    /// one-line message the first time a device's frames are found malformed by a decoder (e.g. a
+    /// wrong key), not for every frame.
+    mutating func process(_ ad: Advertisement, onProblem: (String) -> Void, each body: (consuming Reading) -> Void) {
         advertisements += 1
-        if !only.isEmpty, !only.contains(ad.address) { return [] }
-        var result = registry.decode(ad)
+        if !only.isEmpty, !only.contains(ad.address) { return }
+        registry.decode(ad, into: &result)
         readings += result.readings.count
         for m in result.malformed {
             malformed += 1
@@ -35,16 +39,6 @@ struct Pipeline {
                 onProblem("\(ad.address): \(m.decoder): \(m.reason) (further such frames from it are not reported)")
             }
         }
-        return result.readings.takeAll()
-    }
-
-    /// `process`, handing each reading to `body` in order and moved, not copied: the store keeps
-    /// what it is given, and iterating the array copied every reading (~250 instructions each,
-    /// callgrind).
-    mutating func process(_ ad: Advertisement, onProblem: (String) -> Void, each body: (consuming Reading) -> Void) {
-        var readings = process(ad, onProblem: onProblem)
-        guard !readings.isEmpty else { return }  // most of what the radio hears
-        if readings.count > 1 { readings.reverse() }
-        while let r = readings.popLast() { body(r) }
+        for r in result.readings { body(r) }
     }
 }
