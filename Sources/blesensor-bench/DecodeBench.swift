@@ -15,6 +15,9 @@ enum DecodeBench {
         let minSeconds = try options.double("min-seconds", default: 0.5)
         // `--passes N`: exactly N passes over the set per round, whatever the time (for callgrind).
         let passes = try options.int("passes", default: 0)
+        // `--text 1`: also make every reading's name and frame kind into text, as a caller that
+        // prints or stores each reading does (a reading keeps them as bytes until read).
+        let makeText = try options.int("text", default: 0) != 0
         let ads = try load(path)
         guard !ads.isEmpty else { throw BenchError("\(path) holds no advertisements") }
 
@@ -34,6 +37,9 @@ enum DecodeBench {
                 for ad in ads {
                     registry.decode(ad, into: &result)
                     sink &+= result.readings.count
+                    if makeText {
+                        for r in result.readings { sink &+= (r.name?.utf8.count ?? 0) &+ (r.frameKind?.utf8.count ?? 0) }
+                    }
                 }
                 n += ads.count
                 elapsed = monotonicSeconds() - start
