@@ -44,11 +44,10 @@ public struct GoveeDecoder: SensorDecoder {
 
     public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
         // An index loop on the company ids: iterating the fields made each element (callgrind).
-        let fields = ad.manufacturerData
-        for k in 0..<fields.count {
+        for k in 0..<ad.manufacturerDataCount {
             let company = ad.manufacturerCompany(at: k)
             guard company == 0xEC88 || company == 0x0001 || company == 0x8801 else { continue }
-            let value = fields[k].value
+            let value = ad.manufacturerValue(at: k)
             let data = GoveeFrame.unglued(value[(value.startIndex + 2)...])
             let verdict = decodeFrame(company, data, advertisement, ad, into: &readings)
             if verdict != .notMine { return verdict }
