@@ -195,6 +195,9 @@ public struct AdvertisingData: Sendable {
     /// and the index into the sequence, and destroyed them, on every call (callgrind).
     @inlinable public func manufacturerValue(at k: Int) -> ArraySlice<UInt8> { bytes.value(manufacturerIndex[k]) }
 
+    /// The length of that whole value, read from the index without making a slice.
+    @inlinable public func manufacturerValueLength(at k: Int) -> Int { manufacturerIndex[k].length }
+
     /// The number of service UUIDs (one per UUID, as in `serviceUUIDs`), for index loops with
     /// `serviceUUID16(at:)`.
     @inlinable public var serviceUUIDCount: Int { uuidIndex.count }

@@ -125,6 +125,7 @@ import Testing
         let ad = AdvertisingData(parsing: bytes[2...])
         #expect(ad.manufacturerDataCount == ad.manufacturerData.count)
         #expect((0..<ad.manufacturerDataCount).map { ad.manufacturerValue(at: $0) } == ad.manufacturerData.map(\.value))
+        #expect((0..<ad.manufacturerDataCount).map { ad.manufacturerValueLength(at: $0) } == ad.manufacturerData.map(\.value.count))
         #expect(ad.serviceUUIDCount == ad.serviceUUIDs.count)
         let uuid16s = ad.serviceUUIDs.map { uuid -> UInt16? in if case .uuid16(let v) = uuid { v } else { nil } }
         #expect((0..<ad.serviceUUIDCount).map { ad.serviceUUID16(at: $0) } == uuid16s)

@@ -36,10 +36,12 @@ public struct InkbirdBBQDecoder: SensorDecoder {
             guard v.count == 12 || v.count == 14 || v.count == 18 || v.count == 22, v.u8(2) == 0, v.u8(3) == 0 else {
                 continue
             }
-            let named = ad.localNameContains("ibbq", ignoringCase: true) || ad.localNameContains("xbbq", ignoringCase: true)
-            // Bytes 4..<10 as an address in either byte order.
+            // Bytes 4..<10 as an address in either byte order; tested before the name, as it is
+            // cheaper than the two scans of the name.
             let macMatches = v.macBE(4) == advertisement.address || v.macLE(4) == advertisement.address
-            guard named || macMatches else { continue }
+            guard macMatches || ad.localNameContains("ibbq", ignoringCase: true)
+                || ad.localNameContains("xbbq", ignoringCase: true)
+            else { continue }
             let model = Self.model(probes: (v.count - 10) / 2, xBBQ: ad.localNameHasPrefix("x", ignoringCase: true))
             // Begun before the probes are read: one out of range returns `.malformed`, and the
             // registry then drops the reading.

@@ -70,9 +70,9 @@ public struct SensorPushDecoder: SensorDecoder {
         // Index loops on the values: iterating `manufacturerData` copied the bytes and the index,
         // and destroyed them, on every call (callgrind).
         let fields = 0..<ad.manufacturerDataCount
-        guard fields.contains(where: { (3...9).contains(ad.manufacturerValue(at: $0).count) }) else { return .notMine }
+        guard fields.contains(where: { (3...9).contains(ad.manufacturerValueLength(at: $0)) }) else { return .notMine }
         if isHT1 {
-            guard let k = fields.first(where: { ad.manufacturerValue(at: $0).count == 4 }) else { return .notMine }
+            guard let k = fields.first(where: { ad.manufacturerValueLength(at: $0) == 4 }) else { return .notMine }
             let v = ad.manufacturerValue(at: k)
             guard (v.u8(3) & 0x7C) >> 2 == 1 else { return .notMine }
             let rawHumidity = Int(v.u8(0)) | Int(v.u8(1) & 0x0F) << 8
