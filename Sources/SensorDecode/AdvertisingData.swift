@@ -183,8 +183,31 @@ public struct AdvertisingData: Sendable {
         return e.type == ADType.serviceData16 ? bytes.le16(e.offset) : nil
     }
 
+    /// The number of manufacturer-specific structures, for index loops with `manufacturerCompany(at:)`
+    /// and `manufacturerValue(at:)`.
+    @inlinable public var manufacturerDataCount: Int { manufacturerIndex.count }
+
     /// The company id of the `k`-th manufacturer-specific structure.
     @inlinable public func manufacturerCompany(at k: Int) -> UInt16 { bytes.le16(manufacturerIndex[k].offset) }
+
+    /// The whole value (company id first) of the `k`-th manufacturer-specific structure. Decoders
+    /// that run on most advertisements loop on this: iterating `manufacturerData` copied the bytes
+    /// and the index into the sequence, and destroyed them, on every call (callgrind).
+    @inlinable public func manufacturerValue(at k: Int) -> ArraySlice<UInt8> { bytes.value(manufacturerIndex[k]) }
+
+    /// The length of that whole value, read from the index without making a slice.
+    @inlinable public func manufacturerValueLength(at k: Int) -> Int { manufacturerIndex[k].length }
+
+    /// The number of service UUIDs (one per UUID, as in `serviceUUIDs`), for index loops with
+    /// `serviceUUID16(at:)`.
+    @inlinable public var serviceUUIDCount: Int { uuidIndex.count }
+
+    /// The `k`-th service UUID if it is a 16-bit one, else `nil`: read in place, where making the
+    /// elements of `serviceUUIDs` copied the bytes and built an array per 128-bit UUID.
+    @inlinable public func serviceUUID16(at k: Int) -> UInt16? {
+        let e = uuidIndex[k]
+        return e.length == 2 ? bytes.le16(e.offset) : nil
+    }
 
     /// The local name with control characters and invalid UTF-8 made harmless, for display.
     public var displayName: String? {

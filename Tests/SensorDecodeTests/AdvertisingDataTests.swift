@@ -115,6 +115,23 @@ import Testing
         #expect(!AdvertisingData(parsing: [3, 0x03, 0x0F, 0x18]).hasServiceUUID128(canonical))
     }
 
+    @Test func indexedAccessorsAgreeWithTheLists() {
+        // Manufacturer values and 16-bit service UUIDs read by position, in a slice that does not
+        // start at 0 and with more of each than are held inline.
+        var bytes: [UInt8] = [0xEE, 0xEE]
+        for k in 0..<6 { bytes += [5, 0xFF, UInt8(k), 0x01, 0xAA, UInt8(k)] }
+        bytes += [5, 0x05, 0x78, 0x56, 0x34, 0x12] + [3, 0x03, 0x51, 0x83]
+        bytes += [17, 0x07] + (0..<16).map { UInt8($0) } + [5, 0x03, 0x0F, 0x18, 0x0A, 0x18]
+        let ad = AdvertisingData(parsing: bytes[2...])
+        #expect(ad.manufacturerDataCount == ad.manufacturerData.count)
+        #expect((0..<ad.manufacturerDataCount).map { ad.manufacturerValue(at: $0) } == ad.manufacturerData.map(\.value))
+        #expect((0..<ad.manufacturerDataCount).map { ad.manufacturerValueLength(at: $0) } == ad.manufacturerData.map(\.value.count))
+        #expect(ad.serviceUUIDCount == ad.serviceUUIDs.count)
+        let uuid16s = ad.serviceUUIDs.map { uuid -> UInt16? in if case .uuid16(let v) = uuid { v } else { nil } }
+        #expect((0..<ad.serviceUUIDCount).map { ad.serviceUUID16(at: $0) } == uuid16s)
+        #expect(uuid16s == [nil, 0x8351, nil, 0x180F, 0x180A])
+    }
+
     @Test func slicesOfASliceStayInBounds() {
         // Parsing a slice that does not start at index 0 must read only inside it.
         let bytes = Hex.decode("ff ff 020106 0303e1ff ff")!

@@ -44,12 +44,12 @@ public struct GoveeDecoder: SensorDecoder {
 
     public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
         // An index loop on the company ids: iterating the fields made each element (callgrind).
-        let fields = ad.manufacturerData
-        for k in 0..<fields.count {
+        for k in 0..<ad.manufacturerDataCount {
             let company = ad.manufacturerCompany(at: k)
             guard company == 0xEC88 || company == 0x0001 || company == 0x8801 else { continue }
-            let value = fields[k].value
-            let data = GoveeFrame.unglued(value[(value.startIndex + 2)...])
+            // The bytes after the company id, sliced once: a slice of the value and then of its tail
+            // was one more retain and release per frame (callgrind).
+            let data = GoveeFrame.unglued(ad.manufacturerValue(at: k).dropFirst(2))
             let verdict = decodeFrame(company, data, advertisement, ad, into: &readings)
             if verdict != .notMine { return verdict }
         }

@@ -56,8 +56,11 @@ enum GoveeFrame {
 
     /// "H5183" from the 16-bit service UUID Govee lists (0x8351: the model number with its two
     /// bytes swapped), or `nil`.
-    static func model<U: Sequence<ServiceUUID>>(fromServiceUUIDs uuids: U) -> String? {
-        for case .uuid16(let u) in uuids {
+    static func model(fromServiceUUIDsOf ad: AdvertisingData) -> String? {
+        // An index loop on the 16-bit UUIDs: iterating `serviceUUIDs` copied the bytes and made
+        // every element, 128-bit ones included (callgrind).
+        for k in 0..<ad.serviceUUIDCount {
+            guard let u = ad.serviceUUID16(at: k) else { continue }
             let swapped = u.byteSwapped
             // Four decimal digits as nibbles (BCD), the first a 5.
             guard swapped >> 12 == 5, (0..<3).allSatisfy({ (swapped >> (4 * $0)) & 0xF <= 9 }) else { continue }
@@ -110,7 +113,7 @@ enum GoveeFrame {
 
     /// The model from the name, else from the service UUIDs.
     static func model(_ ad: AdvertisingData) -> String? {
-        model(fromName: ad.localName) ?? model(fromServiceUUIDs: ad.serviceUUIDs)
+        model(fromName: ad.localName) ?? model(fromServiceUUIDsOf: ad)
     }
 
     /// Decodes the packed 24-bit number `±(T·1000 + H)` where T is tenths of °C and H tenths of %RH;

@@ -31,16 +31,17 @@ public struct InkbirdBBQDecoder: SensorDecoder {
 
     public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
         // An index loop on the company ids: iterating the fields made each element (callgrind).
-        let fields = ad.manufacturerData
-        for k in 0..<fields.count where ad.manufacturerCompany(at: k) <= 2 {
-            let v = fields[k].value
+        for k in 0..<ad.manufacturerDataCount where ad.manufacturerCompany(at: k) <= 2 {
+            let v = ad.manufacturerValue(at: k)
             guard v.count == 12 || v.count == 14 || v.count == 18 || v.count == 22, v.u8(2) == 0, v.u8(3) == 0 else {
                 continue
             }
-            let named = ad.localNameContains("ibbq", ignoringCase: true) || ad.localNameContains("xbbq", ignoringCase: true)
-            // Bytes 4..<10 as an address in either byte order.
+            // Bytes 4..<10 as an address in either byte order; tested before the name, as it is
+            // cheaper than the two scans of the name.
             let macMatches = v.macBE(4) == advertisement.address || v.macLE(4) == advertisement.address
-            guard named || macMatches else { continue }
+            guard macMatches || ad.localNameContains("ibbq", ignoringCase: true)
+                || ad.localNameContains("xbbq", ignoringCase: true)
+            else { continue }
             let model = Self.model(probes: (v.count - 10) / 2, xBBQ: ad.localNameHasPrefix("x", ignoringCase: true))
             // Begun before the probes are read: one out of range returns `.malformed`, and the
             // registry then drops the reading.

@@ -46,15 +46,15 @@ public struct SensorPushDecoder: SensorDecoder {
         0xEF, 0x09, 0x00, 0x00, 0x11, 0xD6, 0x42, 0xBA, 0x93, 0xB8, 0x9D, 0xD7, 0xEC, 0x09, 0x0A, 0xA9,
     ]
 
-
-    /// (quantity, min, max, step) per packed field, by device type.
-    static let packing: [Int: (model: String, fields: [(Quantity, Double, Double, Double)])] = [
-        64: (
+    /// (quantity, min, max, step) per packed field, for device types 64, 65, 66 in order. An array
+    /// indexed by type − 64: a dictionary keyed by type hashed the key on every decode (callgrind).
+    static let packings: [(model: String, fields: [(Quantity, Double, Double, Double)])] = [
+        (
             "HTP.xw",
             [(.temperatureC, -40, 140, 0.0025), (.humidityPercent, 0, 100, 0.0025), (.pressureHPa, 30000, 125000, 1)]
         ),
-        65: ("HT.w", [(.temperatureC, -40, 125, 0.0025), (.humidityPercent, 0, 100, 0.0025)]),
-        66: ("TC.x", [(.temperatureC, -200, 1800, 0.0625)]),
+        ("HT.w", [(.temperatureC, -40, 125, 0.0025), (.humidityPercent, 0, 100, 0.0025)]),
+        ("TC.x", [(.temperatureC, -200, 1800, 0.0625)]),
     ]
 
     public init() {}
@@ -67,9 +67,13 @@ public struct SensorPushDecoder: SensorDecoder {
             ad.localNameHasPrefix("SensorPush") || ad.localNameContains("HT.w") || ad.localNameContains("HTP.xw")
             || ad.localNameContains("TC.x") || ad.hasServiceUUID128(uuidV2)
         guard isHT1 || isV2 else { return .notMine }
-        guard ad.manufacturerData.contains(where: { $0.value.count >= 3 && $0.value.count <= 9 }) else { return .notMine }
+        // Index loops on the values: iterating `manufacturerData` copied the bytes and the index,
+        // and destroyed them, on every call (callgrind).
+        let fields = 0..<ad.manufacturerDataCount
+        guard fields.contains(where: { (3...9).contains(ad.manufacturerValueLength(at: $0)) }) else { return .notMine }
         if isHT1 {
-            guard let v = ad.manufacturerData.first(where: { $0.value.count == 4 })?.value else { return .notMine }
+            guard let k = fields.first(where: { ad.manufacturerValueLength(at: $0) == 4 }) else { return .notMine }
+            let v = ad.manufacturerValue(at: k)
             guard (v.u8(3) & 0x7C) >> 2 == 1 else { return .notMine }
             let rawHumidity = Int(v.u8(0)) | Int(v.u8(1) & 0x0F) << 8
             let rawTemperature = Int(v.u8(1) >> 4) | Int(v.u8(2)) << 4 | Int(v.u8(3) & 0x03) << 12
@@ -80,10 +84,12 @@ public struct SensorPushDecoder: SensorDecoder {
             return .decoded
         }
         // Several manufacturer structures: the last page-0 one is the current measurement.
-        for md in ad.manufacturerData.reversed() {
-            let v = md.value
+        for k in fields.reversed() {
+            let v = ad.manufacturerValue(at: k)
             guard v.count >= 3, v.count <= 9, v.u8(0) & 0x03 == 0 else { continue }
-            guard let packing = Self.packing[64 + Int(v.u8(0) >> 2)] else { return .notMine }
+            let typeIndex = Int(v.u8(0) >> 2)  // the device type − 64
+            guard typeIndex < Self.packings.count else { return .notMine }
+            let packing = Self.packings[typeIndex]
             var packed: UInt64 = 0
             for (i, b) in v.dropFirst().enumerated() { packed |= UInt64(b) << (8 * UInt64(i)) }
             readings.begin(advertisement, ad, decoderID: id, model: packing.model)
