@@ -41,7 +41,8 @@ public struct ReadingList: RandomAccessCollection, Sendable {
             r.timeMicros = advertisement.timeMicros
             r.rssi = advertisement.rssi
             r.nameText = name ?? ad.localName.map(DeferredText.radio)
-            if !r.warnings.isEmpty { r.warnings = [] }
+            // Emptied in place, keeping capacity, as the measurements below.
+            while !r.warnings.isEmpty { r.warnings.removeLast() }
             // One by one: `removeAll(keepingCapacity:)` goes through the general `replaceSubrange`
             // (~190 instructions a reading, callgrind); a frame has a handful of measurements.
             while !r.measurements.isEmpty { r.measurements.removeLast() }
@@ -51,6 +52,15 @@ public struct ReadingList: RandomAccessCollection, Sendable {
     /// Appends a measurement to the reading begun last.
     @inline(__always) public mutating func add(_ quantity: Quantity, _ value: Double) {
         current.measurements.append(Measurement(quantity, value))
+    }
+
+    /// Warns, on the reading begun last, that the device address its payload carries is not the
+    /// advertiser's (firmware that lets the user broadcast a random address does this).
+    public mutating func checkPayloadAddress(_ payloadAddress: BDAddress) {
+        let advertiser = current.address
+        if payloadAddress != advertiser {
+            current.warnings.append(.payloadAddress(payloadAddress, advertiser: advertiser))
+        }
     }
 
     /// The reading begun last, changed in place.

@@ -82,10 +82,7 @@ public struct MinewFFE1Decoder: SensorDecoder {
         }
         guard battery <= 100 else { return .malformed("battery \(battery) % out of range") }
 
-        let mac = frame.macLE(macOffset)
-        if mac != advertisement.address {
-            readings.current.warnings = [.payloadAddress(mac, advertiser: advertisement.address)]
-        }
+        readings.checkPayloadAddress(frame.macLE(macOffset))
         return .decoded
     }
 }

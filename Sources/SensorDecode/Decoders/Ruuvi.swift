@@ -100,10 +100,8 @@ public struct RuuviDecoder: SensorDecoder {
             if data.u8(15) != 0xFF { readings.add(.movementCount, Double(data.u8(15))) }
             if data.be16(16) != 0xFFFF { readings.add(.packetCount, Double(data.be16(16))) }
             guard !readings.current.measurements.isEmpty else { return .malformed("every field is \"not available\"") }
-            let mac = data.macBE(18)
-            if !data.allFF(from: 18), mac != advertisement.address {
-                readings.current.warnings = [.payloadAddress(mac, advertiser: advertisement.address)]
-            }
+            // All 0xFF: the firmware does not send its MAC.
+            if !data.allFF(from: 18) { readings.checkPayloadAddress(data.macBE(18)) }
         default:
             return .notMine  // formats 2, 4 (Eddystone URL), 6, 0xE1 …: not decoded here
         }
