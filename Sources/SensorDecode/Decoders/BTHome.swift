@@ -272,7 +272,12 @@ public struct BTHomeDecoder: SensorDecoder {
                 readings.add(q, v)
                 return
             }
-            repeated = readings.current.measurements.map(\.quantity)
+            // With room for the rest of the frame: `map` made the list full, and the appends
+            // below reallocated it (callgrind).
+            var met: [Quantity] = []
+            met.reserveCapacity(readings.current.measurements.count + 8)
+            for m in readings.current.measurements { met.append(m.quantity) }
+            repeated = met
         }
         repeated!.append(q)
         let n = repeated!.count(where: { $0 == q })
