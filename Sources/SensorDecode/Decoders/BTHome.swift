@@ -11,7 +11,7 @@
 /// | 1        | the device MAC follows (reversed, as on air)                     |
 /// | 2        | trigger-based device (sends on events, irregularly)              |
 /// | 5–7      | version, must be 2 (`0x40`)                                      |
-/// Each object is `id | value`, the value's size fixed by the id (table `objects` below, the
+/// Each object is `id | value`, the value's size fixed by the id (table `objectTable` below, the
 /// spec's "Sensor data", "Binary sensor data", "Events" and "Device information" tables). Because
 /// sizes are known only per id, an unknown id ends the walk: what came before is kept (with a
 /// warning), and a frame with nothing before it is `malformed`.
@@ -43,6 +43,9 @@ public struct BTHomeDecoder: SensorDecoder {
     public let id = "bthome"
     public let selectors: [DecoderSelector] = [.serviceData16(0xFCD2), .serviceData16(0x181C)]
     private let keys: DeviceKeys
+    /// `Self.objectTable`, held here: read from the lazy global, each frame paid its `swift_once`
+    /// check (~40 instructions, callgrind).
+    private let objects = Self.objectTable
 
     /// - Parameter keys: AES keys for encrypted v2 devices, by address.
     public init(keys: DeviceKeys = DeviceKeys()) { self.keys = keys }
@@ -129,7 +132,6 @@ public struct BTHomeDecoder: SensorDecoder {
         readings.begin(advertisement, ad, decoderID: id, model: "BTHome", frameKind: kind)
         var repeated: [Quantity]? = nil
         var stopped: String? = nil
-        let objects = Self.objects  // once, not once per object (a `swift_once` check each, callgrind)
         // Walked by offset into the body: a reader and a slice per value cost a retain and a
         // release each (callgrind).
         var next = 0
@@ -178,7 +180,6 @@ public struct BTHomeDecoder: SensorDecoder {
         readings.begin(advertisement, ad, decoderID: id, model: "BTHome", frameKind: "v1")
         var repeated: [Quantity]? = nil
         var stopped: String? = nil
-        let objects = Self.objects
         var next = 0  // by offset, as in v2
         walk: while next < frame.count {
             let at = next
@@ -271,7 +272,12 @@ public struct BTHomeDecoder: SensorDecoder {
                 readings.add(q, v)
                 return
             }
-            repeated = readings.current.measurements.map(\.quantity)
+            // With room for the rest of the frame: `map` made the list full, and the appends
+            // below reallocated it (callgrind).
+            var met: [Quantity] = []
+            met.reserveCapacity(readings.current.measurements.count + 8)
+            for m in readings.current.measurements { met.append(m.quantity) }
+            repeated = met
         }
         repeated!.append(q)
         let n = repeated!.count(where: { $0 == q })
@@ -318,7 +324,7 @@ public struct BTHomeDecoder: SensorDecoder {
 
     /// The v2 object table, indexed by object id (bthome.io/format). Factors are written as
     /// divisors so that 2506 / 100 gives the double nearest 25.06, not 25.060000000000002.
-    static let objects: [Object?] = {
+    static let objectTable: [Object?] = {
         var t = [Object?](repeating: nil, count: 256)
         t[0x00] = ignore(1)  // packet id
         t[0x01] = q(1, .batteryPercent, "pct")
