@@ -163,7 +163,7 @@ public struct BTHomeDecoder: SensorDecoder {
         }
         if let why = stopped {
             if readings.current.measurements.isEmpty { return .malformed(why) }
-            readings.current.warnings = [.text(why)]
+            readings.current.warnings.append(.text(why))
         }
         return .decoded
     }

@@ -30,8 +30,8 @@ public struct InkbirdIAMT2Decoder: SensorDecoder {
         // Every advertisement with manufacturer data comes here: a byte compare that ends at the
         // length for nearly all of them (a generic `elementsEqual` walked the name, callgrind).
         guard ad.localNameEquals("Ink@IAM-T2") else { return .notMine }
-        guard let md = ad.manufacturerData.first else { return .notMine }
-        let data = md.data
+        guard ad.manufacturerDataCount > 0 else { return .notMine }
+        let data = ad.manufacturerValue(at: 0).dropFirst(2)  // after the company id
         guard data.count == 15 else { return .malformed("IAM-T2 frame of \(data.count) bytes, expected 15") }
         guard !data.allFF() else { return .malformed("all-0xFF frame") }
         let reading = Double(data.be16s(8)) / 10

@@ -47,7 +47,11 @@ public struct InkbirdIBSTHDecoder: SensorDecoder {
     }
 
     public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
-        guard let v = ad.manufacturerData.first(where: { $0.value.count == 9 })?.value else { return .notMine }
+        // By index: the field list copied the bytes and the index on every call (callgrind).
+        guard let k = (0..<ad.manufacturerDataCount).first(where: { ad.manufacturerValueLength(at: $0) == 9 }) else {
+            return .notMine
+        }
+        let v = ad.manufacturerValue(at: k)
         // Byte-level name tests: phones' 9-byte manufacturer values reach this line all the time.
         let hasHumidity: Bool?  // nil: no name, decide from the value
         if ad.localNameEquals("sps", ignoringCase: true) || ad.localNameEquals("n0byd", ignoringCase: true) {

@@ -117,10 +117,7 @@ public struct QingpingDecoder: SensorDecoder {
             }
         }
         if let why = stopped, readings.current.measurements.isEmpty { return .malformed(why) }
-        let mac = frame.macLE(2)
-        if mac != advertisement.address {
-            readings.current.warnings.append(.payloadAddress(mac, advertiser: advertisement.address))
-        }
+        readings.checkPayloadAddress(frame.macLE(2))
         if let why = stopped { readings.current.warnings.append(.text(why)) }
         return .decoded
     }

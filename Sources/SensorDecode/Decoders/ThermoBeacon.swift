@@ -36,16 +36,13 @@ public struct ThermoBeaconDecoder: SensorDecoder {
 
     public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
         // The first structure of one of our companies with 18 bytes after the id: an index loop on
-        // the company ids, as `first(where:)` made every element it passed (callgrind).
-        let fields = ad.manufacturerData
+        // the company ids, as `first(where:)` made every element it passed, and the field list
+        // copied the bytes and the index (callgrind).
         var found: (value: ArraySlice<UInt8>, model: String)? = nil
-        for k in 0..<fields.count {
+        for k in 0..<ad.manufacturerDataCount where ad.manufacturerValueLength(at: k) == 20 {
             guard let model = Self.model(company: ad.manufacturerCompany(at: k)) else { continue }
-            let value = fields[k].value
-            if value.count == 20 {
-                found = (value, model)
-                break
-            }
+            found = (ad.manufacturerValue(at: k), model)
+            break
         }
         guard let (value, model) = found else { return .notMine }
         let data = value[(value.startIndex + 2)...]
@@ -57,10 +54,7 @@ public struct ThermoBeaconDecoder: SensorDecoder {
         readings.add(.temperatureC, Double(data.le16s(10)) / 16)
         readings.add(.humidityPercent, humidity)
         readings.add(.voltageV, Double(data.le16(8)) / 1000)
-        let mac = data.macLE(2)
-        if mac != advertisement.address {
-            readings.current.warnings = [.payloadAddress(mac, advertiser: advertisement.address)]
-        }
+        readings.checkPayloadAddress(data.macLE(2))
         return .decoded
     }
 

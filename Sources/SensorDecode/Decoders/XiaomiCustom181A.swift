@@ -76,9 +76,7 @@ public struct XiaomiCustom181ADecoder: SensorDecoder {
         readings.add(.humidityPercent, humidity)
         readings.add(.batteryPercent, Double(battery))
         readings.add(.voltageV, Double(millivolts) / 1000)
-        if mac != advertisement.address {
-            readings.current.warnings = [.payloadAddress(mac, advertiser: advertisement.address)]
-        }
+        readings.checkPayloadAddress(mac)
         return .decoded
     }
 }

@@ -113,9 +113,7 @@ public struct XiaomiMiBeaconDecoder: SensorDecoder {
         /// Begins the reading of a frame of `kind`, warning of a payload MAC other than the advertiser's.
         func begin(_ kind: String) {
             readings.begin(advertisement, ad, decoderID: id, model: model, frameKind: kind)
-            if let mac, mac != advertisement.address {
-                readings.current.warnings = [.payloadAddress(mac, advertiser: advertisement.address)]
-            }
+            if let mac { readings.checkPayloadAddress(mac) }
         }
         // Pairing and announcement frames carry no object: they still say which device is there.
         // The version is 4 bits; its name is a literal, as building "v\(version)" per frame showed
