@@ -95,7 +95,8 @@ public struct DeferredText: Sendable, Equatable, CustomStringConvertible {
 
     /// Text as it is.
     public init(_ text: String) { form = .text(text) }
-    /// Text that `format` makes of `bytes` when read.
+    /// Text that `format` makes of `bytes` when read. `format` must be a pure function of the
+    /// bytes (it runs each time the text is read, and equality compares its results).
     @inlinable public init(_ bytes: ArraySlice<UInt8>, format: @escaping Format) { form = .bytes(bytes, format) }
     /// A name as broadcast: untrusted bytes, not necessarily UTF-8, escaped when read.
     @inlinable public static func radio(_ bytes: ArraySlice<UInt8>) -> DeferredText {

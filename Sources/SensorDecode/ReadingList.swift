@@ -4,16 +4,29 @@
 /// A decode that builds its reading as a new value allocates twice (the reading's measurement list
 /// and the list of readings) and frees both once the caller is done: ~550 instructions of each
 /// ~3,000 per advertisement (callgrind, BENCHMARKS.md). A caller that decodes in a loop keeps one
-/// list and hands it to `Registry.decode(_:_:into:)` again: `removeAll()` keeps the slots, with
-/// their measurement buffers, and the next `append` writes into them.
+/// list and hands it to `Registry.decode(_:into:)` again: `removeAll()` keeps the slots, with
+/// their measurement and warning buffers, and the next `begin` writes into them. A caller that
+/// keeps readings (the store) takes them with `takeEach`, which leaves a new buffer in the slot.
 ///
-/// Invariant: `storage[0..<count]` are this advertisement's readings; `storage[count...]` are
-/// spare slots holding stale values, never shown. A reading copied out of the list shares its
-/// measurement buffer, so the next `append` into its slot copies (Swift's copy on write) rather
-/// than changing the caller's copy.
+/// Invariants:
+/// 1. `storage[0..<endIndex]` are this advertisement's readings; `storage[endIndex...]` are spare
+///    slots, never shown. A name or frame kind is a view into the buffer the advertisement came in
+///    (for `replay`, a 256 KiB capture buffer), so a spare slot must not keep one long:
+///    - a slot `truncate` releases (a reading dropped) is cleared at once;
+///    - `takeEach` leaves new, empty readings in the slots (`run` and `replay` take every reading);
+///    - a caller that only reads its results (`decode`, the bench) keeps, in each slot, the bytes
+///      of the last advertisement decoded into it, until the next one: clearing them at every
+///      `removeAll` cost ~35 instructions per advertisement (callgrind).
+/// 2. `current`, `add` and `checkPayloadAddress` reach only readings begun by the decoder that is
+///    running (`decoderStart`, set by the registry): a decoder that adds without beginning traps,
+///    rather than adding to another decoder's reading.
+/// 3. A reading copied out of the list shares its measurement buffer, so the next `begin` in its
+///    slot copies (Swift's copy on write) rather than changing the caller's copy.
 public struct ReadingList: RandomAccessCollection, Sendable {
     private var storage: [Reading] = []
     public private(set) var endIndex = 0
+    /// Where the running decoder's readings start (invariant 2).
+    var decoderStart = 0
 
     public init() {}
 
@@ -67,11 +80,11 @@ public struct ReadingList: RandomAccessCollection, Sendable {
     public var current: Reading {
         // Read in place: `readings.current.measurements.isEmpty` copies no reading.
         _read {
-            precondition(endIndex > 0, "no reading begun")
+            precondition(endIndex > decoderStart, "no reading begun by this decoder")
             yield storage[endIndex - 1]
         }
         _modify {
-            precondition(endIndex > 0, "no reading begun")
+            precondition(endIndex > decoderStart, "no reading begun by this decoder")
             yield &storage[endIndex - 1]
         }
     }
@@ -83,11 +96,41 @@ public struct ReadingList: RandomAccessCollection, Sendable {
     }
 
     /// Empties the list, keeping its slots for the next advertisement.
-    public mutating func removeAll() { endIndex = 0 }
+    public mutating func removeAll() {
+        endIndex = 0  // the slots keep their bytes until reused (invariant 1)
+        decoderStart = 0
+    }
 
     /// Drops the readings from `index` on (a decoder that appended, then found the frame bad).
     public mutating func truncate(to index: Int) {
-        precondition(index >= 0 && index <= endIndex, "truncation past the end")
+        precondition(index >= decoderStart && index <= endIndex, "truncation outside this decoder's readings")
+        release(from: index)
+    }
+
+    /// Hands each reading to `body`, in order, moved out of its slot, and empties the list: for a
+    /// caller that keeps them. The slot gets a new measurement buffer, which the store's copy
+    /// would otherwise have cost at the next `begin` (and left it no room to grow).
+    public mutating func takeEach(_ body: (consuming Reading) -> Void) {
+        for i in 0..<endIndex {
+            let reading = update(i) { r in
+                var fresh = Reading(address: r.address, decoderID: "", model: "", measurements: .forFrame())
+                swap(&fresh, &r)
+                return fresh
+            }
+            body(reading)
+        }
+        endIndex = 0
+        decoderStart = 0
+    }
+
+    /// Releases the slots from `index` on, clearing their bytes (invariant 1).
+    @inline(__always) private mutating func release(from index: Int) {
+        // Usually nothing: most decoders say "not mine" before they begin a reading.
+        guard index < endIndex else { return }
+        for i in index..<endIndex {
+            storage[i].nameText = nil
+            storage[i].frameKindText = nil
+        }
         endIndex = index
     }
 
@@ -98,6 +141,7 @@ public struct ReadingList: RandomAccessCollection, Sendable {
         storage = []
         if out.count > endIndex { out.removeLast(out.count - endIndex) }
         endIndex = 0
+        decoderStart = 0
         return out
     }
 
@@ -110,7 +154,7 @@ public struct ReadingList: RandomAccessCollection, Sendable {
         return endIndex - 1
     }
 
-    private mutating func update(_ slot: Int, _ body: (inout Reading) -> Void) {
+    private mutating func update<T>(_ slot: Int, _ body: (inout Reading) -> T) -> T {
         body(&storage[slot])
     }
 }

@@ -101,7 +101,7 @@ public struct Registry: Sendable {
 
     /// Decodes one advertisement into `result`, replacing what it held. A caller that decodes in
     /// a loop passes the same result each time: its storage is reused (see `ReadingList`).
-    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into result: inout Result) {
+    @inline(__always) public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into result: inout Result) {
         result.readings.removeAll()
         if !result.malformed.isEmpty { result.malformed.removeAll() }
         // The decoders to run, as a set: each runs once however many of its selectors match, and
@@ -121,6 +121,7 @@ public struct Registry: Sendable {
             let index = wanted.trailingZeroBitCount
             wanted &= wanted - 1
             let before = result.readings.count
+            result.readings.decoderStart = before
             switch decoders[index].decode(advertisement, ad, into: &result.readings) {
             case .decoded: break
             case .notMine: result.readings.truncate(to: before)
@@ -129,6 +130,7 @@ public struct Registry: Sendable {
                 result.malformed.append((decoders[index].id, why))
             }
         }
+        result.readings.decoderStart = 0
     }
 }
 

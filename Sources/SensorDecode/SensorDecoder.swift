@@ -14,7 +14,9 @@ public protocol SensorDecoder: Sendable {
 }
 
 extension SensorDecoder {
-    /// The same decode, with its readings as values of their own (tests, tools).
+    /// The same decode, with its readings as values of their own (tests, tools); as from the
+    /// registry, each carries the advertisement's time, RSSI and (unless the frame names the
+    /// device) local name.
     public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
         var list = ReadingList()
         switch decode(advertisement, ad, into: &list) {

@@ -22,7 +22,8 @@ struct Pipeline {
     /// Decoded into again for each advertisement: its storage is reused (see `ReadingList`).
     private var result = Registry.Result()
 
-    /// Decodes one advertisement and hands each reading to `body`, in order. `onProblem` gets a
+    /// Decodes one advertisement and hands each reading to `body`, in order and moved (the store
+    /// keeps what it is given; see `ReadingList.takeEach`). `onProblem` gets a
     /// one-line message the first time a device's frames are found malformed by a decoder (e.g. a
     /// wrong key), not for every frame.
     mutating func process(_ ad: Advertisement, onProblem: (String) -> Void, each body: (consuming Reading) -> Void) {
@@ -39,6 +40,6 @@ struct Pipeline {
                 onProblem("\(ad.address): \(m.decoder): \(m.reason) (further such frames from it are not reported)")
             }
         }
-        for r in result.readings { body(r) }
+        result.readings.takeEach(body)
     }
 }

@@ -11,8 +11,8 @@ import Testing
     static let samples: [(address: UInt64, hex: String)] = [
         (0x1122_3344_5566, "10 16 e1ff a101 64 ff80 3200 665544332211"),
         (0x1122_3344_5566, "10 16 e1ff a101 64 ff80 3200 000000000000"),  // payload MAC differs: warning
-        (0x1122_3344_5566, "0f 16 e1ff a108 50 665544332211 4b69746368 656e"),  // name in the frame
-        (0x1122_3344_5566, "0d 16 e1ff a113 32 0a80 665544332211 05 09 506f7263"),  // local name
+        (0x1122_3344_5566, "13 16 e1ff a108 50 665544332211 4b69746368656e"),  // name in the frame
+        (0x1122_3344_5566, "0e 16 e1ff a113 32 0a80 665544332211 05 09 506f7263"),  // local name
         (0x1122_3344_5566, "12 16 e1ff a103 64 0100 ff00 0080 665544332211"),  // four measurements
         (0x1122_3344_5566, "0d 16 e1ff a102 64 01 665544332211"),
         (0x1122_3344_5566, "10 16 e1ff a101 65 ff80 3200 665544332211"),  // battery 101 %: malformed
@@ -116,5 +116,49 @@ import Testing
         #expect(r.name == "A\\x07B\\\\")
         r.name = "plain"
         #expect(r.nameText == DeferredText("plain"))
+    }
+}
+
+extension ReadingListTests {
+    @Test func theSamplesCarryTheNamesTheySay() {
+        let registry = Registry.standard()
+        func decoded(_ k: Int) -> Reading? {
+            registry.decode(Advertisement(address: BDAddress(rawValue: Self.samples[k].address), data: Hex.decode(Self.samples[k].hex)!)).readings.first
+        }
+        #expect(decoded(2)?.name == "Kitchen")
+        #expect(decoded(3)?.name == "Porc")
+        #expect(decoded(3)?.value(.temperatureC) == 10.5)
+    }
+
+    @Test func takeEachMovesTheReadingsOutAndTheSlotsStayUsable() {
+        let registry = Registry.standard()
+        var result = Registry.Result()
+        var taken: [Reading] = []
+        var fresh: [Reading] = []
+        for ad in Self.advertisements() {
+            registry.decode(ad, into: &result)
+            result.readings.takeEach { taken.append($0) }
+            #expect(result.readings.isEmpty)
+            fresh += registry.decode(ad).readings
+        }
+        #expect(taken == fresh)
+        #expect(taken.count > 100)
+    }
+
+    /// Adds without beginning, after another decoder's reading.
+    struct Intruder: SensorDecoder {
+        var id: String { "intruder" }
+        var selectors: [DecoderSelector] { [.any] }
+        func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
+            readings.add(.co2PPM, 999)
+            return .notMine
+        }
+    }
+
+    @Test func aDecoderCannotAddToAnotherDecodersReading() async {
+        await #expect(processExitsWith: .failure) {
+            let registry = Registry([Quitter(id: "good", verdict: .decoded), Intruder()])
+            _ = registry.decode(Advertisement(address: BDAddress(rawValue: 7), data: Hex.decode("0201 06")!))
+        }
     }
 }
