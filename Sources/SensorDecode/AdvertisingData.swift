@@ -90,7 +90,11 @@ public struct AdvertisingData: Sendable {
     public let bytes: ArraySlice<UInt8>
     public var flags: UInt8?
     /// Raw name bytes as broadcast (untrusted: any bytes, not necessarily UTF-8).
-    public var localName: ArraySlice<UInt8>?
+    public var localName: ArraySlice<UInt8>? { localNameEntry.map { bytes.value($0) } }
+    /// Where the local name lies, kept as a position rather than a slice: a slice held a reference
+    /// to the buffer, retained at every walk and released at every destroy, for a name most
+    /// advertisements' decoders never read (callgrind).
+    @usableFromInline var localNameEntry: InlinePositions.Entry?
     public var localNameIsComplete = false
     public var txPower: Int8?
     public var appearance: UInt16?
@@ -227,8 +231,8 @@ public struct AdvertisingData: Sendable {
             addUUIDs(at: offset, count: count, size: 16)
         case ADType.shortenedLocalName, ADType.completeLocalName:
             // A complete name wins over a shortened one, whichever comes first.
-            if localName == nil || type == ADType.completeLocalName {
-                localName = bytes[offset..<(offset + count)]
+            if localNameEntry == nil || type == ADType.completeLocalName {
+                localNameEntry = InlinePositions.Entry(type: type, offset: offset - bytes.startIndex, length: count)
                 localNameIsComplete = type == ADType.completeLocalName
             }
         case ADType.txPowerLevel:
@@ -426,11 +430,11 @@ extension AdvertisingData {
         ignoringCase && b >= 0x41 && b <= 0x5A ? b | 0x20 : b
     }
 
-    /// Whether `name` holds `needle` at `start` (the caller has checked that it fits).
+    /// Whether `bytes` hold `needle` at `start` (the caller has checked that it fits).
     static func matches(
-        _ name: ArraySlice<UInt8>, at start: Int, _ needle: UnsafeBufferPointer<UInt8>, _ ignoringCase: Bool
+        _ bytes: ArraySlice<UInt8>, at start: Int, _ needle: UnsafeBufferPointer<UInt8>, _ ignoringCase: Bool
     ) -> Bool {
-        for k in 0..<needle.count where fold(name[start + k], ignoringCase) != fold(needle[k], ignoringCase) {
+        for k in 0..<needle.count where fold(bytes[start + k], ignoringCase) != fold(needle[k], ignoringCase) {
             return false
         }
         return true
@@ -440,29 +444,31 @@ extension AdvertisingData {
     /// needle is longer than it.
     /// Needles are `StaticString`s, read in place: going through `String.withUTF8` built a String
     /// per test (callgrind), and every needle is a model name written in a decoder.
+    /// The name is read in place, as positions in `bytes`: no slice, no reference counting.
     private func withName(
-        _ needle: StaticString, _ test: (ArraySlice<UInt8>, UnsafeBufferPointer<UInt8>) -> Bool
+        _ needle: StaticString, _ test: (ArraySlice<UInt8>, Range<Int>, UnsafeBufferPointer<UInt8>) -> Bool
     ) -> Bool {
-        guard let name = localName, name.count >= needle.utf8CodeUnitCount else { return false }
-        return needle.withUTF8Buffer { test(name, $0) }
+        guard let e = localNameEntry, e.length >= needle.utf8CodeUnitCount else { return false }
+        let start = bytes.startIndex + e.offset
+        return needle.withUTF8Buffer { test(bytes, start..<(start + e.length), $0) }
     }
 
     public func localNameEquals(_ text: StaticString, ignoringCase: Bool = false) -> Bool {
-        withName(text) { name, n in name.count == n.count && Self.matches(name, at: name.startIndex, n, ignoringCase) }
+        withName(text) { b, name, n in name.count == n.count && Self.matches(b, at: name.lowerBound, n, ignoringCase) }
     }
 
     public func localNameHasPrefix(_ prefix: StaticString, ignoringCase: Bool = false) -> Bool {
-        withName(prefix) { name, n in Self.matches(name, at: name.startIndex, n, ignoringCase) }
+        withName(prefix) { b, name, n in Self.matches(b, at: name.lowerBound, n, ignoringCase) }
     }
 
     public func localNameContains(_ needle: StaticString, ignoringCase: Bool = false) -> Bool {
-        withName(needle) { name, n in
+        withName(needle) { b, name, n in
             guard let first = n.first.map({ Self.fold($0, ignoringCase) }) else { return true }
-            var i = name.startIndex
-            let last = name.endIndex - n.count
+            var i = name.lowerBound
+            let last = name.upperBound - n.count
             while i <= last {
                 // The first byte alone rules out nearly every position.
-                if Self.fold(name[i], ignoringCase) == first && Self.matches(name, at: i, n, ignoringCase) { return true }
+                if Self.fold(b[i], ignoringCase) == first && Self.matches(b, at: i, n, ignoringCase) { return true }
                 i += 1
             }
             return false
