@@ -9,8 +9,9 @@ public struct Measurement: Hashable, Sendable {
 }
 
 extension Array where Element == Measurement {
-    /// An empty list with room for a frame's measurements. Decoders append one by one, and
-    /// growing from empty reallocated two or three times per reading (callgrind).
+    /// An empty list with room for a frame's measurements, for a new `ReadingList` slot: decoders
+    /// append one by one, and growing from empty reallocated two or three times per reading
+    /// (callgrind).
     public static func forFrame() -> [Measurement] {
         var list: [Measurement] = []
         list.reserveCapacity(8)
