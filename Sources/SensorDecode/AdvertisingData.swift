@@ -202,6 +202,10 @@ public struct AdvertisingData: Sendable {
     /// The length of that whole value, read from the index without making a slice.
     @inlinable public func manufacturerValueLength(at k: Int) -> Int { manufacturerIndex[k].length }
 
+    /// The bytes after the company id of the `k`-th manufacturer-specific structure, sliced once:
+    /// a slice of the value and then of its tail cost one more retain and release (callgrind).
+    @inlinable public func manufacturerPayload(at k: Int) -> ArraySlice<UInt8> { bytes.value(manufacturerIndex[k], from: 2) }
+
     /// The number of service UUIDs (one per UUID, as in `serviceUUIDs`), for index loops with
     /// `serviceUUID16(at:)`.
     @inlinable public var serviceUUIDCount: Int { uuidIndex.count }

@@ -89,12 +89,6 @@ public struct ReadingList: RandomAccessCollection, Sendable {
         }
     }
 
-    /// Appends a reading made elsewhere, as it is (tests, and readings built whole).
-    public mutating func append(_ reading: Reading) {
-        let slot = claimSlot()
-        update(slot) { $0 = reading }
-    }
-
     /// Empties the list, keeping its slots for the next advertisement.
     public mutating func removeAll() {
         endIndex = 0  // the slots keep their bytes until reused (invariant 1)
@@ -132,17 +126,6 @@ public struct ReadingList: RandomAccessCollection, Sendable {
             storage[i].frameKindText = nil
         }
         endIndex = index
-    }
-
-    /// The readings as an array of their own, the list left empty without spare slots: for a
-    /// caller that keeps them (the store), moved, not copied.
-    public mutating func takeAll() -> [Reading] {
-        var out = storage
-        storage = []
-        if out.count > endIndex { out.removeLast(out.count - endIndex) }
-        endIndex = 0
-        decoderStart = 0
-        return out
     }
 
     /// The next slot: a spare one if any, else a new one.

@@ -20,7 +20,10 @@ extension SensorDecoder {
     public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
         var list = ReadingList()
         switch decode(advertisement, ad, into: &list) {
-        case .decoded: return .readings(list.takeAll())
+        case .decoded:
+            var readings: [Reading] = []
+            list.takeEach { readings.append($0) }
+            return .readings(readings)
         case .notMine: return .notMine
         case .malformed(let why): return .malformed(why)
         }

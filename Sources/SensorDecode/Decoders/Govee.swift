@@ -47,9 +47,7 @@ public struct GoveeDecoder: SensorDecoder {
         for k in 0..<ad.manufacturerDataCount {
             let company = ad.manufacturerCompany(at: k)
             guard company == 0xEC88 || company == 0x0001 || company == 0x8801 else { continue }
-            // The bytes after the company id, sliced once: a slice of the value and then of its tail
-            // was one more retain and release per frame (callgrind).
-            let data = GoveeFrame.unglued(ad.manufacturerValue(at: k).dropFirst(2))
+            let data = GoveeFrame.unglued(ad.manufacturerPayload(at: k))
             let verdict = decodeFrame(company, data, advertisement, ad, into: &readings)
             if verdict != .notMine { return verdict }
         }

@@ -45,9 +45,7 @@ public struct GoveeMeatDecoder: SensorDecoder {
     public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
         // An index loop on the company ids: iterating the fields made each element (callgrind).
         for k in 0..<ad.manufacturerDataCount where ad.manufacturerCompany(at: k) != GoveeFrame.appleCompany {
-            // The bytes after the company id, sliced once: a slice of the value and then of its tail
-            // was one more retain and release per frame (callgrind).
-            let data = GoveeFrame.unglued(ad.manufacturerValue(at: k).dropFirst(2))
+            let data = GoveeFrame.unglued(ad.manufacturerPayload(at: k))
             if data.count == 14 || data.count == 17 || data.count == 20, data.u8(1) == 0x01, data.u8(2) == 0x00,
                 data.u8(3) == 0x01, data.u8(4) == 0x01
             {

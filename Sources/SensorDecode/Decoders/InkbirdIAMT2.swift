@@ -31,7 +31,7 @@ public struct InkbirdIAMT2Decoder: SensorDecoder {
         // length for nearly all of them (a generic `elementsEqual` walked the name, callgrind).
         guard ad.localNameEquals("Ink@IAM-T2") else { return .notMine }
         guard ad.manufacturerDataCount > 0 else { return .notMine }
-        let data = ad.manufacturerValue(at: 0).dropFirst(2)  // after the company id
+        let data = ad.manufacturerPayload(at: 0)
         guard data.count == 15 else { return .malformed("IAM-T2 frame of \(data.count) bytes, expected 15") }
         guard !data.allFF() else { return .malformed("all-0xFF frame") }
         let reading = Double(data.be16s(8)) / 10
