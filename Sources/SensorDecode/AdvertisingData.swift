@@ -80,11 +80,15 @@ public enum ADType {
 ///
 /// Every advertisement the radio hears is walked, and nearly all of them are a stranger's phone,
 /// so the walk allocates nothing: scalar fields are stored, and the list kinds (service UUIDs,
-/// service data, manufacturer data, other types) are kept as positions in the bytes (`InlinePositions`,
-/// four inline per kind) and made into values only when a decoder reads them.
+/// service data, manufacturer data, other types) are kept as positions in the bytes (`ADIndex`,
+/// four inline per kind) and made into values only when a decoder reads them. The bytes are the
+/// only reference it holds, so making and dropping one costs one retain and one release.
 ///
-/// Invariant: every position in the indices lies inside `bytes` (the walk checks each structure's
-/// length against the end of the buffer before recording it).
+/// Invariants:
+/// 1. Every position in the indices lies inside `bytes` (the walk checks each structure's length
+///    against the end of the buffer before recording it).
+/// 2. The walk is a pure function of `bytes`: walking them again finds the same entries in the
+///    same order, which is how entries past an index's inline four are found (`entry(_:_:)`).
 public struct AdvertisingData: Sendable {
     /// The bytes that were walked; every slice and list element below is a view into them.
     public let bytes: ArraySlice<UInt8>
@@ -104,22 +108,29 @@ public struct AdvertisingData: Sendable {
     public var malformedFields = 0
 
     /// One entry per UUID (not per list structure): position of the UUID, its size in `length`.
-    @usableFromInline var uuidIndex = InlinePositions()
+    @usableFromInline var uuidIndex: ADIndex
     /// Service data structures (types 0x16, 0x20, 0x21): position and length of the whole value.
-    @usableFromInline var serviceDataIndex = InlinePositions()
+    @usableFromInline var serviceDataIndex: ADIndex
     /// Manufacturer-specific structures: position and length of the whole value (company id first).
-    @usableFromInline var manufacturerIndex = InlinePositions()
+    @usableFromInline var manufacturerIndex: ADIndex
     /// Structures of types not interpreted here.
-    @usableFromInline var otherIndex = InlinePositions()
+    @usableFromInline var otherIndex: ADIndex
 
-    public init() { bytes = [] }
+    public init() { self.init(parsing: ArraySlice<UInt8>()) }
 
     /// Walks the AD structures of `bytes`. Never fails: problems are recorded in `truncated` and
     /// `malformedFields`. Slices share `bytes`' storage (no copies).
     // Always inlined: built in its caller's frame, the index is not copied out (an outlined init
     // cost two 64-byte copies per advertisement, callgrind).
-    @inline(__always) public init(parsing bytes: ArraySlice<UInt8>) {
+    @inline(__always) public init(parsing bytes: ArraySlice<UInt8>) { self.init(parsing: bytes, window: 0) }
+
+    /// The walk, keeping in each index the entries from ordinal `window` on (see `ADIndex`).
+    @inline(__always) @usableFromInline init(parsing bytes: ArraySlice<UInt8>, window: Int) {
         self.bytes = bytes
+        uuidIndex = ADIndex(window: window)
+        serviceDataIndex = ADIndex(window: window)
+        manufacturerIndex = ADIndex(window: window)
+        otherIndex = ADIndex(window: window)
         var i = bytes.startIndex
         // Advertising data is at most 1,650 bytes (Core spec); positions are 16-bit, so a longer
         // buffer is walked up to 65,535 bytes and called truncated there.
@@ -140,18 +151,39 @@ public struct AdvertisingData: Sendable {
     public init(parsing bytes: [UInt8]) { self.init(parsing: bytes[...]) }
 
     /// Service UUIDs from the complete and incomplete lists of all three sizes, in order.
-    public var serviceUUIDs: ADFields<ServiceUUIDField> { ADFields(bytes, uuidIndex) }
+    public var serviceUUIDs: ADFields<ServiceUUIDField> { ADFields(self, .uuid) }
     /// Service data of all three UUID sizes, in order.
-    public var serviceData: ADFields<ServiceDataField> { ADFields(bytes, serviceDataIndex) }
+    public var serviceData: ADFields<ServiceDataField> { ADFields(self, .serviceData) }
     /// Manufacturer-specific data, in order.
-    public var manufacturerData: ADFields<ManufacturerDataField> { ADFields(bytes, manufacturerIndex) }
+    public var manufacturerData: ADFields<ManufacturerDataField> { ADFields(self, .manufacturer) }
     /// Structures of types not interpreted above: (type, value).
-    public var other: ADFields<OtherField> { ADFields(bytes, otherIndex) }
+    public var other: ADFields<OtherField> { ADFields(self, .other) }
+
+    /// The index of one kind.
+    @inlinable func index(_ kind: ADKind) -> ADIndex {
+        switch kind {
+        case .uuid: uuidIndex
+        case .serviceData: serviceDataIndex
+        case .manufacturer: manufacturerIndex
+        case .other: otherIndex
+        }
+    }
+
+    /// The `k`-th entry of a kind: from the index when it holds it, else by walking the bytes again
+    /// with a window that does (invariant 2; only advertisements with more than four of a kind).
+    @inlinable @inline(__always) func entry(_ kind: ADKind, _ k: Int) -> InlinePositions.Entry {
+        let index = index(kind)
+        return index.holds(k) ? index[k] : entryByWalking(kind, k)
+    }
+
+    @usableFromInline func entryByWalking(_ kind: ADKind, _ k: Int) -> InlinePositions.Entry {
+        AdvertisingData(parsing: bytes, window: k - k % ADIndex.inlineCount).index(kind)[k]
+    }
 
     /// The service data for a 16-bit UUID, if present (the first one).
     @inlinable public func serviceData(uuid16: UInt16) -> ArraySlice<UInt8>? {
         for k in 0..<serviceDataIndex.count {
-            let e = serviceDataIndex[k]
+            let e = entry(.serviceData, k)
             if e.type == ADType.serviceData16, bytes.le16(e.offset) == uuid16 {
                 return bytes.value(e, from: 2)
             }
@@ -162,7 +194,7 @@ public struct AdvertisingData: Sendable {
     /// The manufacturer data of a company, if present (the first one).
     @inlinable public func manufacturerData(company: UInt16) -> ManufacturerData? {
         for k in 0..<manufacturerIndex.count {
-            let e = manufacturerIndex[k]
+            let e = entry(.manufacturer, k)
             if bytes.le16(e.offset) == company { return ManufacturerDataField.element(bytes, e) }
         }
         return nil
@@ -172,8 +204,8 @@ public struct AdvertisingData: Sendable {
     /// holds it) is listed; compares in place, making no `ServiceUUID`.
     public func hasServiceUUID128(_ uuid: [UInt8]) -> Bool {
         guard uuid.count == 16 else { return false }
-        for k in 0..<uuidIndex.count where uuidIndex[k].length == 16 {
-            let start = bytes.startIndex + uuidIndex[k].offset
+        for k in 0..<uuidIndex.count where entry(.uuid, k).length == 16 {
+            let start = bytes.startIndex + entry(.uuid, k).offset
             // On air least-significant first: byte j of the air form is byte 15 - j of `uuid`.
             if (0..<16).allSatisfy({ bytes[start + $0] == uuid[15 - $0] }) { return true }
         }
@@ -183,7 +215,7 @@ public struct AdvertisingData: Sendable {
     /// The 16-bit UUID of the `k`-th service data structure, `nil` for a 32- or 128-bit one (for
     /// dispatch by UUID without making the element).
     @inlinable public func serviceDataUUID16(at k: Int) -> UInt16? {
-        let e = serviceDataIndex[k]
+        let e = entry(.serviceData, k)
         return e.type == ADType.serviceData16 ? bytes.le16(e.offset) : nil
     }
 
@@ -192,19 +224,19 @@ public struct AdvertisingData: Sendable {
     @inlinable public var manufacturerDataCount: Int { manufacturerIndex.count }
 
     /// The company id of the `k`-th manufacturer-specific structure.
-    @inlinable public func manufacturerCompany(at k: Int) -> UInt16 { bytes.le16(manufacturerIndex[k].offset) }
+    @inlinable public func manufacturerCompany(at k: Int) -> UInt16 { bytes.le16(entry(.manufacturer, k).offset) }
 
     /// The whole value (company id first) of the `k`-th manufacturer-specific structure. Decoders
     /// that run on most advertisements loop on this: iterating `manufacturerData` copied the bytes
     /// and the index into the sequence, and destroyed them, on every call (callgrind).
-    @inlinable public func manufacturerValue(at k: Int) -> ArraySlice<UInt8> { bytes.value(manufacturerIndex[k]) }
+    @inlinable public func manufacturerValue(at k: Int) -> ArraySlice<UInt8> { bytes.value(entry(.manufacturer, k)) }
 
     /// The length of that whole value, read from the index without making a slice.
-    @inlinable public func manufacturerValueLength(at k: Int) -> Int { manufacturerIndex[k].length }
+    @inlinable public func manufacturerValueLength(at k: Int) -> Int { entry(.manufacturer, k).length }
 
     /// The bytes after the company id of the `k`-th manufacturer-specific structure, sliced once:
     /// a slice of the value and then of its tail cost one more retain and release (callgrind).
-    @inlinable public func manufacturerPayload(at k: Int) -> ArraySlice<UInt8> { bytes.value(manufacturerIndex[k], from: 2) }
+    @inlinable public func manufacturerPayload(at k: Int) -> ArraySlice<UInt8> { bytes.value(entry(.manufacturer, k), from: 2) }
 
     /// The number of service UUIDs (one per UUID, as in `serviceUUIDs`), for index loops with
     /// `serviceUUID16(at:)`.
@@ -213,7 +245,7 @@ public struct AdvertisingData: Sendable {
     /// The `k`-th service UUID if it is a 16-bit one, else `nil`: read in place, where making the
     /// elements of `serviceUUIDs` copied the bytes and built an array per 128-bit UUID.
     @inlinable public func serviceUUID16(at k: Int) -> UInt16? {
-        let e = uuidIndex[k]
+        let e = entry(.uuid, k)
         return e.length == 2 ? bytes.le16(e.offset) : nil
     }
 
@@ -280,9 +312,9 @@ extension AdvertisingData: Equatable {
     }
 }
 
-/// Positions of values inside a byte buffer, the first four held inline: the AD walk records each
-/// kind of AD value in one, the HCI parser each report of an event, so that indexing a typical
-/// advertisement allocates nothing; further entries go to an array.
+/// Positions of values inside a byte buffer, the first four held inline: the HCI parser records
+/// each report of an event in one, so that indexing a typical event allocates nothing; further
+/// entries go to an array. (The AD walk's `ADIndex` keeps its `Entry` but no array.)
 public struct InlinePositions: Sendable {
     /// Where one value lies, `offset` bytes from the start of the indexed buffer and `length` long,
     /// and its AD type. Packed in 32 bits (offset < 2^16, length and type < 2^8): an AD structure's
@@ -336,6 +368,55 @@ public struct InlinePositions: Sendable {
     }
 }
 
+/// The kinds of AD value the walk indexes.
+@usableFromInline enum ADKind: Sendable { case uuid, serviceData, manufacturer, other }
+
+/// The positions of one kind of AD value in an advertisement: how many there are, and four of
+/// them inline — after a walk, the first four. A typical advertisement has one or two of a kind;
+/// for the rare one with more, `AdvertisingData.entry(_:_:)` walks the bytes again, keeping the
+/// four from a later ordinal (`window`). No array, so the parsed form holds no reference but its
+/// bytes: four overflow arrays, `nil` or not, cost a release each at every destroy (callgrind).
+@usableFromInline struct ADIndex: Sendable {
+    @usableFromInline static let inlineCount = 4
+    @usableFromInline var e0 = InlinePositions.Entry(type: 0, offset: 0, length: 0)
+    @usableFromInline var e1 = InlinePositions.Entry(type: 0, offset: 0, length: 0)
+    @usableFromInline var e2 = InlinePositions.Entry(type: 0, offset: 0, length: 0)
+    @usableFromInline var e3 = InlinePositions.Entry(type: 0, offset: 0, length: 0)
+    /// Entries of this kind in the whole advertisement (an AD structure is at least two bytes, so
+    /// fewer than 2^15 fit in the 65,535 bytes walked).
+    @usableFromInline var total: UInt16 = 0
+    /// The ordinal of `e0`: a multiple of four, 0 after a normal walk.
+    @usableFromInline let window: UInt16
+
+    @inlinable init(window: Int) { self.window = UInt16(window) }
+
+    @inlinable var count: Int { Int(total) }
+
+    /// Whether `k`-th entry is one of the four held.
+    @inlinable func holds(_ k: Int) -> Bool { k &- Int(window) >= 0 && k &- Int(window) < Self.inlineCount }
+
+    @inlinable mutating func append(_ e: InlinePositions.Entry) {
+        switch Int(total) &- Int(window) {
+        case 0: e0 = e
+        case 1: e1 = e
+        case 2: e2 = e
+        case 3: e3 = e
+        default: break  // counted only; found again by a walk with a later window
+        }
+        total += 1
+    }
+
+    @inlinable subscript(k: Int) -> InlinePositions.Entry {
+        precondition(holds(k), "AD index entry outside the window")
+        switch k &- Int(window) {
+        case 0: return e0
+        case 1: return e1
+        case 2: return e2
+        default: return e3
+        }
+    }
+}
+
 extension ArraySlice where Element == UInt8 {
     /// The bytes an entry of an index over this buffer points at, without their first `skip`.
     @inlinable public func value(_ e: InlinePositions.Entry, from skip: Int = 0) -> ArraySlice<UInt8> {
@@ -351,15 +432,15 @@ public protocol ADFieldKind {
 
 /// The values of one kind, made on access from their positions (no copy of the bytes).
 public struct ADFields<Kind: ADFieldKind>: RandomAccessCollection, Sendable {
-    @usableFromInline let bytes: ArraySlice<UInt8>
-    @usableFromInline let index: InlinePositions
-    @inlinable init(_ bytes: ArraySlice<UInt8>, _ index: InlinePositions) {
-        self.bytes = bytes
-        self.index = index
+    @usableFromInline let ad: AdvertisingData
+    @usableFromInline let kind: ADKind
+    @inlinable init(_ ad: AdvertisingData, _ kind: ADKind) {
+        self.ad = ad
+        self.kind = kind
     }
     @inlinable public var startIndex: Int { 0 }
-    @inlinable public var endIndex: Int { index.count }
-    @inlinable public subscript(k: Int) -> Kind.Element { Kind.element(bytes, index[k]) }
+    @inlinable public var endIndex: Int { ad.index(kind).count }
+    @inlinable public subscript(k: Int) -> Kind.Element { Kind.element(ad.bytes, ad.entry(kind, k)) }
 }
 
 public enum ServiceUUIDField: ADFieldKind {

@@ -114,7 +114,7 @@ public struct Registry: Sendable {
         if ad.manufacturerIndex.count > 0 {
             wanted |= anyManufacturer
             for k in 0..<ad.manufacturerIndex.count {
-                wanted |= byCompany[ad.manufacturerCompany(at: k)] | byValueLength[UInt16(ad.manufacturerIndex[k].length)]
+                wanted |= byCompany[ad.manufacturerCompany(at: k)] | byValueLength[UInt16(ad.manufacturerValueLength(at: k))]
             }
         }
         while wanted != 0 {

@@ -76,7 +76,7 @@ import Testing
 
     @Test func moreStructuresOfAKindThanAreHeldInlineAreAllKept() {
         // Extended advertising data can carry many structures of one kind; the index holds four
-        // inline and the rest apart: all must read back, in order, whatever their number.
+        // and finds the rest by walking again: all must read back, in order, whatever their number.
         for n in [1, 4, 5, 9, 40] {
             var bytes: [UInt8] = []
             for k in 0..<n { bytes += [5, 0xFF, UInt8(k), 0x01, 0xAA, UInt8(k)] }  // company 0x01kk
