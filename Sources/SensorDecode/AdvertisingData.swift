@@ -173,10 +173,16 @@ public struct AdvertisingData: Sendable {
     /// with a window that does (invariant 2; only advertisements with more than four of a kind).
     @inlinable @inline(__always) func entry(_ kind: ADKind, _ k: Int) -> InlinePositions.Entry {
         let index = index(kind)
-        return index.holds(k) ? index[k] : entryByWalking(kind, k)
+        switch k &- Int(index.window) {
+        case 0: return index.e0
+        case 1: return index.e1
+        case 2: return index.e2
+        case 3: return index.e3
+        default: return entryByWalking(kind, k)
+        }
     }
 
-    @usableFromInline func entryByWalking(_ kind: ADKind, _ k: Int) -> InlinePositions.Entry {
+    @inline(never) @usableFromInline func entryByWalking(_ kind: ADKind, _ k: Int) -> InlinePositions.Entry {
         AdvertisingData(parsing: bytes, window: k - k % ADIndex.inlineCount).index(kind)[k]
     }
 
@@ -214,7 +220,7 @@ public struct AdvertisingData: Sendable {
 
     /// The 16-bit UUID of the `k`-th service data structure, `nil` for a 32- or 128-bit one (for
     /// dispatch by UUID without making the element).
-    @inlinable public func serviceDataUUID16(at k: Int) -> UInt16? {
+    @inlinable @inline(__always) public func serviceDataUUID16(at k: Int) -> UInt16? {
         let e = entry(.serviceData, k)
         return e.type == ADType.serviceData16 ? bytes.le16(e.offset) : nil
     }
@@ -224,7 +230,7 @@ public struct AdvertisingData: Sendable {
     @inlinable public var manufacturerDataCount: Int { manufacturerIndex.count }
 
     /// The company id of the `k`-th manufacturer-specific structure.
-    @inlinable public func manufacturerCompany(at k: Int) -> UInt16 { bytes.le16(entry(.manufacturer, k).offset) }
+    @inlinable @inline(__always) public func manufacturerCompany(at k: Int) -> UInt16 { bytes.le16(entry(.manufacturer, k).offset) }
 
     /// The whole value (company id first) of the `k`-th manufacturer-specific structure. Decoders
     /// that run on most advertisements loop on this: iterating `manufacturerData` copied the bytes
@@ -232,7 +238,7 @@ public struct AdvertisingData: Sendable {
     @inlinable public func manufacturerValue(at k: Int) -> ArraySlice<UInt8> { bytes.value(entry(.manufacturer, k)) }
 
     /// The length of that whole value, read from the index without making a slice.
-    @inlinable public func manufacturerValueLength(at k: Int) -> Int { entry(.manufacturer, k).length }
+    @inlinable @inline(__always) public func manufacturerValueLength(at k: Int) -> Int { entry(.manufacturer, k).length }
 
     /// The bytes after the company id of the `k`-th manufacturer-specific structure, sliced once:
     /// a slice of the value and then of its tail cost one more retain and release (callgrind).

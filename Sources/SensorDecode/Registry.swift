@@ -168,7 +168,7 @@ private struct SelectorTable: Sendable {
     }
 
     /// The decoders registered for `key`; empty when none.
-    subscript(key: UInt16) -> UInt64 {
+    @inline(__always) subscript(key: UInt16) -> UInt64 {
         let mask = keys.count - 1
         var slot = Self.slot(key, shift)
         while sets[slot] != 0 {
