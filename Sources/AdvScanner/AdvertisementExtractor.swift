@@ -18,6 +18,11 @@ public struct AdvertisementExtractor: Sendable {
     public mutating func forEachAdvertisement(in packet: HCIPacket, _ body: (Advertisement) -> Void) {
         guard packet.type == .event else { return }  // events only ever travel controller → host
         events += 1
+        let time = packet.timeMicros
+        if HCIEvent.withWellFormedAdvertisingReports(packet.bytes, { assembler.forEachAdvertisement(in: $0, timeMicros: time, body) }) {
+            return
+        }
+        // Any other event, or a malformed one: parsed in full, for its error.
         let parsed = HCIEvent.parse(packet.bytes)
         switch consume parsed {
         case .failure(let e):
