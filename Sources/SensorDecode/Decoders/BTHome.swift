@@ -11,7 +11,7 @@
 /// | 1        | the device MAC follows (reversed, as on air)                     |
 /// | 2        | trigger-based device (sends on events, irregularly)              |
 /// | 5–7      | version, must be 2 (`0x40`)                                      |
-/// Each object is `id | value`, the value's size fixed by the id (table `objectTable` below, the
+/// Each object is `id | value`, the value's size fixed by the id (table `table` below, the
 /// spec's "Sensor data", "Binary sensor data", "Events" and "Device information" tables). Because
 /// sizes are known only per id, an unknown id ends the walk: what came before is kept (with a
 /// warning), and a frame with nothing before it is `malformed`.
@@ -43,9 +43,10 @@ public struct BTHomeDecoder: SensorDecoder {
     public let id = "bthome"
     public let selectors: [DecoderSelector] = [.serviceData16(0xFCD2), .serviceData16(0x181C)]
     private let keys: DeviceKeys
-    /// `Self.objectTable`, held here: read from the lazy global, each frame paid its `swift_once`
+    /// `Self.table`, held here: read from the lazy global, each frame paid its `swift_once`
     /// check (~40 instructions, callgrind).
-    private let objects = Self.objectTable
+    private let objects = Self.table.objects
+    private let slots = Self.table.slots
 
     /// - Parameter keys: AES keys for encrypted v2 devices, by address.
     public init(keys: DeviceKeys = DeviceKeys()) { self.keys = keys }
@@ -260,7 +261,7 @@ public struct BTHomeDecoder: SensorDecoder {
     /// had that quantity before (`Met`).
     private func add(_ object: Object, _ v: Double, to readings: inout ReadingList, _ met: inout Met) {
         let n = met.meet(object.slot)
-        readings.add(n == 1 ? object.quantity : object.numbered(n), v)
+        readings.add(n == 1 ? slots[object.slot].quantity : slots[object.slot].numbered(n), v)
     }
 
     /// The quantities one frame has met so far, by slot (`Object.slot`): a bit each for the first
@@ -300,36 +301,36 @@ public struct BTHomeDecoder: SensorDecoder {
         case ignore
     }
 
-    /// A class: looking an entry up per object is one retain, where a struct copied (and then
-    /// destroyed) its strings, ~250 instructions per object (callgrind).
-    final class Object: Sendable {
+    /// An object id's layout. Plain values only, its quantity kept apart by slot (`Slot`): a
+    /// lookup copies it and touches no reference count, where an entry holding its quantity cost a
+    /// retain and a release per object (a class), or copied and destroyed its strings (a struct,
+    /// ~250 instructions, callgrind).
+    struct Object: Sendable {
         /// Value size in bytes; 0 = a length byte gives it.
         let size: Int
         let signed: Bool
         let multiplier: Double
         let divisor: Double
         let kind: Kind
-        /// What it measures (`dimmerSteps` for the dimmer; unused when ignored).
+        /// Its quantity's index in `table.slots`: the same for every object of the same quantity
+        /// (0..<128), so that a frame counts repeats by number (`Met`). 0, unused, when ignored.
+        let slot: Int
+    }
+
+    /// One distinct quantity of the table.
+    struct Slot: Sendable {
+        /// What it measures (`dimmerSteps` for the dimmer).
         let quantity: Quantity
         /// The unit part of the quantity's key, for numbered instances.
         let unit: String
-        /// The same number for every object of the same quantity (0..<128, given by the table), so
-        /// that a frame counts repeats by number (`Met`).
-        let slot: Int
         /// The keys of the 2nd to 4th instance in a frame, made once with the table: BTHome
         /// buttons and multi-channel sensors repeat a quantity in every frame.
         let repeats: [Quantity]
 
-        init(size: Int, signed: Bool, multiplier: Double, divisor: Double, kind: Kind, quantity: Quantity, unit: String, slot: Int) {
-            self.size = size
-            self.signed = signed
-            self.multiplier = multiplier
-            self.divisor = divisor
-            self.kind = kind
+        init(_ quantity: Quantity, unit: String) {
             self.quantity = quantity
             self.unit = unit
-            self.slot = slot
-            self.repeats = kind == .ignore ? [] : (2...4).map { quantity.instance($0, unitSuffix: unit) }
+            repeats = (2...4).map { quantity.instance($0, unitSuffix: unit) }
         }
 
         /// The quantity of the `n`-th instance (n ≥ 2) in a frame.
@@ -338,22 +339,26 @@ public struct BTHomeDecoder: SensorDecoder {
         }
     }
 
-    /// The v2 object table, indexed by object id (bthome.io/format). Factors are written as
-    /// divisors so that 2506 / 100 gives the double nearest 25.06, not 25.060000000000002.
-    static let objectTable: [Object?] = {
+    /// The v2 object table, indexed by object id (bthome.io/format), and its quantities by slot.
+    /// Factors are written as divisors so that 2506 / 100 gives the double nearest 25.06, not
+    /// 25.060000000000002.
+    static let table: (objects: [Object?], slots: [Slot]) = {
         var t = [Object?](repeating: nil, count: 256)
         // Each distinct quantity gets the next slot, in table order.
-        var distinct: [Quantity] = []
-        func slot(_ quantity: Quantity) -> Int {
-            if let k = distinct.firstIndex(of: quantity) { return k }
-            distinct.append(quantity)
-            precondition(distinct.count <= 128, "BTHome.Met counts at most 128 quantities")
-            return distinct.count - 1
+        var slots: [Slot] = []
+        func slot(_ quantity: Quantity, _ unit: String) -> Int {
+            if let k = slots.firstIndex(where: { $0.quantity == quantity }) {
+                precondition(slots[k].unit == unit, "BTHome: \(quantity) with two units")
+                return k
+            }
+            slots.append(Slot(quantity, unit: unit))
+            precondition(slots.count <= 128, "BTHome.Met counts at most 128 quantities")
+            return slots.count - 1
         }
         func make(_ size: Int, _ quantity: Quantity, _ unit: String, _ kind: Kind, signed: Bool, divide: Double, multiply: Double) -> Object {
             Object(
-                size: size, signed: signed, multiplier: multiply, divisor: divide, kind: kind, quantity: quantity,
-                unit: unit, slot: kind == .ignore ? 0 : slot(quantity))
+                size: size, signed: signed, multiplier: multiply, divisor: divide, kind: kind,
+                slot: kind == .ignore ? 0 : slot(quantity, unit))
         }
         func q(
             _ size: Int, _ quantity: Quantity, _ unit: String, signed: Bool = false, divide: Double = 1,
@@ -458,6 +463,6 @@ public struct BTHomeDecoder: SensorDecoder {
         t[0xF0] = ignore(2)  // device type id
         t[0xF1] = ignore(4)  // firmware version (4 bytes)
         t[0xF2] = ignore(3)  // firmware version (3 bytes)
-        return t
+        return (t, slots)
     }()
 }
