@@ -16,8 +16,8 @@ import Testing
     /// (0x02 and 0x45 are both temperatures, 0x2E and 0x03 both humidities), beyond the numbered
     /// keys the object table makes ahead (2 to 4).
     @Test func repeatedQuantitiesAreNumbered() {
-        let r = GroupA.readings(
-            GroupA.decode(decoder, uuid: 0xFCD2, "40" + "3a01" + "02ca09" + "3a02" + "3a03" + "451400" + "3a04" + "3a05" + "2e32" + "03bf13"))
+        let frame = "40" + "3a01" + "02ca09" + "3a02" + "3a03" + "451400" + "3a04" + "3a05" + "2e32" + "03bf13"
+        let r = GroupA.readings(GroupA.decode(decoder, uuid: 0xFCD2, frame))
         let keys = r.first?.measurements.map(\.quantity.key)
         #expect(
             keys == [

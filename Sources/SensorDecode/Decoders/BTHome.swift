@@ -355,7 +355,10 @@ public struct BTHomeDecoder: SensorDecoder {
             precondition(slots.count <= 128, "BTHome.Met counts at most 128 quantities")
             return slots.count - 1
         }
-        func make(_ size: Int, _ quantity: Quantity, _ unit: String, _ kind: Kind, signed: Bool, divide: Double, multiply: Double) -> Object {
+        func make(
+            _ size: Int, _ quantity: Quantity, _ unit: String, _ kind: Kind, signed: Bool, divide: Double,
+            multiply: Double
+        ) -> Object {
             Object(
                 size: size, signed: signed, multiplier: multiply, divisor: divide, kind: kind,
                 slot: kind == .ignore ? 0 : slot(quantity, unit))
