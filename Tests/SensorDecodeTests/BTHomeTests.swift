@@ -12,6 +12,21 @@ import Testing
         #expect(v == ["temperature_c": 25.06, "humidity_pct": 50.55])
     }
 
+    /// Repeats are numbered per quantity, in frame order, whichever object id carries them
+    /// (0x02 and 0x45 are both temperatures, 0x2E and 0x03 both humidities), beyond the numbered
+    /// keys the object table makes ahead (2 to 4).
+    @Test func repeatedQuantitiesAreNumbered() {
+        let frame = "40" + "3a01" + "02ca09" + "3a02" + "3a03" + "451400" + "3a04" + "3a05" + "2e32" + "03bf13"
+        let r = GroupA.readings(GroupA.decode(decoder, uuid: 0xFCD2, frame))
+        let keys = r.first?.measurements.map(\.quantity.key)
+        #expect(
+            keys == [
+                "button_event", "temperature_c", "button_event2", "button_event3", "temperature2_c", "button_event4",
+                "button_event5", "humidity_pct", "humidity2_pct",
+            ])
+        #expect(r.first?.measurements.map(\.value) == [1, 25.06, 2, 3, 2, 4, 5, 50, 50.55])
+    }
+
     @Test func v1SampleDecodes() {
         // v1: header 0x23 = signed, 3 bytes (id + s16); 0x03 = unsigned, 3 bytes.
         let r = GroupA.readings(GroupA.decode(decoder, uuid: 0x181C, "2302ca090303bf13"))

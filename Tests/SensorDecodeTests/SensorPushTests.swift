@@ -64,6 +64,12 @@ import Testing
         #expect(GroupB.decode(decoder, Self.uuidV2 + Hex.decode("08ff0189e456bea6b4")!) == .notMine)
         #expect(GroupB.decode(decoder, Self.uuidV2 + Hex.decode("08ff1089e456bea6b4")!) == .notMine)
         #expect(GroupB.decode(decoder, GroupB.name("s") + GroupB.ad(0xFF, [0, 0, 0, 0x08])) == .notMine)
+        // A SensorPush name over a phone's manufacturer value (Apple's, device type 19): not ours.
+        #expect(
+            GroupB.decode(decoder, GroupB.name("SensorPush HT.w 0CA1") + GroupB.ad(0xFF, Hex.decode("4c001005011844")!))
+                == .notMine)
+        // A HT1 name with only a current model's value decodes nothing, as before the layout tests.
+        #expect(GroupB.decode(decoder, GroupB.name("s") + Hex.decode("08ff0089e456bea6b4")!) == .notMine)
     }
 
     @Test func truncationNeverCrashes() {

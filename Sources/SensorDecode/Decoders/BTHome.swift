@@ -11,7 +11,7 @@
 /// | 1        | the device MAC follows (reversed, as on air)                     |
 /// | 2        | trigger-based device (sends on events, irregularly)              |
 /// | 5–7      | version, must be 2 (`0x40`)                                      |
-/// Each object is `id | value`, the value's size fixed by the id (table `objectTable` below, the
+/// Each object is `id | value`, the value's size fixed by the id (table `table` below, the
 /// spec's "Sensor data", "Binary sensor data", "Events" and "Device information" tables). Because
 /// sizes are known only per id, an unknown id ends the walk: what came before is kept (with a
 /// warning), and a frame with nothing before it is `malformed`.
@@ -43,9 +43,10 @@ public struct BTHomeDecoder: SensorDecoder {
     public let id = "bthome"
     public let selectors: [DecoderSelector] = [.serviceData16(0xFCD2), .serviceData16(0x181C)]
     private let keys: DeviceKeys
-    /// `Self.objectTable`, held here: read from the lazy global, each frame paid its `swift_once`
+    /// `Self.table`, held here: read from the lazy global, each frame paid its `swift_once`
     /// check (~40 instructions, callgrind).
-    private let objects = Self.objectTable
+    private let objects = Self.table.objects
+    private let slots = Self.table.slots
 
     /// - Parameter keys: AES keys for encrypted v2 devices, by address.
     public init(keys: DeviceKeys = DeviceKeys()) { self.keys = keys }
@@ -130,7 +131,7 @@ public struct BTHomeDecoder: SensorDecoder {
         // The reading is begun before the walk, which adds to it; a walk that stops before any
         // measurement returns `.malformed`, and the registry drops the reading.
         readings.begin(advertisement, ad, decoderID: id, model: "BTHome", frameKind: kind)
-        var repeated: [Quantity]? = nil
+        var met = Met()
         var stopped: String? = nil
         // Walked by offset into the body: a reader and a slice per value cost a retain and a
         // release each (callgrind).
@@ -158,7 +159,7 @@ public struct BTHomeDecoder: SensorDecoder {
                     + "\(body.count - next) left; rest ignored"
                 break walk
             }
-            append(object, body, at: next, count: size, signedOverride: nil, to: &readings, &repeated)
+            append(object, body, at: next, count: size, signedOverride: nil, to: &readings, &met)
             next += size
         }
         if let why = stopped {
@@ -178,7 +179,7 @@ public struct BTHomeDecoder: SensorDecoder {
         guard !frame.isEmpty else { return .notMine }
         // Begun before the walk, as in v2; the walk adds measurements and warnings to it.
         readings.begin(advertisement, ad, decoderID: id, model: "BTHome", frameKind: "v1")
-        var repeated: [Quantity]? = nil
+        var met = Met()
         var stopped: String? = nil
         var next = 0  // by offset, as in v2
         walk: while next < frame.count {
@@ -207,16 +208,13 @@ public struct BTHomeDecoder: SensorDecoder {
                         "v1 object 0x\(Hex.encode([objectID])) of \(valueCount) bytes skipped")
                     continue
                 }
-                append(
-                    entry, frame, at: valueAt, count: valueCount, signedOverride: format == 1, to: &readings,
-                    &repeated)
+                append(entry, frame, at: valueAt, count: valueCount, signedOverride: format == 1, to: &readings, &met)
             case 2:
-                guard valueCount == 4, case .quantity(let q, let unit) = entry.kind else {
+                guard valueCount == 4, entry.kind == .quantity else {
                     readings.current.warnings.append("v1 float object 0x\(Hex.encode([objectID])) skipped")
                     continue
                 }
-                let v = Double(Float(bitPattern: frame.le32(valueAt)))
-                add(q, unit, v, to: &readings, &repeated)
+                add(entry, Double(Float(bitPattern: frame.le32(valueAt))), to: &readings, &met)
             default:
                 continue  // strings and MACs carry no measurement
             }
@@ -234,7 +232,7 @@ public struct BTHomeDecoder: SensorDecoder {
     /// `start`, to the reading begun last.
     private func append(
         _ object: Object, _ bytes: ArraySlice<UInt8>, at start: Int, count: Int, signedOverride: Bool?,
-        to readings: inout ReadingList, _ repeated: inout [Quantity]?
+        to readings: inout ReadingList, _ met: inout Met
     ) {
         // Little-endian, at most 8 bytes.
         let width = min(count, 8)
@@ -247,85 +245,134 @@ public struct BTHomeDecoder: SensorDecoder {
         switch object.kind {
         case .ignore:
             return
-        case .quantity(let q, let unit):
-            add(q, unit, Double(raw) * object.multiplier / object.divisor, to: &readings, &repeated)
+        case .quantity:
+            add(object, Double(raw) * object.multiplier / object.divisor, to: &readings, &met)
         case .dimmer:
             // event (1 left, 2 right) then steps
             guard count == 2 else { return }
             let steps = Double(bytes.u8(start + 1))
             let event = bytes.u8(start)
             let v: Double = event == 1 ? -steps : event == 2 ? steps : 0
-            add(.dimmerSteps, "", v, to: &readings, &repeated)
+            add(object, v, to: &readings, &met)
         }
     }
 
-    /// Adds `q`'s value to the reading begun last, numbered when the frame had `q` before.
-    /// - Parameter repeated: the quantities met so far, in order, once one came twice; `nil` until
-    ///   then. Until a repeat every key is plain, so the reading's measurements themselves say
-    ///   what was met, and the list is made only for the rare frame that needs it: a list per
-    ///   frame was an allocation, and a dictionary ~1,300 instructions (callgrind).
-    private func add(
-        _ q: Quantity, _ unit: String, _ v: Double, to readings: inout ReadingList, _ repeated: inout [Quantity]?
-    ) {
-        if repeated == nil {
-            if !readings.current.measurements.contains(where: { $0.quantity == q }) {
-                readings.add(q, v)
-                return
+    /// Adds `object`'s quantity with value `v` to the reading begun last, numbered when the frame
+    /// had that quantity before (`Met`).
+    private func add(_ object: Object, _ v: Double, to readings: inout ReadingList, _ met: inout Met) {
+        let n = met.meet(object.slot)
+        readings.add(n == 1 ? slots[object.slot].quantity : slots[object.slot].numbered(n), v)
+    }
+
+    /// The quantities one frame has met so far, by slot (`Object.slot`): a bit each for the first
+    /// time, and the slot again for every repeat, so that the `n`-th instance is counted without
+    /// comparing keys. Searching the reading's measurements for the quantity, key by key, and
+    /// making the numbered key at every repeat (`Quantity.instance`, ~1,260 instructions) cost
+    /// BTHome ~220 instructions a frame (callgrind).
+    struct Met {
+        private var once: (UInt64, UInt64) = (0, 0)
+        /// Slots met a second time or more, one entry per repeat; empty (no allocation) in the
+        /// usual frame.
+        private var again: [Int] = []
+
+        /// Records one more instance of `slot` and returns its number, 1 for the first.
+        mutating func meet(_ slot: Int) -> Int {
+            let bit = UInt64(1) << UInt64(slot & 63)
+            if slot < 64 {
+                if once.0 & bit == 0 {
+                    once.0 |= bit
+                    return 1
+                }
+            } else if once.1 & bit == 0 {
+                once.1 |= bit
+                return 1
             }
-            // With room for the rest of the frame: `map` made the list full, and the appends
-            // below reallocated it (callgrind).
-            var met: [Quantity] = []
-            met.reserveCapacity(readings.current.measurements.count + 8)
-            for m in readings.current.measurements { met.append(m.quantity) }
-            repeated = met
+            again.append(slot)
+            return 1 + again.count(where: { $0 == slot })
         }
-        repeated!.append(q)
-        let n = repeated!.count(where: { $0 == q })
-        readings.add(q.instance(n, unitSuffix: unit), v)
     }
 
     enum Kind: Sendable {
-        /// A measurement: its quantity and the unit part of its key (for numbered instances).
-        case quantity(Quantity, String)
+        /// A measurement of the object's quantity.
+        case quantity
+        /// A dimmer event: steps turned, as `dimmerSteps`.
         case dimmer
         /// Parsed for its length only (packet id, device information, text, raw).
         case ignore
     }
 
-    /// A class: looking an entry up per object is one retain, where a struct copied (and then
-    /// destroyed) its strings, ~250 instructions per object (callgrind).
-    final class Object: Sendable {
+    /// An object id's layout. Plain values only, its quantity kept apart by slot (`Slot`): a
+    /// lookup copies it and touches no reference count, where an entry holding its quantity cost a
+    /// retain and a release per object (a class), or copied and destroyed its strings (a struct,
+    /// ~250 instructions, callgrind).
+    struct Object: Sendable {
         /// Value size in bytes; 0 = a length byte gives it.
         let size: Int
         let signed: Bool
         let multiplier: Double
         let divisor: Double
         let kind: Kind
+        /// Its quantity's index in `table.slots`: the same for every object of the same quantity
+        /// (0..<128), so that a frame counts repeats by number (`Met`). 0, unused, when ignored.
+        let slot: Int
+    }
 
-        init(size: Int, signed: Bool, multiplier: Double, divisor: Double, kind: Kind) {
-            self.size = size
-            self.signed = signed
-            self.multiplier = multiplier
-            self.divisor = divisor
-            self.kind = kind
+    /// One distinct quantity of the table.
+    struct Slot: Sendable {
+        /// What it measures (`dimmerSteps` for the dimmer).
+        let quantity: Quantity
+        /// The unit part of the quantity's key, for numbered instances.
+        let unit: String
+        /// The keys of the 2nd to 4th instance in a frame, made once with the table: BTHome
+        /// buttons and multi-channel sensors repeat a quantity in every frame.
+        let repeats: [Quantity]
+
+        init(_ quantity: Quantity, unit: String) {
+            self.quantity = quantity
+            self.unit = unit
+            repeats = (2...4).map { quantity.instance($0, unitSuffix: unit) }
+        }
+
+        /// The quantity of the `n`-th instance (n ≥ 2) in a frame.
+        func numbered(_ n: Int) -> Quantity {
+            n - 2 < repeats.count ? repeats[n - 2] : quantity.instance(n, unitSuffix: unit)
         }
     }
 
-    private static func q(
-        _ size: Int, _ quantity: Quantity, _ unit: String, signed: Bool = false, divide: Double = 1,
-        multiply: Double = 1
-    ) -> Object {
-        Object(size: size, signed: signed, multiplier: multiply, divisor: divide, kind: .quantity(quantity, unit))
-    }
-    private static func binary(_ quantity: Quantity) -> Object { q(1, quantity, "") }
-    private static func ignore(_ size: Int) -> Object {
-        Object(size: size, signed: false, multiplier: 1, divisor: 1, kind: .ignore)
-    }
-
-    /// The v2 object table, indexed by object id (bthome.io/format). Factors are written as
-    /// divisors so that 2506 / 100 gives the double nearest 25.06, not 25.060000000000002.
-    static let objectTable: [Object?] = {
+    /// The v2 object table, indexed by object id (bthome.io/format), and its quantities by slot.
+    /// Factors are written as divisors so that 2506 / 100 gives the double nearest 25.06, not
+    /// 25.060000000000002.
+    static let table: (objects: [Object?], slots: [Slot]) = {
         var t = [Object?](repeating: nil, count: 256)
+        // Each distinct quantity gets the next slot, in table order.
+        var slots: [Slot] = []
+        func slot(_ quantity: Quantity, _ unit: String) -> Int {
+            if let k = slots.firstIndex(where: { $0.quantity == quantity }) {
+                precondition(slots[k].unit == unit, "BTHome: \(quantity) with two units")
+                return k
+            }
+            slots.append(Slot(quantity, unit: unit))
+            precondition(slots.count <= 128, "BTHome.Met counts at most 128 quantities")
+            return slots.count - 1
+        }
+        func make(
+            _ size: Int, _ quantity: Quantity, _ unit: String, _ kind: Kind, signed: Bool, divide: Double,
+            multiply: Double
+        ) -> Object {
+            Object(
+                size: size, signed: signed, multiplier: multiply, divisor: divide, kind: kind,
+                slot: kind == .ignore ? 0 : slot(quantity, unit))
+        }
+        func q(
+            _ size: Int, _ quantity: Quantity, _ unit: String, signed: Bool = false, divide: Double = 1,
+            multiply: Double = 1
+        ) -> Object {
+            make(size, quantity, unit, .quantity, signed: signed, divide: divide, multiply: multiply)
+        }
+        func binary(_ quantity: Quantity) -> Object { q(1, quantity, "") }
+        func ignore(_ size: Int) -> Object {
+            make(size, .packetCount, "", .ignore, signed: false, divide: 1, multiply: 1)
+        }
         t[0x00] = ignore(1)  // packet id
         t[0x01] = q(1, .batteryPercent, "pct")
         t[0x02] = q(2, .temperatureC, "c", signed: true, divide: 100)
@@ -375,7 +422,7 @@ public struct BTHomeDecoder: SensorDecoder {
         t[0x2E] = q(1, .humidityPercent, "pct")
         t[0x2F] = q(1, .moisturePercent, "pct")
         t[0x3A] = q(1, .buttonEvent, "")
-        t[0x3C] = Object(size: 2, signed: false, multiplier: 1, divisor: 1, kind: .dimmer)
+        t[0x3C] = make(2, .dimmerSteps, "", .dimmer, signed: false, divide: 1, multiply: 1)
         t[0x3D] = q(2, .count, "")
         t[0x3E] = q(4, .count, "")
         t[0x3F] = q(2, .rotationDeg, "deg", signed: true, divide: 10)
@@ -419,6 +466,6 @@ public struct BTHomeDecoder: SensorDecoder {
         t[0xF0] = ignore(2)  // device type id
         t[0xF1] = ignore(4)  // firmware version (4 bytes)
         t[0xF2] = ignore(3)  // firmware version (3 bytes)
-        return t
+        return (t, slots)
     }()
 }

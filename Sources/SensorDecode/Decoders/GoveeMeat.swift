@@ -66,7 +66,7 @@ public struct GoveeMeatDecoder: SensorDecoder {
         {
             return true
         }
-        return GoveeFrame.model(ad) == "H5055"
+        return GoveeFrame.modelNumber(ad) == 5055
     }
 
     private func probe(_ data: ArraySlice<UInt8>, _ offset: Int) -> Double? {
@@ -78,7 +78,8 @@ public struct GoveeMeatDecoder: SensorDecoder {
         _ data: ArraySlice<UInt8>, _ advertisement: Advertisement, _ ad: AdvertisingData,
         into readings: inout ReadingList
     ) -> DecodeVerdict {
-        let named = GoveeFrame.model(ad)
+        let number = GoveeFrame.modelNumber(ad)
+        let named = number.map(GoveeFrame.model(number:))
         /// Begins the reading; `kind` is a literal, as an interpolated "probe-\(count)" cost a string
         /// build per frame.
         func begin(_ model: String, _ kind: String) {
@@ -100,7 +101,7 @@ public struct GoveeMeatDecoder: SensorDecoder {
             addProbe(2 * pair, at: 13)
         default:  // 20
             let pair = Int(data.u8(6) & 0x3F)
-            let isH5191 = named == "H5191" || (named == nil && !(1...3).contains(pair))
+            let isH5191 = number == 5191 || (number == nil && !(1...3).contains(pair))
             if isH5191 {
                 begin("H5191", "probe-20")
                 addProbe(1, at: 8)
