@@ -179,7 +179,13 @@ struct Downsampler {
         /// The open bucket's row as its first reading made it (its `listed` measurements are that
         /// reading's), `nil` when no bucket is open. Kept in the entry itself, not in a wrapper, so
         /// it is moved out and in without copying its fields.
-        var open: StoredRow? = nil
+        var open: StoredRow? = nil {
+            didSet { openStartMicros = open?.timeMicros ?? .max }
+        }
+        /// `open?.timeMicros`, or `Int64.max` when no bucket is open, as a plain number: the tick
+        /// scans every sensor for due buckets once a second, and reading `open` through the array
+        /// copied the whole entry (~7 instructions per sensor became ~60, callgrind).
+        private(set) var openStartMicros: Int64 = .max
         /// The facts of the sensor's latest row, reused by its next row when they still hold;
         /// and those of its latest folded row (always in key order), likewise.
         var facts: RowFacts? = nil
@@ -326,7 +332,7 @@ struct Downsampler {
         guard intervalMicros > 0 else { return }
         let now = max(radioTimeMicros, wallMicros ?? .min)
         for i in entries.indices {
-            if let t = entries[i].open?.timeMicros, t + intervalMicros <= now, let row = Self.finish(&entries[i]) {
+            if entries[i].openStartMicros <= now - intervalMicros, let row = Self.finish(&entries[i]) {
                 statistics.rows += 1
                 emit(row)
             }

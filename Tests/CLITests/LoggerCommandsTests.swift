@@ -307,6 +307,19 @@ struct LoggerCommandsTests {
         #expect(rows.contains { ($0["temperature_c"] as! Double) < 0 })
     }
 
+    @Test func aReplayCommitsOnTheCapturesClockAsALiveRunWould() throws {
+        // The capture holds 120 groups of readings 10 s apart. The logger commits what is pending
+        // once it is 5 s old, checked every second: once per group, not once at the end.
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let cap = dir.file("synthetic.btsnoop")
+        try capture.write(to: cap)
+        let out = try CLI.run(["replay", cap, "--db", dir.file("readings.db"), "--interval", "0"])
+        try #require(out.status == 0, "replay failed: \(out.stderr)")
+        let commits = out.stderr.split(separator: " commits").first.flatMap { $0.split(separator: " ").last }.flatMap { Int($0) }
+        #expect((115...125).contains(commits ?? 0), "\(out.stderr)")
+    }
+
     @Test func replayingTwiceStoresNothingTwice() throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
