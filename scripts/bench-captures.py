@@ -5,13 +5,19 @@
                                       the real captures (btsnoop 1002 or pcap 201), concatenated
                                       and repeated until at least MIN_REPORTS reports; each copy is
                                       shifted in time so that time stamps only go forward
+  scene OUT MIN_REPORTS LAYERS CAPTURE...
+                                      `repeat` LAYERS times at once: layer k shifted by k/LAYERS
+                                      of the captures' span, its addresses' fifth octet XOR k,
+                                      merged in time order (LAYERS times as many sensors)
   random OUT COUNT                    COUNT MM-BLEBC7 frames (service data 0xFFE1, A1 01) from
                                       COUNT distinct random static addresses, 10 ms apart
 
-Both print `reports=N records=M bytes=B`. The output is btsnoop v1, link type 1002 (H4), every
-record an incoming event (flags 3), as Android's snoop log writes it. Formats: btsnoop time is
-microseconds since 0000-01-01, 0x00E03AB44A676000 being 2000-01-01T00:00:00Z; all btsnoop fields
-are big-endian (see /work/shared/FACTS.md). pcap 201 records start with a 4-byte direction.
+All print `reports=N records=M bytes=B`; repeat and scene add `span_s=S copies=C` (the seconds
+from the first record to the last, the copies of the captures; the captures' own pace is kept,
+time is not compressed) and scene `layers=K`. The output is btsnoop v1, link type 1002 (H4),
+every record an incoming event (flags 3), as Android's snoop log writes it. Formats: btsnoop time
+is microseconds since 0000-01-01, 0x00E03AB44A676000 being 2000-01-01T00:00:00Z; all btsnoop
+fields are big-endian (see /work/shared/FACTS.md). pcap 201 records start with a 4-byte direction.
 """
 import random
 import struct
@@ -77,8 +83,9 @@ def record(ts, pkt):
     return struct.pack(">IIIIq", len(pkt), len(pkt), 3, 0, ts) + pkt
 
 
-def cmd_repeat(out, min_reports, captures):
-    # One unit: each capture's events moved to start 1 s after the previous capture's last one.
+def capture_unit(captures):
+    """One unit: each capture's events moved to start 1 s after the previous capture's last one,
+    as (time from the unit's start, H4 packet, reports); and the unit's length (µs)."""
     unit = []
     offset = 0
     for path in captures:
@@ -94,6 +101,11 @@ def cmd_repeat(out, min_reports, captures):
         offset = last + 1_000_000
     if not unit:
         raise SystemExit("no advertising report events in %s" % " ".join(captures))
+    return unit, offset
+
+
+def cmd_repeat(out, min_reports, captures):
+    unit, offset = capture_unit(captures)
     per_unit = sum(n for _, _, n in unit)
     copies = -(-min_reports // per_unit)
     reports = records = size = 0
@@ -105,7 +117,51 @@ def cmd_repeat(out, min_reports, captures):
             f.write(chunk)
             size += len(chunk)
         reports, records = per_unit * copies, len(unit) * copies
-    print("reports=%d records=%d bytes=%d" % (reports, records, size + 16))
+    # From the first record to the last: the copies follow each other 1 s apart, at the
+    # captures' own pace (time is not compressed).
+    span = (copies * offset - 1_000_000) / 1e6
+    print("reports=%d records=%d bytes=%d span_s=%.1f copies=%d" % (reports, records, size + 16, span, copies))
+
+
+def cmd_scene(out, min_reports, layers, captures):
+    """`repeat`, LAYERS times over: layer k starts k/LAYERS of a unit later and its advertisers
+    have their address's fifth octet XOR k (EE in AA:BB:CC:DD:EE:FF; the OUI and the AD bytes
+    stay as recorded, so the
+    same decoders read them), so LAYERS times as many sensors are heard at once, each at its
+    recorded pace. Legacy single-report events only (all the real captures have)."""
+    import heapq
+
+    unit, offset = capture_unit(captures)
+    per_unit = sum(n for _, _, n in unit)
+    copies = -(-min_reports // (per_unit * layers))
+
+    def layer(k):
+        for c in range(copies):
+            base = START + c * offset + k * offset // layers
+            for rel, pkt, n in unit:
+                if k and pkt[3] == 0x02 and n == 1 and len(pkt) >= 13:
+                    pkt = pkt[:8] + bytes([pkt[8] ^ k]) + pkt[9:]  # address: bytes 7..12, FF first
+                yield base + rel, pkt
+
+    size = 0
+    with open(out, "wb") as f:
+        f.write(header())
+        chunk = []
+        for ts, pkt in heapq.merge(*(layer(k) for k in range(layers)), key=lambda e: e[0]):
+            chunk.append(record(ts, pkt))
+            if len(chunk) == 10_000:
+                data = b"".join(chunk)
+                f.write(data)
+                size += len(data)
+                chunk = []
+        data = b"".join(chunk)
+        f.write(data)
+        size += len(data)
+    span = (copies * offset - 1_000_000 + (layers - 1) * offset // layers) / 1e6
+    print(
+        "reports=%d records=%d bytes=%d span_s=%.1f copies=%d layers=%d"
+        % (per_unit * copies * layers, len(unit) * copies * layers, size + 16, span, copies, layers)
+    )
 
 
 def cmd_random(out, count):
@@ -144,6 +200,8 @@ def cmd_random(out, count):
 def main(argv):
     if len(argv) >= 5 and argv[1] == "repeat":
         cmd_repeat(argv[2], int(argv[3]), argv[4:])
+    elif len(argv) >= 6 and argv[1] == "scene":
+        cmd_scene(argv[2], int(argv[3]), int(argv[4]), argv[5:])
     elif len(argv) == 4 and argv[1] == "random":
         cmd_random(argv[2], int(argv[3]))
     else:
