@@ -40,7 +40,7 @@
 /// factors, nonce); checked against Bluetooth-Devices/bthome-ble's object table and the peers'
 /// tests in ../shared/vectors.
 public struct BTHomeDecoder: SensorDecoder {
-    public let id = "bthome"
+    public var id: String { "bthome" }
     public let selectors: [DecoderSelector] = [.serviceData16(0xFCD2), .serviceData16(0x181C)]
     private let keys: DeviceKeys
     /// `Self.table`, held here: read from the lazy global, each frame paid its `swift_once`

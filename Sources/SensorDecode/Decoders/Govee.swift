@@ -37,7 +37,7 @@
 /// read off govee-ble's test advertisements. We truncate the packed temperature to its tenths
 /// (the format's arithmetic); theengs instead reports `magnitude / 10000` below 0 °C.
 public struct GoveeDecoder: SensorDecoder {
-    public let id = "govee"
+    public var id: String { "govee" }
     public let selectors: [DecoderSelector] = [.manufacturer(0xEC88), .manufacturer(0x0001), .manufacturer(0x8801)]
 
     public init() {}

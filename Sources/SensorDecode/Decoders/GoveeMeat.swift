@@ -34,7 +34,7 @@
 /// Bluetooth-Devices govee-ble tests and theengs decoder `H5055_json` (the H5055 probe byte).
 /// Peers report an unplugged probe (0xFFFF) as 0 °C; we omit it.
 public struct GoveeMeatDecoder: SensorDecoder {
-    public let id = "govee_meat"
+    public var id: String { "govee_meat" }
     /// Whole manufacturer values of the frames below (data of 14, 17 or 20 bytes after the company
     /// id), alone or with an iBeacon glued on (`GoveeFrame.unglued`, 25 bytes more).
     static let valueLengths = [16, 19, 22, 41, 44, 47]

@@ -21,7 +21,7 @@
 ///
 /// Source: Apple, "Proximity Beacon Specification" R1 (2015), "iBeacon advertising packet".
 public struct IBeaconDecoder: SensorDecoder {
-    public let id = "ibeacon"
+    public var id: String { "ibeacon" }
     public let selectors: [DecoderSelector] = [.manufacturer(0x004C)]
 
     public init() {}

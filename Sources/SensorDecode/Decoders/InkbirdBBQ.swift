@@ -24,7 +24,7 @@
 /// Source: custom-components/ble_monitor and Bluetooth-Devices inkbird-ble (`inkbird.py`,
 /// lengths and s16/10); theengs decoder IBT-2X/4X/6XS tests (0xFFF6 = unplugged, omitted).
 public struct InkbirdBBQDecoder: SensorDecoder {
-    public let id = "inkbird_bbq"
+    public var id: String { "inkbird_bbq" }
     public let selectors: [DecoderSelector] = [.manufacturer(0x0000), .manufacturer(0x0001), .manufacturer(0x0002)]
 
     public init() {}

@@ -25,7 +25,7 @@
 /// names, probe byte); the CRC algorithm was identified here against the peers' real captures
 /// (every one of them checks; theengs' hand-edited test frames do not).
 public struct InkbirdIBSTHDecoder: SensorDecoder {
-    public let id = "inkbird_ibs_th"
+    public var id: String { "inkbird_ibs_th" }
     public let selectors: [DecoderSelector] = [.manufacturerValueLength(9)]
 
     public init() {}

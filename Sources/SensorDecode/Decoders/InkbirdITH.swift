@@ -23,7 +23,7 @@
 /// Source: offsets read off Bluetooth-Devices inkbird-ble's test advertisements for these models
 /// (test_ith_11_b, test_ith_31_b, test_IBS_P02B), which are in our vectors.
 public struct InkbirdITHDecoder: SensorDecoder {
-    public let id = "inkbird_ith"
+    public var id: String { "inkbird_ith" }
     public let selectors: [DecoderSelector] = [.manufacturer(0x2449)]
 
     public init() {}

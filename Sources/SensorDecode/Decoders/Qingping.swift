@@ -32,7 +32,7 @@
 /// Source: the TLV types and device types as documented by Bluetooth-Devices/qingping-ble and
 /// custom-components/ble_monitor (`qingping.py`); the peers' tests in ../shared/vectors.
 public struct QingpingDecoder: SensorDecoder {
-    public let id = "qingping"
+    public var id: String { "qingping" }
     public let selectors: [DecoderSelector] = [.serviceData16(0xFDCD)]
 
     public init() {}

@@ -38,7 +38,7 @@
 /// Source: Ruuvi's data-format documentation (docs.ruuvi.com, "RAWv1" and "RAWv2"), whose
 /// examples are among ruuvi.endpoints.c's tests in our vectors.
 public struct RuuviDecoder: SensorDecoder {
-    public let id = "ruuvi"
+    public var id: String { "ruuvi" }
     public let selectors: [DecoderSelector] = [.manufacturer(0x0499)]
 
     public init() {}

@@ -34,7 +34,7 @@
 /// layout); the TC.x step (0.0625 °C from −200 °C) was read off sensorpush-ble's TC.x tests, and its
 /// upper bound of 1800 °C is our assumption (only the low field is ever non-zero in them).
 public struct SensorPushDecoder: SensorDecoder {
-    public let id = "sensorpush"
+    public var id: String { "sensorpush" }
     public let selectors: [DecoderSelector] = (3...9).map { .manufacturerValueLength($0) }
 
     // Stored in the decoder, not static: a static array was a `swift_initStaticObject` call per use,

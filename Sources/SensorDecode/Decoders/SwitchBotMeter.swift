@@ -33,7 +33,7 @@
 /// Source: OpenWonderLabs SwitchBotAPI-BLE (meter.md), pySwitchbot `adv_parsers/meter.py`
 /// (sign bit, the 0x0969 copy at 8–10), custom-components/ble_monitor tests.
 public struct SwitchBotMeterDecoder: SensorDecoder {
-    public let id = "switchbot_meter"
+    public var id: String { "switchbot_meter" }
     public let selectors: [DecoderSelector] = [.serviceData16(0xFD3D), .serviceData16(0x0D00), .manufacturer(0x0969)]
 
     public init() {}

@@ -29,7 +29,7 @@
 /// thermobeacon-ble (company ids, offsets, /16 scaling); iskalchev ThermoBeacon-pyhap (button bit).
 public struct ThermoBeaconDecoder: SensorDecoder {
     public static let companies: [UInt16] = [0x0010, 0x0011, 0x0014, 0x0015, 0x001B, 0x0030]
-    public let id = "thermobeacon"
+    public var id: String { "thermobeacon" }
     public let selectors: [DecoderSelector] = ThermoBeaconDecoder.companies.map { .manufacturer($0) }
 
     public init() {}

@@ -35,7 +35,7 @@
 /// Source: github.com/atc1441/ATC_MiThermometer and github.com/pvvx/ATC_MiThermometer READMEs
 /// ("Custom format"); the peers' tests in ../shared/vectors (theengs, ble_monitor, aioblescan).
 public struct XiaomiCustom181ADecoder: SensorDecoder {
-    public let id = "xiaomi_181a"
+    public var id: String { "xiaomi_181a" }
     public let selectors: [DecoderSelector] = [.serviceData16(0x181A)]
 
     public init() {}

@@ -46,7 +46,7 @@
 /// Source: custom-components/ble_monitor docs and `xiaomi.py` (frame control, objects, nonce),
 /// Bluetooth-Devices/xiaomi-ble (product ids); the peers' tests in ../shared/vectors.
 public struct XiaomiMiBeaconDecoder: SensorDecoder {
-    public let id = "xiaomi_mibeacon"
+    public var id: String { "xiaomi_mibeacon" }
     public let selectors: [DecoderSelector] = [.serviceData16(0xFE95)]
     private let keys: DeviceKeys
 
