@@ -305,8 +305,9 @@ public struct AdvertisingReports: RandomAccessCollection, Sendable, Equatable {
     public var endIndex: Int { starts.count }
 
     public subscript(k: Int) -> AdvertisingReport {
-        let at = body.startIndex + starts[k].offset
-        let end = at + starts[k].length
+        let entry = starts.holds(k) ? starts[k] : entryByChecking(k)
+        let at = body.startIndex + entry.offset
+        let end = at + entry.length
         let b = body
         if !extended {
             let rssi = Int8(bitPattern: b[end - 1])
@@ -325,6 +326,15 @@ public struct AdvertisingReports: RandomAccessCollection, Sendable, Equatable {
             rssi: rssi == 127 ? nil : rssi, data: b[(at + 24)..<end], primaryPHY: b[at + 9],
             secondaryPHY: phy2 == 0 ? nil : phy2, sid: sid == 0xFF ? nil : sid, txPower: tx == 127 ? nil : tx,
             dataStatus: AdvertisingReport.DataStatus(rawValue: UInt8((eventType >> 5) & 0x3))!)
+    }
+
+    /// Where the `k`-th report starts, past the four `starts` holds: the event checked again with a
+    /// later window (an event of more than four reports is rare; see `InlinePositions`).
+    @inline(never) private func entryByChecking(_ k: Int) -> InlinePositions.Entry {
+        var later = InlinePositions(window: InlinePositions.window(holding: k))
+        let check = HCIEvent.checkReports(body, extended: extended, &later)
+        precondition(check == .ok, "reports checked once and not again")
+        return later[k]
     }
 
     public static func == (a: AdvertisingReports, b: AdvertisingReports) -> Bool { a.elementsEqual(b) }

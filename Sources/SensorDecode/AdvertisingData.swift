@@ -80,7 +80,7 @@ public enum ADType {
 ///
 /// Every advertisement the radio hears is walked, and nearly all of them are a stranger's phone,
 /// so the walk allocates nothing: scalar fields are stored, and the list kinds (service UUIDs,
-/// service data, manufacturer data, other types) are kept as positions in the bytes (`ADIndex`,
+/// service data, manufacturer data, other types) are kept as positions in the bytes (`InlinePositions`,
 /// four inline per kind) and made into values only when a decoder reads them. The bytes are the
 /// only reference it holds, so making and dropping one costs one retain and one release.
 ///
@@ -108,13 +108,13 @@ public struct AdvertisingData: Sendable {
     public var malformedFields = 0
 
     /// One entry per UUID (not per list structure): position of the UUID, its size in `length`.
-    @usableFromInline var uuidIndex: ADIndex
+    @usableFromInline var uuidIndex: InlinePositions
     /// Service data structures (types 0x16, 0x20, 0x21): position and length of the whole value.
-    @usableFromInline var serviceDataIndex: ADIndex
+    @usableFromInline var serviceDataIndex: InlinePositions
     /// Manufacturer-specific structures: position and length of the whole value (company id first).
-    @usableFromInline var manufacturerIndex: ADIndex
+    @usableFromInline var manufacturerIndex: InlinePositions
     /// Structures of types not interpreted here.
-    @usableFromInline var otherIndex: ADIndex
+    @usableFromInline var otherIndex: InlinePositions
 
     public init() { self.init(parsing: ArraySlice<UInt8>()) }
 
@@ -124,13 +124,13 @@ public struct AdvertisingData: Sendable {
     // cost two 64-byte copies per advertisement, callgrind).
     @inline(__always) public init(parsing bytes: ArraySlice<UInt8>) { self.init(parsing: bytes, window: 0) }
 
-    /// The walk, keeping in each index the entries from ordinal `window` on (see `ADIndex`).
+    /// The walk, keeping in each index the entries from ordinal `window` on (see `InlinePositions`).
     @inline(__always) @usableFromInline init(parsing bytes: ArraySlice<UInt8>, window: Int) {
         self.bytes = bytes
-        uuidIndex = ADIndex(window: window)
-        serviceDataIndex = ADIndex(window: window)
-        manufacturerIndex = ADIndex(window: window)
-        otherIndex = ADIndex(window: window)
+        uuidIndex = InlinePositions(window: window)
+        serviceDataIndex = InlinePositions(window: window)
+        manufacturerIndex = InlinePositions(window: window)
+        otherIndex = InlinePositions(window: window)
         var i = bytes.startIndex
         // Advertising data is at most 1,650 bytes (Core spec); positions are 16-bit, so a longer
         // buffer is walked up to 65,535 bytes and called truncated there.
@@ -160,7 +160,7 @@ public struct AdvertisingData: Sendable {
     public var other: ADFields<OtherField> { ADFields(self, .other) }
 
     /// The index of one kind.
-    @inlinable func index(_ kind: ADKind) -> ADIndex {
+    @inlinable func index(_ kind: ADKind) -> InlinePositions {
         switch kind {
         case .uuid: uuidIndex
         case .serviceData: serviceDataIndex
@@ -183,7 +183,7 @@ public struct AdvertisingData: Sendable {
     }
 
     @inline(never) @usableFromInline func entryByWalking(_ kind: ADKind, _ k: Int) -> InlinePositions.Entry {
-        AdvertisingData(parsing: bytes, window: k - k % ADIndex.inlineCount).index(kind)[k]
+        AdvertisingData(parsing: bytes, window: InlinePositions.window(holding: k)).index(kind)[k]
     }
 
     /// The service data for a 16-bit UUID, if present (the first one).
@@ -318,9 +318,13 @@ extension AdvertisingData: Equatable {
     }
 }
 
-/// Positions of values inside a byte buffer, the first four held inline: the HCI parser records
-/// each report of an event in one, so that indexing a typical event allocates nothing; further
-/// entries go to an array. (The AD walk's `ADIndex` keeps its `Entry` but no array.)
+/// Positions of values inside a byte buffer: how many there are, and four of them inline — after
+/// a walk, the first four. The AD walk records each kind of AD value in one, the HCI parser each
+/// report of an event. A typical advertisement has one or two values of a kind and an event one
+/// report; for the rare one with more, the owner walks its bytes again, keeping the four from a
+/// later ordinal (`window`; `AdvertisingData.entry(_:_:)`, `AdvertisingReports`). No array, so
+/// an owner holds no reference but its bytes: overflow arrays, `nil` or not, cost a release each
+/// at every destroy (callgrind).
 public struct InlinePositions: Sendable {
     /// Where one value lies, `offset` bytes from the start of the indexed buffer and `length` long,
     /// and its AD type. Packed in 32 bits (offset < 2^16, length and type < 2^8): an AD structure's
@@ -338,70 +342,31 @@ public struct InlinePositions: Sendable {
         public static let maxOffset = 0xFFFF
     }
 
+    @usableFromInline static let inlineCount = 4
     @usableFromInline var e0 = Entry(type: 0, offset: 0, length: 0)
     @usableFromInline var e1 = Entry(type: 0, offset: 0, length: 0)
     @usableFromInline var e2 = Entry(type: 0, offset: 0, length: 0)
     @usableFromInline var e3 = Entry(type: 0, offset: 0, length: 0)
-    /// Entries after the fourth; `nil` until there is one, so that copying and destroying an
-    /// index of a typical advertisement touches no reference count.
-    @usableFromInline var more: [Entry]? = nil
-    @usableFromInline var stored: UInt32 = 0
-    @inlinable public var count: Int { Int(stored) }
-
-    @inlinable public init() {}
-
-    @inlinable public mutating func append(_ e: Entry) {
-        switch count {
-        case 0: e0 = e
-        case 1: e1 = e
-        case 2: e2 = e
-        case 3: e3 = e
-        default:
-            if more == nil { more = [] }
-            more!.append(e)  // in place: the optional is unwrapped for the mutation, not copied
-        }
-        stored += 1
-    }
-
-    @inlinable public subscript(k: Int) -> Entry {
-        switch k {
-        case 0: e0
-        case 1: e1
-        case 2: e2
-        case 3: e3
-        default: more![k - 4]
-        }
-    }
-}
-
-/// The kinds of AD value the walk indexes.
-@usableFromInline enum ADKind: Sendable { case uuid, serviceData, manufacturer, other }
-
-/// The positions of one kind of AD value in an advertisement: how many there are, and four of
-/// them inline — after a walk, the first four. A typical advertisement has one or two of a kind;
-/// for the rare one with more, `AdvertisingData.entry(_:_:)` walks the bytes again, keeping the
-/// four from a later ordinal (`window`). No array, so the parsed form holds no reference but its
-/// bytes: four overflow arrays, `nil` or not, cost a release each at every destroy (callgrind).
-@usableFromInline struct ADIndex: Sendable {
-    @usableFromInline static let inlineCount = 4
-    @usableFromInline var e0 = InlinePositions.Entry(type: 0, offset: 0, length: 0)
-    @usableFromInline var e1 = InlinePositions.Entry(type: 0, offset: 0, length: 0)
-    @usableFromInline var e2 = InlinePositions.Entry(type: 0, offset: 0, length: 0)
-    @usableFromInline var e3 = InlinePositions.Entry(type: 0, offset: 0, length: 0)
-    /// Entries of this kind in the whole advertisement (an AD structure is at least two bytes, so
-    /// fewer than 2^15 fit in the 65,535 bytes walked).
+    /// Entries in the whole buffer (an AD structure and an HCI report are at least two bytes, so
+    /// fewer than 2^15 fit in the 65,535 bytes indexed).
     @usableFromInline var total: UInt16 = 0
     /// The ordinal of `e0`: a multiple of four, 0 after a normal walk.
     @usableFromInline let window: UInt16
 
-    @inlinable init(window: Int) { self.window = UInt16(window) }
+    /// Keeps the four entries from ordinal `window` on: 0, or `window(holding:)` of an entry.
+    @inlinable public init(window: Int = 0) { self.window = UInt16(window) }
 
-    @inlinable var count: Int { Int(total) }
+    /// The window that holds the `k`-th entry.
+    @inlinable public static func window(holding k: Int) -> Int { k - k % inlineCount }
 
-    /// Whether `k`-th entry is one of the four held.
-    @inlinable func holds(_ k: Int) -> Bool { k &- Int(window) >= 0 && k &- Int(window) < Self.inlineCount }
+    @inlinable public var count: Int { Int(total) }
 
-    @inlinable mutating func append(_ e: InlinePositions.Entry) {
+    /// Whether the `k`-th entry is one of the four held.
+    @inlinable public func holds(_ k: Int) -> Bool {
+        k &- Int(window) >= 0 && k &- Int(window) < Self.inlineCount
+    }
+
+    @inlinable public mutating func append(_ e: Entry) {
         switch Int(total) &- Int(window) {
         case 0: e0 = e
         case 1: e1 = e
@@ -412,8 +377,9 @@ public struct InlinePositions: Sendable {
         total += 1
     }
 
-    @inlinable subscript(k: Int) -> InlinePositions.Entry {
-        precondition(holds(k), "AD index entry outside the window")
+    /// The `k`-th entry, which must be held (`holds`).
+    @inlinable public subscript(k: Int) -> Entry {
+        precondition(holds(k), "entry outside the window")
         switch k &- Int(window) {
         case 0: return e0
         case 1: return e1
@@ -422,6 +388,9 @@ public struct InlinePositions: Sendable {
         }
     }
 }
+
+/// The kinds of AD value the walk indexes.
+@usableFromInline enum ADKind: Sendable { case uuid, serviceData, manufacturer, other }
 
 extension ArraySlice where Element == UInt8 {
     /// The bytes an entry of an index over this buffer points at, without their first `skip`.

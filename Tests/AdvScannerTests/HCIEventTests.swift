@@ -152,6 +152,32 @@ struct HCIEventTests {
         }
     }
 
+    @Test("events with more reports than are held inline give every report, in order", arguments: [1, 4, 5, 9, 12])
+    func manyReports(n: Int) {
+        // Four report positions are held; the rest are found by checking the event again.
+        let legacy = (0..<n).map {
+            SpecEvents.Legacy(address: BDAddress(rawValue: 0xC0FFEE_0000 + UInt64($0)), data: [2, 0x01, UInt8($0)], rssi: Int8(-$0))
+        }
+        // 24 bytes a report before its data: at most 9 fit in an event's 255 bytes of parameters.
+        let extended = (0..<min(n, 9)).map {
+            SpecEvents.Extended(
+                address: BDAddress(rawValue: 0xBEEF_0000 + UInt64($0)), sid: UInt8($0), data: [UInt8](repeating: UInt8($0), count: $0 % 2))
+        }
+        for (packet, addresses, datas) in [
+            (SpecEvents.legacy(legacy), legacy.map(\.address), legacy.map(\.data)),
+            (SpecEvents.extended(extended), extended.map(\.address), extended.map(\.data)),
+        ] {
+            guard case .success(.advertisingReports(let reports)) = HCIEvent.parse(packet) else {
+                Issue.record("not parsed: \(HCIEvent.parse(packet))")
+                continue
+            }
+            #expect(reports.count == addresses.count)
+            #expect(reports.map(\.address) == addresses)
+            #expect(reports.map { Array($0.data) } == datas)
+            #expect(reports.last?.address == addresses.last)  // read alone, past the window
+        }
+    }
+
     @Test("100,000 random and mutated packets: every one an error or a report list that re-encodes to itself, the capture shortcut agreeing")
     func randomPackets() {
         var rng = SplitMix64(state: 0x5EED_0001)
