@@ -26,7 +26,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # `1234  <... pwrite64 resumed>) = 4120`.
 CALL = re.compile(r"^(?:(\d+)\s+)?(write|pwrite64|writev|pwritev|fsync|fdatasync)\((\d+)<([^>]*)>")
 RESUMED = re.compile(r"^(?:(\d+)\s+)?<\.\.\. (\w+) resumed>")
-RESULT = re.compile(r"\)\s+=\s+(-?\d+)")
+# The return value, at the end of the line (then only an errno's name and text): a data excerpt
+# earlier on the line may hold ") = N" itself.
+RESULT = re.compile(r"\)\s+=\s+(-?\d+)(?:\s+E[A-Z0-9]+\s+\(.*\))?\s*$")
 
 
 def peers():

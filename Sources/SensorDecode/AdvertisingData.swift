@@ -81,14 +81,16 @@ public enum ADType {
 /// Every advertisement the radio hears is walked, and nearly all of them are a stranger's phone,
 /// so the walk allocates nothing: scalar fields are stored, and the list kinds (service UUIDs,
 /// service data, manufacturer data, other types) are kept as positions in the bytes (`InlinePositions`,
-/// four inline per kind) and made into values only when a decoder reads them. The bytes are the
-/// only reference it holds, so making and dropping one costs one retain and one release.
+/// four inline per kind, the rest in `overflow`) and made into values only when a decoder reads
+/// them.
 ///
 /// Invariants:
 /// 1. Every position in the indices lies inside `bytes` (the walk checks each structure's length
 ///    against the end of the buffer before recording it).
-/// 2. The walk is a pure function of `bytes`: walking them again finds the same entries in the
-///    same order, which is how entries past an index's inline four are found (`entry(_:_:)`).
+/// 2. An index holds the first four entries of its kind (window 0); `overflow`, when not `nil`,
+///    holds the rest of every kind, in order, so that any entry is read in constant time: a
+///    stranger's extended advertisement can carry hundreds of structures of one kind, and finding
+///    each by walking again made reading them all quadratic.
 public struct AdvertisingData: Sendable {
     /// The bytes that were walked; every slice and list element below is a view into them.
     public let bytes: ArraySlice<UInt8>
@@ -115,6 +117,10 @@ public struct AdvertisingData: Sendable {
     @usableFromInline var manufacturerIndex: InlinePositions
     /// Structures of types not interpreted here.
     @usableFromInline var otherIndex: InlinePositions
+    /// The entries past the fourth of each kind, by `ADKind.rawValue`; `nil` until there is one
+    /// (invariant 2). One optional for all four kinds: an overflow array per index cost a release
+    /// each at every destroy, ~30 instructions an advertisement (callgrind).
+    @usableFromInline var overflow: [[InlinePositions.Entry]]? = nil
 
     public init() { self.init(parsing: ArraySlice<UInt8>()) }
 
@@ -122,15 +128,12 @@ public struct AdvertisingData: Sendable {
     /// `malformedFields`. Slices share `bytes`' storage (no copies).
     // Always inlined: built in its caller's frame, the index is not copied out (an outlined init
     // cost two 64-byte copies per advertisement, callgrind).
-    @inline(__always) public init(parsing bytes: ArraySlice<UInt8>) { self.init(parsing: bytes, window: 0) }
-
-    /// The walk, keeping in each index the entries from ordinal `window` on (see `InlinePositions`).
-    @inline(__always) @usableFromInline init(parsing bytes: ArraySlice<UInt8>, window: Int) {
+    @inline(__always) public init(parsing bytes: ArraySlice<UInt8>) {
         self.bytes = bytes
-        uuidIndex = InlinePositions(window: window)
-        serviceDataIndex = InlinePositions(window: window)
-        manufacturerIndex = InlinePositions(window: window)
-        otherIndex = InlinePositions(window: window)
+        uuidIndex = InlinePositions()
+        serviceDataIndex = InlinePositions()
+        manufacturerIndex = InlinePositions()
+        otherIndex = InlinePositions()
         var i = bytes.startIndex
         // Advertising data is at most 1,650 bytes (Core spec); positions are 16-bit, so a longer
         // buffer is walked up to 65,535 bytes and called truncated there.
@@ -169,21 +172,34 @@ public struct AdvertisingData: Sendable {
         }
     }
 
-    /// The `k`-th entry of a kind: from the index when it holds it, else by walking the bytes again
-    /// with a window that does (invariant 2; only advertisements with more than four of a kind).
+    /// The `k`-th entry of a kind (`k` < its count): from the index, or past the fourth from
+    /// `overflow` (invariant 2).
     @inlinable @inline(__always) func entry(_ kind: ADKind, _ k: Int) -> InlinePositions.Entry {
         let index = index(kind)
-        switch k &- Int(index.window) {
+        switch k {
         case 0: return index.e0
         case 1: return index.e1
         case 2: return index.e2
         case 3: return index.e3
-        default: return entryByWalking(kind, k)
+        default: return overflow![kind.rawValue][k - InlinePositions.inlineCount]
         }
     }
 
-    @inline(never) @usableFromInline func entryByWalking(_ kind: ADKind, _ k: Int) -> InlinePositions.Entry {
-        AdvertisingData(parsing: bytes, window: InlinePositions.window(holding: k)).index(kind)[k]
+    /// Records an entry of a kind: in its index, or past the fourth in `overflow`.
+    @inline(__always) private mutating func record(_ e: InlinePositions.Entry, _ kind: ADKind) {
+        let held: Bool
+        switch kind {
+        case .uuid: held = uuidIndex.append(e)
+        case .serviceData: held = serviceDataIndex.append(e)
+        case .manufacturer: held = manufacturerIndex.append(e)
+        case .other: held = otherIndex.append(e)
+        }
+        if !held { spill(e, kind) }
+    }
+
+    @inline(never) private mutating func spill(_ e: InlinePositions.Entry, _ kind: ADKind) {
+        if overflow == nil { overflow = [[], [], [], []] }
+        overflow![kind.rawValue].append(e)  // in place: the optional is unwrapped for the mutation
     }
 
     /// The service data for a 16-bit UUID, if present (the first one).
@@ -244,6 +260,16 @@ public struct AdvertisingData: Sendable {
     /// a slice of the value and then of its tail cost one more retain and release (callgrind).
     @inlinable public func manufacturerPayload(at k: Int) -> ArraySlice<UInt8> { bytes.value(entry(.manufacturer, k), from: 2) }
 
+    /// The bytes after the company id of the first structure of `company`, if any, found with an
+    /// index loop and sliced once: `manufacturerData(company:)` and then `.data` made the element
+    /// and sliced it twice, ~140 instructions a call (callgrind).
+    @inlinable @inline(__always) public func manufacturerPayload(company: UInt16) -> ArraySlice<UInt8>? {
+        for k in 0..<manufacturerDataCount where manufacturerCompany(at: k) == company {
+            return manufacturerPayload(at: k)
+        }
+        return nil
+    }
+
     /// The number of service UUIDs (one per UUID, as in `serviceUUIDs`), for index loops with
     /// `serviceUUID16(at:)`.
     @inlinable public var serviceUUIDCount: Int { uuidIndex.count }
@@ -286,12 +312,12 @@ public struct AdvertisingData: Sendable {
         case ADType.serviceData16, ADType.serviceData32, ADType.serviceData128:
             let uuidSize = type == ADType.serviceData16 ? 2 : type == ADType.serviceData32 ? 4 : 16
             guard count >= uuidSize else { malformedFields += 1; return }
-            serviceDataIndex.append(InlinePositions.Entry(type: type, offset: offset - bytes.startIndex, length: count))
+            record(InlinePositions.Entry(type: type, offset: offset - bytes.startIndex, length: count), .serviceData)
         case ADType.manufacturerSpecific:
             guard count >= 2 else { malformedFields += 1; return }
-            manufacturerIndex.append(InlinePositions.Entry(type: type, offset: offset - bytes.startIndex, length: count))
+            record(InlinePositions.Entry(type: type, offset: offset - bytes.startIndex, length: count), .manufacturer)
         default:
-            otherIndex.append(InlinePositions.Entry(type: type, offset: offset - bytes.startIndex, length: count))
+            record(InlinePositions.Entry(type: type, offset: offset - bytes.startIndex, length: count), .other)
         }
     }
 
@@ -300,7 +326,7 @@ public struct AdvertisingData: Sendable {
         guard count % size == 0 else { malformedFields += 1; return }
         var j = offset
         while j < offset + count {
-            uuidIndex.append(InlinePositions.Entry(type: 0, offset: j - bytes.startIndex, length: size))
+            record(InlinePositions.Entry(type: 0, offset: j - bytes.startIndex, length: size), .uuid)
             j += size
         }
     }
@@ -318,13 +344,13 @@ extension AdvertisingData: Equatable {
     }
 }
 
-/// Positions of values inside a byte buffer: how many there are, and four of them inline — after
-/// a walk, the first four. The AD walk records each kind of AD value in one, the HCI parser each
-/// report of an event. A typical advertisement has one or two values of a kind and an event one
-/// report; for the rare one with more, the owner walks its bytes again, keeping the four from a
-/// later ordinal (`window`; `AdvertisingData.entry(_:_:)`, `AdvertisingReports`). No array, so
-/// an owner holds no reference but its bytes: overflow arrays, `nil` or not, cost a release each
-/// at every destroy (callgrind).
+/// Positions of values inside a byte buffer: how many there are, and four of them inline — the
+/// first four, or the four from a later ordinal (`window`). The AD walk records each kind of AD
+/// value in one (and the rest in `AdvertisingData.overflow`), the HCI parser each report of an
+/// event. No array: an owner that holds no other reference but its bytes is destroyed with one
+/// release, where an optional overflow array per index cost a release, or a generic value
+/// witness, at every destroy (callgrind). An HCI event of more than four reports is checked
+/// again for the rest (`AdvertisingReports`): at most 255 bytes, so the cost stays bounded.
 public struct InlinePositions: Sendable {
     /// Where one value lies, `offset` bytes from the start of the indexed buffer and `length` long,
     /// and its AD type. Packed in 32 bits (offset < 2^16, length and type < 2^8): an AD structure's
@@ -366,20 +392,23 @@ public struct InlinePositions: Sendable {
         k &- Int(window) >= 0 && k &- Int(window) < Self.inlineCount
     }
 
-    @inlinable public mutating func append(_ e: Entry) {
-        switch Int(total) &- Int(window) {
+    /// Counts an entry, and holds it if it falls in the window; returns whether it does.
+    @inlinable @discardableResult public mutating func append(_ e: Entry) -> Bool {
+        let slot = Int(total) &- Int(window)
+        total += 1
+        switch slot {
         case 0: e0 = e
         case 1: e1 = e
         case 2: e2 = e
         case 3: e3 = e
-        default: break  // counted only; found again by a walk with a later window
+        default: return false  // counted only: the owner keeps it elsewhere, or finds it again
         }
-        total += 1
+        return true
     }
 
     /// The `k`-th entry, which must be held (`holds`).
     @inlinable public subscript(k: Int) -> Entry {
-        precondition(holds(k), "entry outside the window")
+        precondition(holds(k) && k < count, "entry outside the window")
         switch k &- Int(window) {
         case 0: return e0
         case 1: return e1
@@ -390,7 +419,7 @@ public struct InlinePositions: Sendable {
 }
 
 /// The kinds of AD value the walk indexes.
-@usableFromInline enum ADKind: Sendable { case uuid, serviceData, manufacturer, other }
+@usableFromInline enum ADKind: Int, Sendable { case uuid, serviceData, manufacturer, other }
 
 extension ArraySlice where Element == UInt8 {
     /// The bytes an entry of an index over this buffer points at, without their first `skip`.

@@ -184,7 +184,8 @@ struct Downsampler {
         }
         /// `open?.timeMicros`, or `Int64.max` when no bucket is open, as a plain number: the tick
         /// scans every sensor for due buckets once a second, and reading `open` through the array
-        /// copied the whole entry (~7 instructions per sensor became ~60, callgrind).
+        /// copied the whole entry (~60 instructions per sensor, where this read is ~7; callgrind).
+        /// Kept by `open`'s `didSet`, the one place it is written.
         private(set) var openStartMicros: Int64 = .max
         /// The facts of the sensor's latest row, reused by its next row when they still hold;
         /// and those of its latest folded row (always in key order), likewise.
@@ -331,8 +332,11 @@ struct Downsampler {
     mutating func closeDue(wallMicros: Int64? = nil, emit: (consuming StoredRow) -> Void) {
         guard intervalMicros > 0 else { return }
         let now = max(radioTimeMicros, wallMicros ?? .min)
+        // A corrupt capture can stamp any time: `now` near Int64.min must not trap (nothing is due).
+        let (latestDue, overflowed) = now.subtractingReportingOverflow(intervalMicros)
+        guard !overflowed else { return }
         for i in entries.indices {
-            if entries[i].openStartMicros <= now - intervalMicros, let row = Self.finish(&entries[i]) {
+            if entries[i].openStartMicros <= latestDue, let row = Self.finish(&entries[i]) {
                 statistics.rows += 1
                 emit(row)
             }

@@ -158,8 +158,8 @@ struct HCIEventTests {
         let legacy = (0..<n).map {
             SpecEvents.Legacy(address: BDAddress(rawValue: 0xC0FFEE_0000 + UInt64($0)), data: [2, 0x01, UInt8($0)], rssi: Int8(-$0))
         }
-        // 24 bytes a report before its data: at most 9 fit in an event's 255 bytes of parameters.
-        let extended = (0..<min(n, 9)).map {
+        // 24 bytes a report before its data: at most 10 fit in an event's 255 bytes of parameters.
+        let extended = (0..<min(n, 10)).map {
             SpecEvents.Extended(
                 address: BDAddress(rawValue: 0xBEEF_0000 + UInt64($0)), sid: UInt8($0), data: [UInt8](repeating: UInt8($0), count: $0 % 2))
         }

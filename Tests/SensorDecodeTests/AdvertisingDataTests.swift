@@ -75,9 +75,9 @@ import Testing
     }
 
     @Test func moreStructuresOfAKindThanAreHeldInlineAreAllKept() {
-        // Extended advertising data can carry many structures of one kind; the index holds four
-        // and finds the rest by walking again: all must read back, in order, whatever their number.
-        for n in [1, 4, 5, 9, 40] {
+        // Extended advertising data can carry many structures of one kind (a stranger's, hundreds);
+        // the index holds four and the overflow the rest: all must read back, in order.
+        for n in [1, 4, 5, 9, 40, 250] {
             var bytes: [UInt8] = []
             for k in 0..<n { bytes += [5, 0xFF, UInt8(k), 0x01, 0xAA, UInt8(k)] }  // company 0x01kk
             for k in 0..<n { bytes += [3, 0x03, UInt8(k), 0xFE] }  // 16-bit UUID 0xFEkk

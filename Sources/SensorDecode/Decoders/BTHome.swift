@@ -313,7 +313,7 @@ public struct BTHomeDecoder: SensorDecoder {
         let divisor: Double
         let kind: Kind
         /// Its quantity's index in `table.slots`: the same for every object of the same quantity
-        /// (0..<128), so that a frame counts repeats by number (`Met`). 0, unused, when ignored.
+        /// (0..<128), so that a frame counts repeats by number (`Met`). Meaningless for `.ignore`.
         let slot: Int
     }
 

@@ -27,13 +27,7 @@ public struct IBeaconDecoder: SensorDecoder {
     public init() {}
 
     public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
-        // The first Apple structure, found with an index loop and sliced once past its company id:
-        // `manufacturerData(company:)` and then `.data` made the element and sliced it twice,
-        // ~140 instructions a call (callgrind).
-        guard let k = (0..<ad.manufacturerDataCount).first(where: { ad.manufacturerCompany(at: $0) == 0x004C }) else {
-            return .notMine
-        }
-        let d = ad.manufacturerPayload(at: k)
+        guard let d = ad.manufacturerPayload(company: 0x004C) else { return .notMine }
         guard d.count >= 2, d.u8(0) == 0x02, d.u8(1) == 0x15 else { return .notMine }
         guard d.count >= 23 else { return .malformed("iBeacon of \(d.count) bytes, expected 23") }
         // An identity, not a measurement: the reading has none.

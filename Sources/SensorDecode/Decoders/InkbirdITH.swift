@@ -29,11 +29,7 @@ public struct InkbirdITHDecoder: SensorDecoder {
     public init() {}
 
     public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
-        // Found with an index loop and sliced once past the company id, as in `IBeaconDecoder`.
-        guard let k = (0..<ad.manufacturerDataCount).first(where: { ad.manufacturerCompany(at: $0) == 0x2449 }) else {
-            return .notMine
-        }
-        let data = ad.manufacturerPayload(at: k)
+        guard let data = ad.manufacturerPayload(company: 0x2449) else { return .notMine }
         guard data.count == 16 else { return .malformed("0x2449 frame of \(data.count) bytes, expected 16") }
         guard !data.allFF() else { return .malformed("all-0xFF frame") }
         // Byte compares on the name: decoding it to a String and matching strings cost more than

@@ -44,13 +44,7 @@ public struct RuuviDecoder: SensorDecoder {
     public init() {}
 
     public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
-        // The first Ruuvi structure, found with an index loop and sliced once past its company id,
-        // as in `IBeaconDecoder`.
-        guard let k = (0..<ad.manufacturerDataCount).first(where: { ad.manufacturerCompany(at: $0) == 0x0499 }) else {
-            return .notMine
-        }
-        let data = ad.manufacturerPayload(at: k)
-        guard let format = data.first else { return .notMine }
+        guard let data = ad.manufacturerPayload(company: 0x0499), let format = data.first else { return .notMine }
         switch format {
         case 0x03:
             guard data.count == 14 else { return .malformed("format 3 frame of \(data.count) bytes, expected 14") }

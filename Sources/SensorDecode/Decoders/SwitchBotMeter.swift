@@ -57,9 +57,7 @@ public struct SwitchBotMeterDecoder: SensorDecoder {
         let th: ArraySlice<UInt8>
         if let service, service.count >= 6 {
             th = service[(service.startIndex + 3)..<(service.startIndex + 6)]
-        } else if let k = (0..<ad.manufacturerDataCount).first(where: { ad.manufacturerCompany(at: $0) == 0x0969 }),
-            case let data = ad.manufacturerPayload(at: k), data.count >= 11
-        {
+        } else if let data = ad.manufacturerPayload(company: 0x0969), data.count >= 11 {
             th = data[(data.startIndex + 8)..<(data.startIndex + 11)]  // data offset 8
         } else {
             return .malformed("\(model) advertisement without its measurement bytes")
