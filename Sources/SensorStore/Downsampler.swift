@@ -355,8 +355,12 @@ struct Downsampler {
 
     private func bucketStart(_ t: Int64) -> Int64 {
         guard intervalMicros > 0 else { return t }
-        let q = t >= 0 ? t / intervalMicros : (t - intervalMicros + 1) / intervalMicros
-        return q * intervalMicros
+        // Floor division that cannot overflow, as a corrupt capture can stamp any time: a bucket
+        // whose start lies before Int64.min starts at the time itself.
+        let q = t / intervalMicros
+        let floor = t % intervalMicros < 0 ? q - 1 : q
+        let (start, overflowed) = floor.multipliedReportingOverflow(by: intervalMicros)
+        return overflowed ? t : start
     }
 
     /// Drops the least recently heard eighth of the tracked sensors, emitting their open buckets.

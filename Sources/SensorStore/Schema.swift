@@ -32,6 +32,11 @@ enum Schema {
     /// `PRAGMA application_id` of our files ("BLSG"): tells our store from another SQLite file.
     static let applicationID: Int32 = 0x424C_5347
     static let microsPerHour: Int64 = 3_600_000_000
+    /// The reading times the store accepts, microseconds since the Unix epoch: 1970 to about 2255
+    /// (2^53). A capture's time stamps wrap rather than trap, so a corrupt one can carry any
+    /// `Int64`; hours, buckets and retention cutoffs are computed on times in this range only,
+    /// where no sum or product of them overflows.
+    static let storableTimes: ClosedRange<Int64> = 0...(1 << 53)
 
     /// Migration n (0-based) takes `user_version` from n to n + 1. Append only; never edit one
     /// that has shipped.

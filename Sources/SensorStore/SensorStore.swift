@@ -125,6 +125,8 @@ public struct StoreStatistics: Sendable, Equatable {
     public var failedCommits = 0
     /// Rows given up because `pending` reached `maxPendingRows` while the database was failing.
     public var droppedRows = 0
+    /// Readings not stored because their time lies outside 1970…2255 (a corrupt capture's stamp).
+    public var implausibleTimes = 0
     public var prunedRows = 0
     /// WAL checkpoints completed, by the checkpoint thread or by the writer…
     public var checkpoints = 0
@@ -297,6 +299,13 @@ public final class SensorStore {
     /// - Parameter now: the caller's monotonic clock, seconds.
     @discardableResult
     public func add(_ reading: consuming Reading, now: Double) -> FlushResult {
+        guard Schema.storableTimes.contains(reading.timeMicros) else {
+            if counters.implausibleTimes == 0 {
+                log("store: readings stamped outside 1970–2255 are not stored (the first: \(reading.timeMicros) µs)")
+            }
+            counters.implausibleTimes += 1
+            return pending.isEmpty ? .nothingPending : .notDue
+        }
         downsampler.add(reading) { append($0, now: now) }
         assert(withinMemoryBounds())
         if pending.count >= configuration.batchRows { return flush(now: now, force: false) }

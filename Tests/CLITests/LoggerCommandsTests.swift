@@ -307,6 +307,26 @@ struct LoggerCommandsTests {
         #expect(rows.contains { ($0["temperature_c"] as! Double) < 0 })
     }
 
+    @Test func aCaptureStampedAnyTimeAtAllIsReplayedWithoutATrap() throws {
+        // Capture time stamps wrap rather than trap, so a corrupt file can carry any Int64 time:
+        // the store keeps the plausible readings and says once that it skipped the others.
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let cap = dir.file("stamps.btsnoop")
+        let w = try CaptureWriter(path: cap)
+        let ad = SyntheticCapture.minewAD(2150, humidity: 40, battery: 90, name: [])
+        for t in [Int64.min, .min + 5, -1, SyntheticCapture.start, .max - 1, .max] {
+            try w.write(HCIPacket(type: .event, bytes: SyntheticCapture.event(SyntheticCapture.minew, ad), incoming: true, timeMicros: t))
+        }
+        try w.close()
+        let db = dir.file("readings.db")
+        let out = try CLI.run(["replay", cap, "--db", db, "--interval", "0"])
+        #expect(out.status == 0, "\(out.stderr)")
+        #expect(out.stderr.components(separatedBy: "not stored").count == 2, "\(out.stderr)")
+        let rows = CLI.jsonObjects(try CLI.run(["export", "--jsonl", "--db", db]))
+        #expect(rows.count == 1)
+    }
+
     @Test func aReplayCommitsOnTheCapturesClockAsALiveRunWould() throws {
         // The capture holds 120 groups of readings 10 s apart. The logger commits what is pending
         // once it is 5 s old, checked every second: once per group, not once at the end.
