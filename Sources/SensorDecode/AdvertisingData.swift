@@ -203,7 +203,7 @@ public struct AdvertisingData: Sendable {
     }
 
     /// The service data for a 16-bit UUID, if present (the first one).
-    @inlinable public func serviceData(uuid16: UInt16) -> ArraySlice<UInt8>? {
+    @inlinable @inline(__always) public func serviceData(uuid16: UInt16) -> ArraySlice<UInt8>? {
         for k in 0..<serviceDataIndex.count {
             let e = entry(.serviceData, k)
             if e.type == ADType.serviceData16, bytes.le16(e.offset) == uuid16 {

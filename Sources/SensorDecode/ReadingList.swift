@@ -129,12 +129,15 @@ public struct ReadingList: RandomAccessCollection, Sendable {
     }
 
     /// The next slot: a spare one if any, else a new one.
-    private mutating func claimSlot() -> Int {
-        if endIndex == storage.count {
-            storage.append(Reading(address: BDAddress(rawValue: 0), decoderID: "", model: "", measurements: .forFrame()))
-        }
+    @inline(__always) private mutating func claimSlot() -> Int {
+        if endIndex == storage.count { addSlot() }
         endIndex += 1
         return endIndex - 1
+    }
+
+    /// A new slot, for a list that never held this many readings (rare after the first few).
+    @inline(never) private mutating func addSlot() {
+        storage.append(Reading(address: BDAddress(rawValue: 0), decoderID: "", model: "", measurements: .forFrame()))
     }
 
     private mutating func update<T>(_ slot: Int, _ body: (inout Reading) -> T) -> T {
