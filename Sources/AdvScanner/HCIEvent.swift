@@ -201,16 +201,12 @@ extension HCIEvent {
     private static func parseLEMeta(_ p: ArraySlice<UInt8>) -> Result<HCIEvent, HCIParseError> {
         let sub = p.u8(0)
         switch sub {
-        case LEMetaSubevent.advertisingReport:
-            switch parseLegacyReports(p) {
-            case .success(let reports): return .success(.advertisingReports(reports))
-            case .failure(let e): return .failure(e)
-            }
-        case LEMetaSubevent.extendedAdvertisingReport:
-            switch parseExtendedReports(p) {
-            case .success(let reports): return .success(.advertisingReports(reports))
-            case .failure(let e): return .failure(e)
-            }
+        case LEMetaSubevent.advertisingReport, LEMetaSubevent.extendedAdvertisingReport:
+            let extended = sub == LEMetaSubevent.extendedAdvertisingReport
+            var starts = InlinePositions()
+            let event = extended ? "LE Extended Advertising Report" : "LE Advertising Report"
+            if let e = checkReports(p, extended: extended, &starts).error(event) { return .failure(e) }
+            return .success(.advertisingReports(AdvertisingReports(body: p, extended: extended, starts: starts)))
         default: return .success(.leMetaOther(subevent: sub, parameters: Array(p.dropFirst())))
         }
     }
@@ -272,22 +268,6 @@ extension HCIEvent {
         }
         guard at == body.endIndex else { return .trailingBytes(body.endIndex - at) }
         return .ok
-    }
-
-    /// The reports of an LE Advertising Report event, or what is wrong with them.
-    static func parseLegacyReports(_ body: ArraySlice<UInt8>) -> Result<AdvertisingReports, HCIParseError> {
-        var starts = InlinePositions()
-        if let e = checkReports(body, extended: false, &starts).error("LE Advertising Report") { return .failure(e) }
-        return .success(AdvertisingReports(body: body, extended: false, starts: starts))
-    }
-
-    /// The reports of an LE Extended Advertising Report event, or what is wrong with them.
-    static func parseExtendedReports(_ body: ArraySlice<UInt8>) -> Result<AdvertisingReports, HCIParseError> {
-        var starts = InlinePositions()
-        if let e = checkReports(body, extended: true, &starts).error("LE Extended Advertising Report") {
-            return .failure(e)
-        }
-        return .success(AdvertisingReports(body: body, extended: true, starts: starts))
     }
 }
 
