@@ -83,6 +83,26 @@ def record(ts, pkt):
     return struct.pack(">IIIIq", len(pkt), len(pkt), 3, 0, ts) + pkt
 
 
+def write_capture(out, records):
+    """Writes the btsnoop header and the (time, H4 packet) records, 10,000 to a write; returns the
+    file's size in bytes."""
+    size = len(header())
+    with open(out, "wb") as f:
+        f.write(header())
+        chunk = []
+        for ts, pkt in records:
+            chunk.append(record(ts, pkt))
+            if len(chunk) == 10_000:
+                data = b"".join(chunk)
+                f.write(data)
+                size += len(data)
+                chunk = []
+        data = b"".join(chunk)
+        f.write(data)
+        size += len(data)
+    return size
+
+
 def capture_unit(captures):
     """One unit: each capture's events moved to start 1 s after the previous capture's last one,
     as (time from the unit's start, H4 packet, reports); and the unit's length (µs)."""
@@ -108,19 +128,12 @@ def cmd_repeat(out, min_reports, captures):
     unit, offset = capture_unit(captures)
     per_unit = sum(n for _, _, n in unit)
     copies = -(-min_reports // per_unit)
-    reports = records = size = 0
-    with open(out, "wb") as f:
-        f.write(header())
-        for c in range(copies):
-            base = START + c * offset
-            chunk = b"".join(record(base + rel, pkt) for rel, pkt, _ in unit)
-            f.write(chunk)
-            size += len(chunk)
-        reports, records = per_unit * copies, len(unit) * copies
+    size = write_capture(out, ((START + c * offset + rel, pkt) for c in range(copies) for rel, pkt, _ in unit))
+    reports, records = per_unit * copies, len(unit) * copies
     # From the first record to the last: the copies follow each other 1 s apart, at the
     # captures' own pace (time is not compressed).
     span = (copies * offset - 1_000_000) / 1e6
-    print("reports=%d records=%d bytes=%d span_s=%.1f copies=%d" % (reports, records, size + 16, span, copies))
+    print("reports=%d records=%d bytes=%d span_s=%.1f copies=%d" % (reports, records, size, span, copies))
 
 
 def cmd_scene(out, min_reports, layers, captures):
@@ -143,34 +156,19 @@ def cmd_scene(out, min_reports, layers, captures):
                     pkt = pkt[:8] + bytes([pkt[8] ^ k]) + pkt[9:]  # address: bytes 7..12, FF first
                 yield base + rel, pkt
 
-    size = 0
-    with open(out, "wb") as f:
-        f.write(header())
-        chunk = []
-        for ts, pkt in heapq.merge(*(layer(k) for k in range(layers)), key=lambda e: e[0]):
-            chunk.append(record(ts, pkt))
-            if len(chunk) == 10_000:
-                data = b"".join(chunk)
-                f.write(data)
-                size += len(data)
-                chunk = []
-        data = b"".join(chunk)
-        f.write(data)
-        size += len(data)
+    size = write_capture(out, heapq.merge(*(layer(k) for k in range(layers)), key=lambda e: e[0]))
     span = (copies * offset - 1_000_000 + (layers - 1) * offset // layers) / 1e6
     print(
         "reports=%d records=%d bytes=%d span_s=%.1f copies=%d layers=%d"
-        % (per_unit * copies * layers, len(unit) * copies * layers, size + 16, span, copies, layers)
+        % (per_unit * copies * layers, len(unit) * copies * layers, size, span, copies, layers)
     )
 
 
 def cmd_random(out, count):
     rng = random.Random(7)  # fixed seed: the same file in every run
     seen = set()
-    size = 0
-    with open(out, "wb") as f:
-        f.write(header())
-        chunk = []
+
+    def frames():
         for i in range(count):
             while True:
                 a = rng.getrandbits(48) | (0b11 << 46)  # random static address: top two bits set
@@ -184,17 +182,10 @@ def cmd_random(out, count):
             ad = bytes([0x02, 0x01, 0x06, 0x10, 0x16, 0xE1, 0xFF, 0xA1, 0x01, 100])
             ad += struct.pack(">HH", temp, hum) + addr_le
             body = bytes([0x02, 0x01, 0x00, 0x01]) + addr_le + bytes([len(ad)]) + ad + bytes([0xC4])
-            pkt = bytes([0x04, 0x3E, len(body)]) + body
-            chunk.append(record(START + i * 10_000, pkt))
-            if len(chunk) == 10_000:
-                data = b"".join(chunk)
-                f.write(data)
-                size += len(data)
-                chunk = []
-        data = b"".join(chunk)
-        f.write(data)
-        size += len(data)
-    print("reports=%d records=%d bytes=%d" % (count, count, size + 16))
+            yield START + i * 10_000, bytes([0x04, 0x3E, len(body)]) + body
+
+    size = write_capture(out, frames())
+    print("reports=%d records=%d bytes=%d" % (count, count, size))
 
 
 def main(argv):
