@@ -57,8 +57,9 @@ import Testing
             decoded += fresh.readings.isEmpty ? 0 : 1
             malformed += fresh.malformed.count
         }
-        // Both kinds were reached, so slots were really reused across them.
-        #expect(decoded > 100)
+        // Both kinds were reached, so slots were really reused across them. (The samples' mutations
+        // alone decode 60 times; the peer vectors, where ../shared has them, add thousands.)
+        #expect(decoded > 40)
         #expect(malformed > 10)
     }
 
@@ -142,7 +143,7 @@ extension ReadingListTests {
             fresh += registry.decode(ad).readings
         }
         #expect(taken == fresh)
-        #expect(taken.count > 100)
+        #expect(taken.count > 40)  // as above: the samples alone give 60
     }
 
     /// Adds without beginning, after another decoder's reading.
