@@ -76,15 +76,6 @@ public enum Hex {
         return n
     }
 
-    /// Writes a non-negative integer in decimal at `out[i...]` (`decimalCount(v)` bytes) and
-    /// moves `i` past it.
-    @inline(__always) public static func writeDecimal(
-        _ v: Int, to out: UnsafeMutableBufferPointer<UInt8>, at i: inout Int
-    ) {
-        i += decimalCount(v)
-        _ = writeDecimal(v, to: out, endingAt: i)
-    }
-
     /// Writes a non-negative integer in decimal so that its last digit is `out[end - 1]`, from
     /// that digit back; returns the index of its first digit. For text written from its end,
     /// which counts no digits (`decimalCount` was ~100 instructions a number, callgrind).

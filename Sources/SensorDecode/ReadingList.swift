@@ -1,147 +1,262 @@
 /// The readings decoders make of one advertisement, in storage kept from one advertisement to the
 /// next.
 ///
-/// A decode that builds its reading as a new value allocates twice (the reading's measurement list
-/// and the list of readings) and frees both once the caller is done: ~550 instructions of each
-/// ~3,000 per advertisement (callgrind, BENCHMARKS.md). A caller that decodes in a loop keeps one
-/// list and hands it to `Registry.decode(_:into:)` again: `removeAll()` keeps the slots, with
-/// their measurement and warning buffers, and the next `begin` writes into them. A caller that
-/// keeps readings (the store) takes them with `takeEach`, which leaves a new buffer in the slot.
+/// WHY. A `Reading` is made only when one is read (`subscript`, `takeEach`). While decoders write,
+/// a reading is a `Head` of plain fields (its model, decoder id and frame kind as literals, its
+/// name as a position in the advertisement's bytes) and a range of one measurement list that all
+/// readings of the advertisement share. Beginning a reading and adding two measurements cost ~800
+/// instructions when each reading was a `Reading` in a slot of its own (its strings retained and
+/// released, its name and frame kind replaced through their value witnesses, two buffers checked
+/// for uniqueness at each `add`), and ~440 this way (callgrind: a decoder that does only that,
+/// against one that says "not mine"). Most advertisements a bench or a busy radio decodes are
+/// never read as `Reading`s one by one; a caller that keeps readings (the store) takes them with
+/// `takeEach`, which makes each `Reading` once, with a measurement array of its own.
 ///
 /// Invariants:
-/// 1. `storage[0..<endIndex]` are this advertisement's readings; `storage[endIndex...]` are spare
-///    slots, never shown. A name or frame kind is a view into the buffer the advertisement came in
-///    (for `replay`, a 256 KiB capture buffer), so a spare slot must not keep one long:
-///    - a slot `truncate` releases (a reading dropped) is cleared at once;
-///    - `takeEach` leaves new, empty readings in the slots (`run` and `replay` take every reading);
-///    - a caller that only reads its results (`decode`, the bench) keeps, in each slot, the bytes
-///      of the last advertisement decoded into it, until the next one: clearing them at every
-///      `removeAll` cost ~35 instructions per advertisement (callgrind).
-/// 2. `current`, `add` and `checkPayloadAddress` reach only readings begun by the decoder that is
-///    running (`decoderStart`, set by the registry): a decoder that adds without beginning traps,
-///    rather than adding to another decoder's reading.
-/// 3. A reading copied out of the list shares its measurement buffer, so the next `begin` in its
-///    slot copies (Swift's copy on write) rather than changing the caller's copy.
+/// 1. `heads[0..<endIndex]` are this advertisement's readings, in order; `heads[endIndex...]` are
+///    spare, never shown. `measurements[0..<measurementCount]` are theirs, in order: reading i's
+///    run from `heads[i].firstMeasurement` to the next reading's first, the last reading's to
+///    `measurementCount` (so `add` writes the reading begun last). Entries past `measurementCount`
+///    are spare, overwritten by the next `add`s. `warnings[0..<warningCount]` are the warnings of
+///    readings 0..<endIndex, in order, each with its reading's index; spares follow, as above.
+/// 2. `advertisementBytes`, and a name or frame kind a decoder gave as `DeferredText`, are views
+///    into the buffer the advertisement came in (for `replay`, a 256 KiB capture buffer), so the
+///    list must not keep one long:
+///    - the heads `truncate` releases (readings dropped) are cleared at once, and the bytes with
+///      them when no reading is left;
+///    - `takeEach` clears every head it takes, and the bytes (`run` and `replay` take every
+///      reading);
+///    - a caller that only reads its results (`decode`, the bench) keeps the last advertisement's
+///      until the next one: clearing them at every `removeAll` cost ~35 instructions per
+///      advertisement (callgrind).
+///    The bytes are set by the first `begin` of an advertisement with a local name, and a head's
+///    `radioName` is non-nil only for such an advertisement: it is read against its own bytes.
+/// 3. `add`, `warn`, `setModel`, `setFrameKind` and `checkPayloadAddress` reach only the reading
+///    begun last, and only if the decoder that is running began it (`decoderStart`, set by the
+///    registry): a decoder that adds without beginning traps, rather than adding to another
+///    decoder's reading.
 public struct ReadingList: RandomAccessCollection, Sendable {
-    private var storage: [Reading] = []
+    /// What a reading holds but its lists (invariant 1).
+    struct Head: Sendable {
+        var address = BDAddress(rawValue: 0)
+        var addressType = AddressType.publicDevice
+        var decoderID: StaticString = ""
+        var model: StaticString = ""
+        /// A model name made at run time (`setModel`), which wins over `model`.
+        var modelText: String? = nil
+        /// Where the advertisement's local name lies in `advertisementBytes`, unless the decoder
+        /// gave a name (`givenName`): a position, so that beginning a reading retains nothing.
+        var radioName: InlinePositions.Entry? = nil
+        var givenName: DeferredText? = nil
+        /// The frame kind as the decoder named it in `begin`…
+        var frameKind: StaticString? = nil
+        /// …or an identity the frame carries, made into text when read (`setFrameKind`).
+        var frameKindText: DeferredText? = nil
+        /// Whether `givenName`, `frameKindText` or `modelText` holds a value: tested before they
+        /// are replaced, as replacing an optional enum goes through its value witnesses even when
+        /// both old and new are `nil` (most readings have none).
+        var hasDeferredText = false
+        var timeMicros: Int64 = 0
+        var rssi: Int8? = nil
+        var firstMeasurement = 0
+    }
+
+    private var heads: [Head] = []
+    private var measurements: [Measurement] = []
+    private var measurementCount = 0
+    /// A warning and the reading it is about: a struct, as a tuple's array was emptied through
+    /// the runtime's generic tuple witnesses (callgrind).
+    private struct Warning: Sendable {
+        var reading: Int
+        var warning: DecodeWarning
+    }
+    private var warnings: [Warning] = []
+    private var warningCount = 0
+    /// The bytes of the advertisement whose readings these are (the AD bytes names are read
+    /// from); set by the first `begin` of an advertisement.
+    private var advertisementBytes = ArraySlice<UInt8>()
     public private(set) var endIndex = 0
-    /// Where the running decoder's readings start (invariant 2).
+    /// Where the running decoder's readings start (invariant 3).
     var decoderStart = 0
 
     public init() {}
 
     public var startIndex: Int { 0 }
 
+    /// The reading at `position`, made from its head and lists.
     public subscript(position: Int) -> Reading {
         precondition(position >= 0 && position < endIndex, "reading index out of range")
-        return storage[position]
+        return reading(position)
     }
 
     /// Starts a reading of `advertisement`, with its address, time and RSSI, its local name unless
-    /// `name` is given, and no measurements or warnings: `add` appends to it, and `current` changes
-    /// it further.
-    public mutating func begin(
-        _ advertisement: Advertisement, _ ad: AdvertisingData, decoderID: String, model: String,
-        frameKind: String? = nil, name: DeferredText? = nil
+    /// `name` is given, and no measurements or warnings: `add` appends to it. Out of line: inlined
+    /// into each of the decoders' ~50 call sites, it cost more (1,545 -> 1,559 instructions an
+    /// advertisement, callgrind).
+    @inline(never) public mutating func begin(
+        _ advertisement: Advertisement, _ ad: AdvertisingData, decoderID: StaticString, model: StaticString,
+        frameKind: StaticString? = nil, name: DeferredText? = nil
     ) {
         let slot = claimSlot()
-        update(slot) { r in
-            r.address = advertisement.address
-            r.addressType = advertisement.addressType
-            r.decoderID = decoderID
-            r.model = model
-            r.frameKindText = frameKind.map(DeferredText.init)
-            r.timeMicros = advertisement.timeMicros
-            r.rssi = advertisement.rssi
-            r.nameText = name ?? ad.localName.map(DeferredText.radio)
-            // Emptied in place, keeping capacity, as the measurements below.
-            while !r.warnings.isEmpty { r.warnings.removeLast() }
-            // One by one: `removeAll(keepingCapacity:)` goes through the general `replaceSubrange`
-            // (~190 instructions a reading, callgrind); a frame has a handful of measurements.
-            while !r.measurements.isEmpty { r.measurements.removeLast() }
+        let first = measurementCount
+        heads.withUnsafeMutableBufferPointer { h in
+            h[slot].address = advertisement.address
+            h[slot].addressType = advertisement.addressType
+            h[slot].decoderID = decoderID
+            h[slot].model = model
+            h[slot].timeMicros = advertisement.timeMicros
+            h[slot].rssi = advertisement.rssi
+            h[slot].firstMeasurement = first
+            h[slot].frameKind = frameKind
+            if h[slot].hasDeferredText {
+                h[slot].givenName = nil
+                h[slot].frameKindText = nil
+                h[slot].modelText = nil
+                h[slot].hasDeferredText = false
+            }
+            if let name {
+                h[slot].givenName = name
+                h[slot].hasDeferredText = true
+                h[slot].radioName = nil
+            } else {
+                h[slot].radioName = ad.localNameEntry
+            }
         }
+        // Once per advertisement, and only if it has a name: all its readings' names are read
+        // from the same bytes, and no head of it points into them otherwise.
+        if slot == 0, ad.localNameEntry != nil { advertisementBytes = ad.bytes }
     }
 
     /// Appends a measurement to the reading begun last.
     @inline(__always) public mutating func add(_ quantity: Quantity, _ value: Double) {
-        current.measurements.append(Measurement(quantity, value))
+        _ = checkedCurrent()
+        // Over a spare entry if there is one: emptying the list then costs nothing per entry.
+        if measurementCount < measurements.count {
+            measurements[measurementCount] = Measurement(quantity, value)
+        } else {
+            measurements.append(Measurement(quantity, value))
+        }
+        measurementCount += 1
+    }
+
+    /// The number of measurements of the reading begun last.
+    public var currentMeasurementCount: Int {
+        measurementCount - heads[checkedCurrent()].firstMeasurement
+    }
+
+    /// Adds a warning to the reading begun last.
+    public mutating func warn(_ warning: DecodeWarning) {
+        let w = Warning(reading: checkedCurrent(), warning: warning)
+        if warningCount < warnings.count { warnings[warningCount] = w } else { warnings.append(w) }
+        warningCount += 1
+    }
+
+    /// Sets the frame kind of the reading begun last (an identity a frame carries, made into text
+    /// when read).
+    public mutating func setFrameKind(_ text: DeferredText) {
+        let last = checkedCurrent()
+        heads[last].frameKind = nil
+        heads[last].frameKindText = text
+        heads[last].hasDeferredText = true
+    }
+
+    /// Names the model of the reading begun last, where the name is made at run time (an
+    /// unknown type number, a name the device broadcasts).
+    public mutating func setModel(_ text: String) {
+        let last = checkedCurrent()
+        heads[last].modelText = text
+        heads[last].hasDeferredText = true
     }
 
     /// Warns, on the reading begun last, that the device address its payload carries is not the
     /// advertiser's (firmware that lets the user broadcast a random address does this).
     public mutating func checkPayloadAddress(_ payloadAddress: BDAddress) {
-        let advertiser = current.address
-        if payloadAddress != advertiser {
-            current.warnings.append(.payloadAddress(payloadAddress, advertiser: advertiser))
-        }
+        let advertiser = heads[checkedCurrent()].address
+        if payloadAddress != advertiser { warn(.payloadAddress(payloadAddress, advertiser: advertiser)) }
     }
 
-    /// The reading begun last, changed in place.
-    public var current: Reading {
-        // Read in place: `readings.current.measurements.isEmpty` copies no reading.
-        _read {
-            precondition(endIndex > decoderStart, "no reading begun by this decoder")
-            yield storage[endIndex - 1]
-        }
-        _modify {
-            precondition(endIndex > decoderStart, "no reading begun by this decoder")
-            yield &storage[endIndex - 1]
-        }
-    }
-
-    /// Empties the list, keeping its slots for the next advertisement.
-    public mutating func removeAll() {
-        endIndex = 0  // the slots keep their bytes until reused (invariant 1)
+    /// Empties the list, keeping its storage for the next advertisement.
+    /// Inlined: it runs for every advertisement, and a call cost more than its stores.
+    @inline(__always) public mutating func removeAll() {
+        endIndex = 0  // the heads keep their bytes until reused (invariant 2)
         decoderStart = 0
+        measurementCount = 0  // the entries stay, as spares (invariant 1)
+        warningCount = 0
     }
 
     /// Drops the readings from `index` on (a decoder that appended, then found the frame bad).
-    public mutating func truncate(to index: Int) {
+    @inline(__always) public mutating func truncate(to index: Int) {
         precondition(index >= decoderStart && index <= endIndex, "truncation outside this decoder's readings")
-        release(from: index)
-    }
-
-    /// Hands each reading to `body`, in order, moved out of its slot, and empties the list: for a
-    /// caller that keeps them. The slot gets a new measurement buffer, which the store's copy
-    /// would otherwise have cost at the next `begin` (and left it no room to grow).
-    public mutating func takeEach(_ body: (consuming Reading) -> Void) {
-        for i in 0..<endIndex {
-            let reading = update(i) { r in
-                var fresh = Reading(address: r.address, decoderID: "", model: "", measurements: .forFrame())
-                swap(&fresh, &r)
-                return fresh
-            }
-            body(reading)
-        }
-        endIndex = 0
-        decoderStart = 0
-    }
-
-    /// Releases the slots from `index` on, clearing their bytes (invariant 1).
-    @inline(__always) private mutating func release(from index: Int) {
         // Usually nothing: most decoders say "not mine" before they begin a reading.
-        guard index < endIndex else { return }
-        for i in index..<endIndex {
-            storage[i].nameText = nil
-            storage[i].frameKindText = nil
-        }
+        if index < endIndex { drop(from: index) }
+    }
+
+    @inline(never) private mutating func drop(from index: Int) {
+        measurementCount = heads[index].firstMeasurement
+        while warningCount > 0, warnings[warningCount - 1].reading >= index { warningCount -= 1 }
+        for i in index..<endIndex { clear(i) }
         endIndex = index
+        if index == 0 { advertisementBytes = ArraySlice() }
+    }
+
+    /// Hands each reading to `body`, in order, and empties the list: for a caller that keeps them.
+    public mutating func takeEach(_ body: (consuming Reading) -> Void) {
+        // Nearly every advertisement a radio hears decodes to nothing: then there is nothing to do.
+        guard endIndex > 0 else { return removeAll() }
+        for i in 0..<endIndex {
+            body(reading(i))
+            clear(i)
+        }
+        advertisementBytes = ArraySlice()
+        removeAll()
+    }
+
+    /// Reading `i` as a value of its own: its literals made into text, its measurements and
+    /// warnings copied out.
+    private func reading(_ i: Int) -> Reading {
+        let first = heads[i].firstMeasurement
+        let end = i + 1 < endIndex ? heads[i + 1].firstMeasurement : measurementCount
+        var r = Reading(
+            address: heads[i].address, addressType: heads[i].addressType, decoderID: heads[i].decoderID.description,
+            model: heads[i].modelText ?? heads[i].model.description, measurements: Array(measurements[first..<end]),
+            timeMicros: heads[i].timeMicros, rssi: heads[i].rssi)
+        if heads[i].hasDeferredText {
+            r.frameKindText = heads[i].frameKindText ?? heads[i].frameKind.map { DeferredText($0.description) }
+            r.nameText = heads[i].givenName ?? heads[i].radioName.map { DeferredText.radio(advertisementBytes.value($0)) }
+        } else {
+            r.frameKindText = heads[i].frameKind.map { DeferredText($0.description) }
+            r.nameText = heads[i].radioName.map { DeferredText.radio(advertisementBytes.value($0)) }
+        }
+        if warningCount > 0 { r.warnings = warnings[..<warningCount].lazy.filter { $0.reading == i }.map(\.warning) }
+        return r
+    }
+
+    /// Lets go of the bytes head `i` views (invariant 2).
+    private mutating func clear(_ i: Int) {
+        if heads[i].hasDeferredText {
+            heads[i].givenName = nil
+            heads[i].frameKindText = nil
+            heads[i].modelText = nil
+            heads[i].hasDeferredText = false
+        }
+    }
+
+    /// The reading begun last, which the running decoder must have begun (invariant 3).
+    @inline(__always) private func checkedCurrent() -> Int {
+        precondition(endIndex > decoderStart, "no reading begun by this decoder")
+        return endIndex - 1
     }
 
     /// The next slot: a spare one if any, else a new one.
     @inline(__always) private mutating func claimSlot() -> Int {
-        if endIndex == storage.count { addSlot() }
+        if endIndex == heads.count { addSlot() }
         endIndex += 1
         return endIndex - 1
     }
 
     /// A new slot, for a list that never held this many readings (rare after the first few).
     @inline(never) private mutating func addSlot() {
-        storage.append(Reading(address: BDAddress(rawValue: 0), decoderID: "", model: "", measurements: .forFrame()))
-    }
-
-    private mutating func update<T>(_ slot: Int, _ body: (inout Reading) -> T) -> T {
-        body(&storage[slot])
+        heads.append(Head())
     }
 }
 

@@ -2,11 +2,10 @@
 /// advertisement: no I/O, no clock, no logger, no state between calls. Keys for encrypted formats
 /// are given when the decoder is made, never looked up.
 public protocol SensorDecoder: Sendable {
-    /// Stable identifier, stored with every reading. Never rename or reuse one. Written as a
-    /// computed property returning a literal (`var id: String { "govee" }`): the compiler then
-    /// knows the text, where a stored `let` was retained and released for every reading (~30
-    /// instructions an advertisement, callgrind).
-    var id: String { get }
+    /// Stable identifier, stored with every reading. Never rename or reuse one. A literal
+    /// (`var id: StaticString { "govee" }`): a reading being written keeps it without reference
+    /// counting (see `ReadingList`), and it becomes a `String` when the reading is read.
+    var id: StaticString { get }
     /// Where this decoder's data lives; the registry only calls it for advertisements that carry one
     /// of these.
     var selectors: [DecoderSelector] { get }

@@ -173,8 +173,7 @@ import Testing
     @Test func decimalsAndUUIDTextWrittenInPlace() {
         for v in [0, 7, 9, 10, 99, 100, 254, 999, 1_000, 65_535, 1_000_000] {
             let text = Hex.ascii(count: Hex.decimalCount(v)) { out in
-                var i = 0
-                Hex.writeDecimal(v, to: out, at: &i)
+                #expect(Hex.writeDecimal(v, to: out, endingAt: out.count) == 0)
             }
             #expect(text == String(v))
         }

@@ -11,7 +11,7 @@ import Testing
     ]
 
     @Test func standardRegistryListsEachGroupBDecoderOnce() {
-        let ids = Registry.standard().decoders.map(\.id)
+        let ids = Registry.standard().decoders.map { $0.id.description }
         #expect(Set(ids).count == ids.count, "duplicate decoder ids: \(ids)")
         #expect(Self.groupB.isSubset(of: Set(ids)))
     }

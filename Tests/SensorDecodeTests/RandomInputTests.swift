@@ -47,7 +47,7 @@ import Testing
                     let ad = Advertisement(address: BDAddress(rawValue: UInt64(i % 2)), data: data)
                     let out = decoder.decode(ad, AdvertisingData(parsing: data))
                     if case .readings(let r) = out {
-                        reached[decoder.id, default: 0] += 1
+                        reached[decoder.id.description, default: 0] += 1
                         for reading in r {
                             for m in reading.measurements {
                                 #expect(!m.value.isNaN, "\(decoder.id) produced NaN for \(Hex.encode(data))")

@@ -78,7 +78,7 @@ import Testing
 
     /// Begins a reading, then gives `verdict`.
     struct Quitter: SensorDecoder {
-        let id: String
+        let id: StaticString
         let verdict: DecodeVerdict
         var selectors: [DecoderSelector] { [.any] }
         func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
@@ -148,7 +148,7 @@ extension ReadingListTests {
 
     /// Adds without beginning, after another decoder's reading.
     struct Intruder: SensorDecoder {
-        var id: String { "intruder" }
+        var id: StaticString { "intruder" }
         var selectors: [DecoderSelector] { [.any] }
         func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
             readings.add(.co2PPM, 999)

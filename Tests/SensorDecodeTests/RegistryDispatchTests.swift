@@ -3,12 +3,18 @@ import Testing
 
 /// Dispatch by selector: which decoders the registry runs for an advertisement, and how often.
 @Suite struct RegistryDispatchTests {
-    /// Reports every call as a reading whose model is the decoder's id, so a test sees who ran.
+    /// Reports every call as a reading whose model is the decoder's name, so a test sees who ran.
     struct Probe: SensorDecoder {
-        let id: String
+        var id: StaticString { "probe" }
+        let name: String
         let selectors: [DecoderSelector]
+        init(id name: String, selectors: [DecoderSelector]) {
+            self.name = name
+            self.selectors = selectors
+        }
         func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
-            readings.begin(advertisement, ad, decoderID: id, model: id)
+            readings.begin(advertisement, ad, decoderID: id, model: "?")
+            readings.setModel(name)
             return .decoded
         }
     }

@@ -40,7 +40,7 @@
 /// factors, nonce); checked against Bluetooth-Devices/bthome-ble's object table and the peers'
 /// tests in ../shared/vectors.
 public struct BTHomeDecoder: SensorDecoder {
-    public var id: String { "bthome" }
+    public var id: StaticString { "bthome" }
     public let selectors: [DecoderSelector] = [.serviceData16(0xFCD2), .serviceData16(0x181C)]
     private let keys: DeviceKeys
     /// `Self.table`, held here: read from the lazy global, each frame paid its `swift_once`
@@ -102,7 +102,7 @@ public struct BTHomeDecoder: SensorDecoder {
             mac = m
             body = body.dropFirst(6)
         }
-        var kind = "v2"
+        var kind: StaticString = "v2"
         if info & 0x01 != 0 {
             guard let key = keys[advertisement.address] ?? keys[mac] else {
                 readings.begin(advertisement, ad, decoderID: id, model: "BTHome", frameKind: "v2-encrypted-no-key")
@@ -163,8 +163,8 @@ public struct BTHomeDecoder: SensorDecoder {
             next += size
         }
         if let why = stopped {
-            if readings.current.measurements.isEmpty { return .malformed(why) }
-            readings.current.warnings.append(.text(why))
+            if readings.currentMeasurementCount == 0 { return .malformed(why) }
+            readings.warn(.text(why))
         }
         return .decoded
     }
@@ -197,21 +197,21 @@ public struct BTHomeDecoder: SensorDecoder {
             let valueCount = length - 1
             next += length
             guard let entry = objects[Int(objectID)] else {
-                readings.current.warnings.append(
+                readings.warn(
                     "unknown BTHome v1 object id 0x\(Hex.encode([objectID])) skipped")
                 continue
             }
             switch format {
             case 0, 1:
                 guard (1...4).contains(valueCount) else {
-                    readings.current.warnings.append(
+                    readings.warn(
                         "v1 object 0x\(Hex.encode([objectID])) of \(valueCount) bytes skipped")
                     continue
                 }
                 append(entry, frame, at: valueAt, count: valueCount, signedOverride: format == 1, to: &readings, &met)
             case 2:
                 guard valueCount == 4, entry.kind == .quantity else {
-                    readings.current.warnings.append("v1 float object 0x\(Hex.encode([objectID])) skipped")
+                    readings.warn("v1 float object 0x\(Hex.encode([objectID])) skipped")
                     continue
                 }
                 add(entry, Double(Float(bitPattern: frame.le32(valueAt))), to: &readings, &met)
@@ -220,8 +220,8 @@ public struct BTHomeDecoder: SensorDecoder {
             }
         }
         if let why = stopped {
-            if readings.current.measurements.isEmpty { return .malformed(why) }
-            readings.current.warnings.append(.text(why))
+            if readings.currentMeasurementCount == 0 { return .malformed(why) }
+            readings.warn(.text(why))
         }
         return .decoded
     }

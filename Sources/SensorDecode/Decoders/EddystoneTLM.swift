@@ -21,7 +21,7 @@
 ///
 /// Source: github.com/google/eddystone, `eddystone-tlm/tlm-plain.md`.
 public struct EddystoneTLMDecoder: SensorDecoder {
-    public var id: String { "eddystone_tlm" }
+    public var id: StaticString { "eddystone_tlm" }
     public let selectors: [DecoderSelector] = [.serviceData16(0xFEAA)]
 
     public init() {}

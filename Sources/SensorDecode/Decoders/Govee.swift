@@ -37,7 +37,7 @@
 /// read off govee-ble's test advertisements. We truncate the packed temperature to its tenths
 /// (the format's arithmetic); theengs instead reports `magnitude / 10000` below 0 °C.
 public struct GoveeDecoder: SensorDecoder {
-    public var id: String { "govee" }
+    public var id: StaticString { "govee" }
     public let selectors: [DecoderSelector] = [.manufacturer(0xEC88), .manufacturer(0x0001), .manufacturer(0x8801)]
 
     public init() {}
@@ -63,15 +63,17 @@ public struct GoveeDecoder: SensorDecoder {
         into readings: inout ReadingList
     ) -> DecodeVerdict {
         let number = GoveeFrame.modelNumber(ad)
-        let named = number.map(GoveeFrame.model(number:))
+        let named = number.flatMap(GoveeFrame.knownModel)
         // Kept as it is added, for the range check below: finding it among the measurements
         // afterwards compared quantities by key (callgrind).
         var battery: Double? = nil
 
         /// Begins the reading, once the frame is known to be ours and its model is known.
-        func begin(_ model: String) {
-            readings.begin(
-                advertisement, ad, decoderID: id, model: model, frameKind: Self.frameKind(company, data.count))
+        /// `fromName`: the model is `named` where the name gives one; a model number with no
+        /// literal is named at run time.
+        func begin(_ model: StaticString, fromName: Bool = false) {
+            readings.begin(advertisement, ad, decoderID: id, model: model, frameKind: Self.frameKind(company, data.count))
+            if fromName, let number, named == nil { readings.setModel(GoveeFrame.model(number: number)) }
         }
         /// Adds the battery level.
         func addBattery(_ percent: Double) {
@@ -85,7 +87,7 @@ public struct GoveeDecoder: SensorDecoder {
                 readings.add(.humidityPercent, v.humidity)
             } else {
                 let hex = String(raw, radix: 16)
-                readings.current.warnings.append(
+                readings.warn(
                     "packed value 0x\(hex) is impossible; temperature and humidity omitted")
             }
         }
@@ -93,7 +95,7 @@ public struct GoveeDecoder: SensorDecoder {
         func addFlaggedBattery(_ byte: UInt8) -> Bool {
             addBattery(Double(byte & 0x7F))
             if byte & 0x80 != 0 {
-                readings.current.warnings.append("device reports a sensor error; measurements omitted")
+                readings.warn("device reports a sensor error; measurements omitted")
             }
             return byte & 0x80 == 0
         }
@@ -111,11 +113,11 @@ public struct GoveeDecoder: SensorDecoder {
             guard data.u8(0) == 0x00 else { return .notMine }
             guard !data.allFF(from: 1) else { return .malformed("all-0xFF frame") }
             if data.count == 6 {
-                begin(named ?? "H5072/H5075")
+                begin(named ?? "H5072/H5075", fromName: true)
                 addPacked(data.be24(1))
                 addBattery(Double(data.u8(4)))
             } else {
-                begin(named ?? (data.count == 7 ? "H5074" : "H5051/H5071"))
+                begin(named ?? (data.count == 7 ? "H5074" : "H5051/H5071"), fromName: true)
                 if let why = addHundredths(at: 1) { return .malformed(why) }
                 addBattery(Double(data.u8(5)))
             }
@@ -152,7 +154,7 @@ public struct GoveeDecoder: SensorDecoder {
                     readings.add(.temperatureProbeC(probe), v.temperature)
                 }
             } else {
-                begin(named ?? (data.count == 6 ? "H5101/H5102/H5104/H5105/H5174/H5177" : "H5108"))
+                begin(named ?? (data.count == 6 ? "H5101/H5102/H5104/H5105/H5174/H5177" : "H5108"), fromName: true)
                 if addFlaggedBattery(data.u8(5)) { addPacked(data.be24(2)) }
             }
         case (0x8801, 9):
@@ -160,7 +162,7 @@ public struct GoveeDecoder: SensorDecoder {
                 return .notMine
             }
             guard !data.allFF(from: 4) else { return .malformed("all-0xFF frame") }
-            begin(named ?? "H5179")
+            begin(named ?? "H5179", fromName: true)
             if let why = addHundredths(at: 4) { return .malformed(why) }
             addBattery(Double(data.u8(8)))
         default:
@@ -173,8 +175,8 @@ public struct GoveeDecoder: SensorDecoder {
     }
 
     /// "ec88-6": the tag in hex, then the frame size in decimal. Literals for the frames decoded
-    /// above, as writing it per frame cost a string build (callgrind); written in place otherwise.
-    static func frameKind(_ company: UInt16, _ size: Int) -> String {
+    /// above, as writing it per frame cost a string build (callgrind).
+    static func frameKind(_ company: UInt16, _ size: Int) -> StaticString {
         switch (company, size) {
         case (0xEC88, 6): "ec88-6"
         case (0xEC88, 7): "ec88-7"
@@ -183,13 +185,7 @@ public struct GoveeDecoder: SensorDecoder {
         case (0x0001, 8): "0001-8"
         case (0x0001, 9): "0001-9"
         case (0x8801, 9): "8801-9"
-        default:
-            Hex.ascii(count: 5 + Hex.decimalCount(size)) { out in
-                for k in 0..<4 { out[k] = Hex.digit(UInt8((company >> (12 - 4 * UInt16(k))) & 0xF)) }
-                out[4] = UInt8(ascii: "-")
-                var i = 5
-                Hex.writeDecimal(size, to: out, at: &i)
-            }
+        default: "?"  // not reached: `decodeFrame` decodes only the frames above
         }
     }
 }

@@ -75,12 +75,12 @@ enum GoveeFrame {
 
     /// "H5075" for 5075.
     static func model(number: Int) -> String {
-        knownModel(number) ?? "H\(number)"
+        knownModel(number).map { "\($0)" } ?? "H\(number)"
     }
 
     /// The models the two Govee decoders document, as literals: writing "H5075" from the digits
     /// was a string build per frame (callgrind). `nil` for any other number.
-    static func knownModel(_ number: Int) -> String? {
+    static func knownModel(_ number: Int) -> StaticString? {
         switch number {
         case 5051: "H5051"
         case 5052: "H5052"

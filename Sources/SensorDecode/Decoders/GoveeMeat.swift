@@ -34,7 +34,7 @@
 /// Bluetooth-Devices govee-ble tests and theengs decoder `H5055_json` (the H5055 probe byte).
 /// Peers report an unplugged probe (0xFFFF) as 0 °C; we omit it.
 public struct GoveeMeatDecoder: SensorDecoder {
-    public var id: String { "govee_meat" }
+    public var id: StaticString { "govee_meat" }
     /// Whole manufacturer values of the frames below (data of 14, 17 or 20 bytes after the company
     /// id), alone or with an iBeacon glued on (`GoveeFrame.unglued`, 25 bytes more).
     static let valueLengths = [16, 19, 22, 41, 44, 47]
@@ -79,11 +79,12 @@ public struct GoveeMeatDecoder: SensorDecoder {
         into readings: inout ReadingList
     ) -> DecodeVerdict {
         let number = GoveeFrame.modelNumber(ad)
-        let named = number.map(GoveeFrame.model(number:))
+        let named = number.flatMap(GoveeFrame.knownModel)
         /// Begins the reading; `kind` is a literal, as an interpolated "probe-\(count)" cost a string
-        /// build per frame.
-        func begin(_ model: String, _ kind: String) {
-            readings.begin(advertisement, ad, decoderID: id, model: model, frameKind: kind)
+        /// build per frame. A model number not known by name is named at run time.
+        func begin(_ model: StaticString, _ kind: StaticString) {
+            readings.begin(advertisement, ad, decoderID: id, model: named ?? model, frameKind: kind)
+            if let number, named == nil { readings.setModel(GoveeFrame.model(number: number)) }
         }
         /// Probe `n` at `offset`, unless it reads "no probe".
         func addProbe(_ n: Int, at offset: Int) {

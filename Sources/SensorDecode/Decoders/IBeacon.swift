@@ -21,7 +21,7 @@
 ///
 /// Source: Apple, "Proximity Beacon Specification" R1 (2015), "iBeacon advertising packet".
 public struct IBeaconDecoder: SensorDecoder {
-    public var id: String { "ibeacon" }
+    public var id: StaticString { "ibeacon" }
     public let selectors: [DecoderSelector] = [.manufacturer(0x004C)]
 
     public init() {}
@@ -33,7 +33,7 @@ public struct IBeaconDecoder: SensorDecoder {
         // An identity, not a measurement: the reading has none.
         readings.begin(advertisement, ad, decoderID: id, model: "iBeacon")
         // The identity text is made when read (see `DeferredText`); the reading keeps the bytes.
-        readings.current.frameKindText = DeferredText(d, format: { Self.frameKind($0) })
+        readings.setFrameKind(DeferredText(d, format: { Self.frameKind($0) }))
         return .decoded
     }
 

@@ -24,7 +24,7 @@
 /// Source: custom-components/ble_monitor and Bluetooth-Devices inkbird-ble (`inkbird.py`,
 /// lengths and s16/10); theengs decoder IBT-2X/4X/6XS tests (0xFFF6 = unplugged, omitted).
 public struct InkbirdBBQDecoder: SensorDecoder {
-    public var id: String { "inkbird_bbq" }
+    public var id: StaticString { "inkbird_bbq" }
     public let selectors: [DecoderSelector] = [.manufacturer(0x0000), .manufacturer(0x0001), .manufacturer(0x0002)]
 
     public init() {}
@@ -59,7 +59,7 @@ public struct InkbirdBBQDecoder: SensorDecoder {
     }
 
     /// "iBBQ-4", "xBBQ-1", …: literals, as concatenating the count made a string per frame (callgrind).
-    static func model(probes: Int, xBBQ: Bool) -> String {
+    static func model(probes: Int, xBBQ: Bool) -> StaticString {
         switch (xBBQ, probes) {
         case (false, 1): "iBBQ-1"
         case (false, 2): "iBBQ-2"
@@ -69,7 +69,7 @@ public struct InkbirdBBQDecoder: SensorDecoder {
         case (true, 2): "xBBQ-2"
         case (true, 4): "xBBQ-4"
         case (true, 6): "xBBQ-6"
-        default: (xBBQ ? "xBBQ-" : "iBBQ-") + String(probes)
+        default: xBBQ ? "xBBQ" : "iBBQ"  // not reached: `decode` takes only the four sizes above
         }
     }
 }

@@ -21,7 +21,7 @@
 /// Source: offsets and the °F flag read off Bluetooth-Devices inkbird-ble's IAM-T2 tests
 /// (test_iam_t2_fahrenheit_mode, test_iam_t2_sub_zero_celsius), which are in our vectors.
 public struct InkbirdIAMT2Decoder: SensorDecoder {
-    public var id: String { "inkbird_iam_t2" }
+    public var id: StaticString { "inkbird_iam_t2" }
     public let selectors: [DecoderSelector] = [.anyManufacturer]
 
     public init() {}

@@ -25,7 +25,7 @@
 /// names, probe byte); the CRC algorithm was identified here against the peers' real captures
 /// (every one of them checks; theengs' hand-edited test frames do not).
 public struct InkbirdIBSTHDecoder: SensorDecoder {
-    public var id: String { "inkbird_ibs_th" }
+    public var id: StaticString { "inkbird_ibs_th" }
     public let selectors: [DecoderSelector] = [.manufacturerValueLength(9)]
 
     public init() {}
@@ -70,7 +70,7 @@ public struct InkbirdIBSTHDecoder: SensorDecoder {
         let rawHumidity = v.le16(2)
         let battery = v.u8(7)
         guard battery <= 100 else { return .malformed("battery \(battery) % out of range") }
-        let model = hasHumidity == false ? "IBS-TH2/P01B" : "IBS-TH"
+        let model: StaticString = hasHumidity == false ? "IBS-TH2/P01B" : "IBS-TH"
         // Begun before the probe byte and humidity are checked: either can still return
         // `.malformed`, and the registry then drops the reading.
         readings.begin(advertisement, ad, decoderID: id, model: model)

@@ -23,7 +23,7 @@
 /// Source: offsets read off Bluetooth-Devices inkbird-ble's test advertisements for these models
 /// (test_ith_11_b, test_ith_31_b, test_IBS_P02B), which are in our vectors.
 public struct InkbirdITHDecoder: SensorDecoder {
-    public var id: String { "inkbird_ith" }
+    public var id: StaticString { "inkbird_ith" }
     public let selectors: [DecoderSelector] = [.manufacturer(0x2449)]
 
     public init() {}
@@ -36,8 +36,9 @@ public struct InkbirdITHDecoder: SensorDecoder {
         // the rest of the decode (callgrind).
         let hasName = ad.localName != nil
         let kind = data.u8(0)
-        let model: String
+        let model: StaticString
         let hasHumidity: Bool
+        var known = true
         if ad.localNameEquals("ITH-11-B") || (!hasName && kind == 0x08) {
             (model, hasHumidity) = ("ITH-11-B", true)
         } else if ad.localNameEquals("ITH-13-B") || (!hasName && kind == 0x12) {
@@ -45,13 +46,15 @@ public struct InkbirdITHDecoder: SensorDecoder {
         } else if ad.localNameEquals("IBS-P02B") || (!hasName && kind == 0x11) {
             (model, hasHumidity) = ("IBS-P02B", false)
         } else {
-            (model, hasHumidity) = ("Inkbird 0x" + Hex.encode([kind]), false)
+            (model, hasHumidity) = ("Inkbird", false)  // named with its kind byte once begun
+            known = false
         }
         let battery = data.u8(8)
         guard battery <= 100 else { return .malformed("battery \(battery) % out of range") }
         // Begun before the humidity is checked: out of range, it returns `.malformed`, and the
         // registry then drops the reading.
         readings.begin(advertisement, ad, decoderID: id, model: model)
+        if !known { readings.setModel("Inkbird 0x" + Hex.encode([kind])) }
         readings.add(.temperatureC, Double(data.le16s(4)) / 10)
         if hasHumidity {
             let humidity = Double(data.le16(6)) / 10

@@ -26,7 +26,7 @@
 /// Source: Minew's BeaconPlus SDK frame list; reelyActive advlib-ble-services `lib/minew.js`
 /// (frame lengths, signed 8.8), whose unit tests are among our vectors.
 public struct MinewFFE1Decoder: SensorDecoder {
-    public var id: String { "minew_ffe1" }
+    public var id: StaticString { "minew_ffe1" }
     public let selectors: [DecoderSelector] = [.serviceData16(0xFFE1)]
 
     public init() {}

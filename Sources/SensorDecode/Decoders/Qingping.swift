@@ -32,14 +32,14 @@
 /// Source: the TLV types and device types as documented by Bluetooth-Devices/qingping-ble and
 /// custom-components/ble_monitor (`qingping.py`); the peers' tests in ../shared/vectors.
 public struct QingpingDecoder: SensorDecoder {
-    public var id: String { "qingping" }
+    public var id: StaticString { "qingping" }
     public let selectors: [DecoderSelector] = [.serviceData16(0xFDCD)]
 
     public init() {}
 
     /// The model of a device type byte. A switch: a dictionary lookup hashed the byte per frame
     /// (callgrind).
-    static func model(type: UInt8) -> String? {
+    static func model(type: UInt8) -> StaticString? {
         switch type {
         case 0x01, 0x07, 0x16: "CGG1"
         case 0x04: "CGH1"
@@ -64,10 +64,11 @@ public struct QingpingDecoder: SensorDecoder {
         guard frame.count >= 8 else { return .malformed("Qingping frame of \(frame.count) bytes, expected ≥ 8") }
         let isEvent = frame.u8(0) & 0x40 != 0
         let type = frame.u8(1)
-        let model = Self.model(type: type) ?? "Qingping type 0x\(Hex.encode([type]))"
+        let model = Self.model(type: type)
         // The reading is begun before the walk, which adds to it; a value out of range returns
         // `.malformed`, and the registry drops the reading.
-        readings.begin(advertisement, ad, decoderID: id, model: model, frameKind: isEvent ? "event" : nil)
+        readings.begin(advertisement, ad, decoderID: id, model: model ?? "Qingping", frameKind: isEvent ? "event" : nil)
+        if model == nil { readings.setModel("Qingping type 0x\(Hex.encode([type]))") }
 
         var stopped: String? = nil
         // The TLVs walked by offset into the frame: a reader and a slice per value cost a retain
@@ -116,9 +117,9 @@ public struct QingpingDecoder: SensorDecoder {
                 continue  // packet id (0x0F), capability bits (0x18), unknown types: length known, skipped
             }
         }
-        if let why = stopped, readings.current.measurements.isEmpty { return .malformed(why) }
+        if let why = stopped, readings.currentMeasurementCount == 0 { return .malformed(why) }
         readings.checkPayloadAddress(frame.macLE(2))
-        if let why = stopped { readings.current.warnings.append(.text(why)) }
+        if let why = stopped { readings.warn(.text(why)) }
         return .decoded
     }
 }

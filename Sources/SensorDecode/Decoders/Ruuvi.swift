@@ -38,7 +38,7 @@
 /// Source: Ruuvi's data-format documentation (docs.ruuvi.com, "RAWv1" and "RAWv2"), whose
 /// examples are among ruuvi.endpoints.c's tests in our vectors.
 public struct RuuviDecoder: SensorDecoder {
-    public var id: String { "ruuvi" }
+    public var id: StaticString { "ruuvi" }
     public let selectors: [DecoderSelector] = [.manufacturer(0x0499)]
 
     public init() {}
@@ -98,7 +98,7 @@ public struct RuuviDecoder: SensorDecoder {
             }
             if data.u8(15) != 0xFF { readings.add(.movementCount, Double(data.u8(15))) }
             if data.be16(16) != 0xFFFF { readings.add(.packetCount, Double(data.be16(16))) }
-            guard !readings.current.measurements.isEmpty else { return .malformed("every field is \"not available\"") }
+            guard readings.currentMeasurementCount > 0 else { return .malformed("every field is \"not available\"") }
             // All 0xFF: the firmware does not send its MAC.
             if !data.allFF(from: 18) { readings.checkPayloadAddress(data.macBE(18)) }
         default:

@@ -34,7 +34,7 @@
 /// layout); the TC.x step (0.0625 °C from −200 °C) was read off sensorpush-ble's TC.x tests, and its
 /// upper bound of 1800 °C is our assumption (only the low field is ever non-zero in them).
 public struct SensorPushDecoder: SensorDecoder {
-    public var id: String { "sensorpush" }
+    public var id: StaticString { "sensorpush" }
     public let selectors: [DecoderSelector] = (3...9).map { .manufacturerValueLength($0) }
 
     // Stored in the decoder, not static: a static array was a `swift_initStaticObject` call per use,
@@ -48,7 +48,7 @@ public struct SensorPushDecoder: SensorDecoder {
 
     /// (quantity, min, max, step) per packed field, for device types 64, 65, 66 in order. An array
     /// indexed by type − 64: a dictionary keyed by type hashed the key on every decode (callgrind).
-    static let packings: [(model: String, fields: [(Quantity, Double, Double, Double)])] = [
+    static let packings: [(model: StaticString, fields: [(Quantity, Double, Double, Double)])] = [
         (
             "HTP.xw",
             [(.temperatureC, -40, 140, 0.0025), (.humidityPercent, 0, 100, 0.0025), (.pressureHPa, 30000, 125000, 1)]

@@ -33,14 +33,14 @@
 /// Source: OpenWonderLabs SwitchBotAPI-BLE (meter.md), pySwitchbot `adv_parsers/meter.py`
 /// (sign bit, the 0x0969 copy at 8–10), custom-components/ble_monitor tests.
 public struct SwitchBotMeterDecoder: SensorDecoder {
-    public var id: String { "switchbot_meter" }
+    public var id: StaticString { "switchbot_meter" }
     public let selectors: [DecoderSelector] = [.serviceData16(0xFD3D), .serviceData16(0x0D00), .manufacturer(0x0969)]
 
     public init() {}
 
     public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
         let service = ad.serviceData(uuid16: 0xFD3D) ?? ad.serviceData(uuid16: 0x0D00)
-        let model: String
+        let model: StaticString
         if let service, service.count >= 3 {
             switch service.u8(0) & 0x7F {
             case 0x54: model = "Meter"
@@ -82,7 +82,7 @@ public struct SwitchBotMeterDecoder: SensorDecoder {
 
     /// The meter a local name names, for advertisements that carry only the 0x0969 copy. Byte
     /// compares on the name, not a String and a dictionary lookup.
-    static func model(name ad: AdvertisingData) -> String? {
+    static func model(name ad: AdvertisingData) -> StaticString? {
         if ad.localNameEquals("WoSensorTH") { return "Meter" }
         if ad.localNameEquals("WoSensorTHP") { return "Meter Plus" }
         if ad.localNameEquals("WoIOSensorTH") { return "Outdoor Meter" }

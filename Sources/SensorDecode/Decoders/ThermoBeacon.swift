@@ -29,7 +29,7 @@
 /// thermobeacon-ble (company ids, offsets, /16 scaling); iskalchev ThermoBeacon-pyhap (button bit).
 public struct ThermoBeaconDecoder: SensorDecoder {
     public static let companies: [UInt16] = [0x0010, 0x0011, 0x0014, 0x0015, 0x001B, 0x0030]
-    public var id: String { "thermobeacon" }
+    public var id: StaticString { "thermobeacon" }
     public let selectors: [DecoderSelector] = ThermoBeaconDecoder.companies.map { .manufacturer($0) }
 
     public init() {}
@@ -38,7 +38,7 @@ public struct ThermoBeaconDecoder: SensorDecoder {
         // The first structure of one of our companies with 18 bytes after the id: an index loop on
         // the company ids, as `first(where:)` made every element it passed, and the field list
         // copied the bytes and the index (callgrind).
-        var found: (data: ArraySlice<UInt8>, model: String)? = nil
+        var found: (data: ArraySlice<UInt8>, model: StaticString)? = nil
         for k in 0..<ad.manufacturerDataCount where ad.manufacturerValueLength(at: k) == 20 {
             guard let model = Self.model(company: ad.manufacturerCompany(at: k)) else { continue }
             found = (ad.manufacturerPayload(at: k), model)
@@ -59,7 +59,7 @@ public struct ThermoBeaconDecoder: SensorDecoder {
 
     /// The model name of a company id, `nil` for a company not ours. Literals: building
     /// "ThermoBeacon 0x" + hex per frame was a third of the decode (callgrind).
-    static func model(company: UInt16) -> String? {
+    static func model(company: UInt16) -> StaticString? {
         switch company {
         case 0x0010: "ThermoBeacon 0x0010"
         case 0x0011: "ThermoBeacon 0x0011"

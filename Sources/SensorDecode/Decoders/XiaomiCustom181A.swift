@@ -35,15 +35,15 @@
 /// Source: github.com/atc1441/ATC_MiThermometer and github.com/pvvx/ATC_MiThermometer READMEs
 /// ("Custom format"); the peers' tests in ../shared/vectors (theengs, ble_monitor, aioblescan).
 public struct XiaomiCustom181ADecoder: SensorDecoder {
-    public var id: String { "xiaomi_181a" }
+    public var id: StaticString { "xiaomi_181a" }
     public let selectors: [DecoderSelector] = [.serviceData16(0x181A)]
 
     public init() {}
 
     public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
         guard let frame = ad.serviceData(uuid16: 0x181A) else { return .notMine }
-        let kind: String
-        let model: String
+        let kind: StaticString
+        let model: StaticString
         let mac: BDAddress
         let temperature: Double
         let humidity: Double

@@ -46,7 +46,7 @@
 /// Source: custom-components/ble_monitor docs and `xiaomi.py` (frame control, objects, nonce),
 /// Bluetooth-Devices/xiaomi-ble (product ids); the peers' tests in ../shared/vectors.
 public struct XiaomiMiBeaconDecoder: SensorDecoder {
-    public var id: String { "xiaomi_mibeacon" }
+    public var id: StaticString { "xiaomi_mibeacon" }
     public let selectors: [DecoderSelector] = [.serviceData16(0xFE95)]
     private let keys: DeviceKeys
 
@@ -54,7 +54,7 @@ public struct XiaomiMiBeaconDecoder: SensorDecoder {
     public init(keys: DeviceKeys = DeviceKeys()) { self.keys = keys }
 
     /// The model of a product id. A switch: a dictionary lookup hashed the id per frame (callgrind).
-    static func model(product: UInt16) -> String? {
+    static func model(product: UInt16) -> StaticString? {
         switch product {
         case 0x0098: "HHCCJCY01"
         case 0x015D: "HHCCPOT002"
@@ -78,7 +78,7 @@ public struct XiaomiMiBeaconDecoder: SensorDecoder {
 
     /// "v0" to "v15" as literals: a table made once was a `swift_once` check and a retain per
     /// frame (MiBeacon 1,054 -> 1,034 instructions a call, callgrind).
-    static func versionName(_ version: Int) -> String {
+    static func versionName(_ version: Int) -> StaticString {
         switch version {
         case 0: "v0"
         case 1: "v1"
@@ -105,8 +105,7 @@ public struct XiaomiMiBeaconDecoder: SensorDecoder {
         let control = frame.le16(0)
         let version = Int(control >> 12)
         let product = frame.le16(2)
-        let model =
-            Self.model(product: product) ?? "MiBeacon 0x" + Hex.encode([UInt8(product >> 8), UInt8(product & 0xFF)])
+        let model = Self.model(product: product)
         // The optional fields and the objects are read by offset into the frame: a reader and a
         // slice per field cost a retain and a release each (callgrind).
         var at = 5
@@ -132,14 +131,20 @@ public struct XiaomiMiBeaconDecoder: SensorDecoder {
             }
         }
         /// Begins the reading of a frame of `kind`, warning of a payload MAC other than the advertiser's.
-        func begin(_ kind: String) {
-            readings.begin(advertisement, ad, decoderID: id, model: model, frameKind: kind)
+        /// A kind not known as a literal (`kind` nil) is given as `text`; so is a product id
+        /// without a model name.
+        func begin(_ kind: StaticString?, text: @autoclosure () -> String = "") {
+            readings.begin(advertisement, ad, decoderID: id, model: model ?? "MiBeacon", frameKind: kind)
+            if model == nil {
+                readings.setModel("MiBeacon 0x" + Hex.encode([UInt8(product >> 8), UInt8(product & 0xFF)]))
+            }
+            if kind == nil { readings.setFrameKind(DeferredText(text())) }
             if let mac { readings.checkPayloadAddress(mac) }
         }
         // Pairing and announcement frames carry no object: they still say which device is there.
         // The version is 4 bits; its name is a literal, as building "v\(version)" per frame showed
         // in the profile.
-        var kind = Self.versionName(version)
+        var kind: StaticString? = Self.versionName(version)
         guard control & 0x40 != 0 else {
             begin(kind)
             return .decoded
@@ -148,11 +153,11 @@ public struct XiaomiMiBeaconDecoder: SensorDecoder {
 
         if control & 0x08 != 0 {
             guard version >= 4 else {
-                begin("v\(version)-encrypted-legacy")
+                begin(nil, text: "v\(version)-encrypted-legacy")
                 return .decoded
             }
             guard let key = keys[advertisement.address] ?? mac.flatMap({ keys[$0] }) else {
-                begin("v\(version)-encrypted-no-key")
+                begin(nil, text: "v\(version)-encrypted-no-key")
                 return .decoded
             }
             // ciphertext (≥ one 3-byte object header + 1) + extended counter (3) + MIC (4)
@@ -174,12 +179,12 @@ public struct XiaomiMiBeaconDecoder: SensorDecoder {
             } catch {
                 return .malformed("MiBeacon decryption: \(error)")
             }
-            kind += "-encrypted"
+            kind = version == 4 ? "v4-encrypted" : version == 5 ? "v5-encrypted" : nil
         }
 
         // The reading is begun before the walk, which adds to it; a frame found bad later returns
         // `.malformed`, and the registry drops the reading.
-        begin(kind)
+        begin(kind, text: "v\(version)-encrypted")
         // The first humidity or battery out of range, in frame order, checked as each is read:
         // a pass over the measurements afterwards compared quantities by key (callgrind).
         var outOfRange: String? = nil
@@ -199,8 +204,8 @@ public struct XiaomiMiBeaconDecoder: SensorDecoder {
             let v = next + 3  // where the value starts
             guard v + length <= objects.count else {
                 let why = "object 0x\(String(objectID, radix: 16)) of \(length) bytes runs past the frame"
-                if readings.current.measurements.isEmpty { return .malformed(why) }
-                readings.current.warnings.append(.text(why))
+                if readings.currentMeasurementCount == 0 { return .malformed(why) }
+                readings.warn(.text(why))
                 break
             }
             next = v + length
