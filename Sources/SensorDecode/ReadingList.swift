@@ -50,7 +50,7 @@ public struct ReadingList: RandomAccessCollection, Sendable {
         var givenName: DeferredText? = nil
         /// The frame kind as the decoder named it in `begin`…
         var frameKind: StaticString? = nil
-        /// …or an identity the frame carries, made into text when read (`setFrameKind`).
+        /// …unless the frame carries an identity, made into text when read (`setFrameKind`).
         var frameKindText: DeferredText? = nil
         /// Whether `givenName`, `frameKindText` or `modelText` holds a value: tested before they
         /// are replaced, as replacing an optional enum goes through its value witnesses even when
@@ -155,8 +155,7 @@ public struct ReadingList: RandomAccessCollection, Sendable {
     /// when read).
     public mutating func setFrameKind(_ text: DeferredText) {
         let last = checkedCurrent()
-        heads[last].frameKind = nil
-        heads[last].frameKindText = text
+        heads[last].frameKindText = text  // wins over the literal (`reading`)
         heads[last].hasDeferredText = true
     }
 
@@ -220,13 +219,9 @@ public struct ReadingList: RandomAccessCollection, Sendable {
             address: heads[i].address, addressType: heads[i].addressType, decoderID: heads[i].decoderID.text,
             model: heads[i].modelText ?? heads[i].model.text, measurements: Array(measurements[first..<end]),
             timeMicros: heads[i].timeMicros, rssi: heads[i].rssi)
-        if heads[i].hasDeferredText {
-            r.frameKindText = heads[i].frameKindText ?? heads[i].frameKind.map { DeferredText($0.text) }
-            r.nameText = heads[i].givenName ?? heads[i].radioName.map { DeferredText.radio(advertisementBytes.value($0)) }
-        } else {
-            r.frameKindText = heads[i].frameKind.map { DeferredText($0.text) }
-            r.nameText = heads[i].radioName.map { DeferredText.radio(advertisementBytes.value($0)) }
-        }
+        // What a decoder gave at run time wins over the literal and the local name.
+        r.frameKindText = heads[i].frameKindText ?? heads[i].frameKind.map { DeferredText($0.text) }
+        r.nameText = heads[i].givenName ?? heads[i].radioName.map { DeferredText.radio(advertisementBytes.value($0)) }
         if warningCount > 0 { r.warnings = warnings[..<warningCount].lazy.filter { $0.reading == i }.map(\.warning) }
         return r
     }

@@ -127,7 +127,7 @@ public struct Registry: Sendable {
             case .notMine: result.readings.truncate(to: before)
             case .malformed(let why):
                 result.readings.truncate(to: before)
-                result.malformed.append((decoders[index].id.description, why))
+                result.malformed.append((decoders[index].id.text, why))
             }
         }
         result.readings.decoderStart = 0

@@ -75,7 +75,7 @@ enum GoveeFrame {
 
     /// "H5075" for 5075.
     static func model(number: Int) -> String {
-        knownModel(number).map { "\($0)" } ?? "H\(number)"
+        knownModel(number)?.text ?? "H\(number)"
     }
 
     /// The models the two Govee decoders document, as literals: writing "H5075" from the digits
