@@ -96,7 +96,9 @@ public struct AdvertisingData: Sendable {
     public let bytes: ArraySlice<UInt8>
     public var flags: UInt8?
     /// Raw name bytes as broadcast (untrusted: any bytes, not necessarily UTF-8).
-    public var localName: ArraySlice<UInt8>? { localNameEntry.map { bytes.value($0) } }
+    public var localName: ArraySlice<UInt8>? { localNameRange.map { slice($0) } }
+    /// Where the local name lies in `bytes`, counted from their start.
+    @inlinable public var localNameRange: Range<Int>? { localNameEntry.map { $0.range() } }
     /// Where the local name lies, kept as a position rather than a slice: a slice held a reference
     /// to the buffer, retained at every walk and released at every destroy, for a name most
     /// advertisements' decoders never read (callgrind).
@@ -204,14 +206,22 @@ public struct AdvertisingData: Sendable {
 
     /// The service data for a 16-bit UUID, if present (the first one).
     @inlinable @inline(__always) public func serviceData(uuid16: UInt16) -> ArraySlice<UInt8>? {
+        serviceDataRange(uuid16: uuid16).map { slice($0) }
+    }
+
+    /// Where the service data for a 16-bit UUID lies in `bytes` (the first one), counted from their
+    /// start: for decoders, which read it as a span (`bytes.span.extracting(range)`).
+    @inlinable @inline(__always) public func serviceDataRange(uuid16: UInt16) -> Range<Int>? {
         for k in 0..<serviceDataIndex.count {
             let e = entry(.serviceData, k)
-            if e.type == ADType.serviceData16, bytes.le16(e.offset) == uuid16 {
-                return bytes.value(e, from: 2)
-            }
+            if e.type == ADType.serviceData16, bytes.le16(e.offset) == uuid16 { return e.range(from: 2) }
         }
         return nil
     }
+
+    /// The bytes of `range`, counted from the start of `bytes`, as a slice of them (a name or an
+    /// identity a reading keeps past the decode, see `DeferredText`).
+    @inlinable public func slice(_ range: Range<Int>) -> ArraySlice<UInt8> { bytes.slice(range) }
 
     /// The manufacturer data of a company, if present (the first one).
     @inlinable public func manufacturerData(company: UInt16) -> ManufacturerData? {
@@ -248,24 +258,37 @@ public struct AdvertisingData: Sendable {
     /// The company id of the `k`-th manufacturer-specific structure.
     @inlinable @inline(__always) public func manufacturerCompany(at k: Int) -> UInt16 { bytes.le16(entry(.manufacturer, k).offset) }
 
-    /// The whole value (company id first) of the `k`-th manufacturer-specific structure. Decoders
-    /// that run on most advertisements loop on this: iterating `manufacturerData` copied the bytes
-    /// and the index into the sequence, and destroyed them, on every call (callgrind).
-    @inlinable public func manufacturerValue(at k: Int) -> ArraySlice<UInt8> { bytes.value(entry(.manufacturer, k)) }
+    /// The whole value (company id first) of the `k`-th manufacturer-specific structure.
+    @inlinable public func manufacturerValue(at k: Int) -> ArraySlice<UInt8> { slice(manufacturerValueRange(at: k)) }
 
-    /// The length of that whole value, read from the index without making a slice.
+    /// Where that whole value lies in `bytes`, counted from their start. Decoders that run on most
+    /// advertisements loop on this and `manufacturerCompany(at:)`: iterating `manufacturerData`
+    /// copied the bytes and the index into the sequence, and destroyed them, on every call
+    /// (callgrind).
+    @inlinable @inline(__always) public func manufacturerValueRange(at k: Int) -> Range<Int> { entry(.manufacturer, k).range() }
+
+    /// The length of that whole value, read from the index.
     @inlinable @inline(__always) public func manufacturerValueLength(at k: Int) -> Int { entry(.manufacturer, k).length }
 
-    /// The bytes after the company id of the `k`-th manufacturer-specific structure, sliced once:
-    /// a slice of the value and then of its tail cost one more retain and release (callgrind).
-    @inlinable public func manufacturerPayload(at k: Int) -> ArraySlice<UInt8> { bytes.value(entry(.manufacturer, k), from: 2) }
+    /// The bytes after the company id of the `k`-th manufacturer-specific structure.
+    @inlinable public func manufacturerPayload(at k: Int) -> ArraySlice<UInt8> { slice(manufacturerPayloadRange(at: k)) }
 
-    /// The bytes after the company id of the first structure of `company`, if any, found with an
-    /// index loop and sliced once: `manufacturerData(company:)` and then `.data` made the element
-    /// and sliced it twice, ~140 instructions a call (callgrind).
+    /// Where they lie in `bytes`, counted from their start.
+    @inlinable @inline(__always) public func manufacturerPayloadRange(at k: Int) -> Range<Int> {
+        entry(.manufacturer, k).range(from: 2)
+    }
+
+    /// The bytes after the company id of the first structure of `company`, if any.
     @inlinable @inline(__always) public func manufacturerPayload(company: UInt16) -> ArraySlice<UInt8>? {
+        manufacturerPayloadRange(company: company).map { slice($0) }
+    }
+
+    /// Where they lie in `bytes`, counted from their start; found with an index loop:
+    /// `manufacturerData(company:)` and then `.data` made the element and sliced it twice
+    /// (callgrind).
+    @inlinable @inline(__always) public func manufacturerPayloadRange(company: UInt16) -> Range<Int>? {
         for k in 0..<manufacturerDataCount where manufacturerCompany(at: k) == company {
-            return manufacturerPayload(at: k)
+            return manufacturerPayloadRange(at: k)
         }
         return nil
     }
@@ -364,6 +387,8 @@ public struct InlinePositions: Sendable {
         @inlinable public var offset: Int { Int(packed & 0xFFFF) }
         @inlinable public var length: Int { Int((packed >> 16) & 0xFF) }
         @inlinable public var type: UInt8 { UInt8(truncatingIfNeeded: packed >> 24) }
+        /// The value's bytes without their first `skip`, counted from the buffer's start.
+        @inlinable public func range(from skip: Int = 0) -> Range<Int> { (offset + skip)..<(offset + length) }
         /// The largest offset an entry can hold.
         public static let maxOffset = 0xFFFF
     }
@@ -424,7 +449,12 @@ public struct InlinePositions: Sendable {
 extension ArraySlice where Element == UInt8 {
     /// The bytes an entry of an index over this buffer points at, without their first `skip`.
     @inlinable public func value(_ e: InlinePositions.Entry, from skip: Int = 0) -> ArraySlice<UInt8> {
-        self[(startIndex + e.offset + skip)..<(startIndex + e.offset + e.length)]
+        slice(e.range(from: skip))
+    }
+
+    /// The bytes of `range`, counted from the start of this buffer.
+    @inlinable public func slice(_ range: Range<Int>) -> ArraySlice<UInt8> {
+        self[(startIndex + range.lowerBound)..<(startIndex + range.upperBound)]
     }
 }
 

@@ -22,7 +22,9 @@ import Testing
 
     @Test func crc16ModbusCheckValue() {
         // The catalogue check value of CRC-16/MODBUS: "123456789" → 0x4B37.
-        #expect(InkbirdIBSTHDecoder.crc16Modbus(Array("123456789".utf8)[...]) == 0x4B37)
+        let check = Array("123456789".utf8)
+        let crc = InkbirdIBSTHDecoder.crc16Modbus(check.span)
+        #expect(crc == 0x4B37)
     }
 
     @Test func ibsTHNegativeTemperature() throws {

@@ -52,8 +52,9 @@ public struct BTHomeDecoder: SensorDecoder {
     public init(keys: DeviceKeys = DeviceKeys()) { self.keys = keys }
 
     public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
-        let v2 = ad.serviceData(uuid16: 0xFCD2)
-        let v1 = ad.serviceData(uuid16: 0x181C)
+        // Where each frame lies in the advertisement's bytes, read as spans of them.
+        let v2 = ad.serviceDataRange(uuid16: 0xFCD2)
+        let v1 = ad.serviceDataRange(uuid16: 0x181C)
         // One frame, the usual case: its verdict is the answer.
         if let v2, v1 == nil { return decodeV2(advertisement, ad, v2, into: &readings) }
         if let v1, v2 == nil { return decodeV1(advertisement, ad, v1, into: &readings) }
@@ -87,22 +88,23 @@ public struct BTHomeDecoder: SensorDecoder {
     // MARK: v2
 
     private func decodeV2(
-        _ advertisement: Advertisement, _ ad: AdvertisingData, _ frame: ArraySlice<UInt8>,
+        _ advertisement: Advertisement, _ ad: AdvertisingData, _ range: Range<Int>,
         into readings: inout ReadingList
     ) -> DecodeVerdict {
-        guard let info = frame.first else { return .malformed("empty BTHome v2 frame") }
+        let frame = ad.bytes.span.extracting(range)
+        guard frame.count > 0 else { return .malformed("empty BTHome v2 frame") }
+        let info = frame.u8(0)
         // A version we do not know has a layout we do not know: not guessed.
         guard info >> 5 == 2 else { return .notMine }
-        var body = frame.dropFirst()
+        var body = range.dropFirst()  // where the objects lie, counted from the bytes' start
         var mac = advertisement.address
         if info & 0x02 != 0 {
-            guard body.count >= 6, let m = BDAddress(littleEndian: body.prefix(6)) else {
+            guard body.count >= 6 else {
                 return .malformed("BTHome v2 frame of \(frame.count) bytes too short for its MAC")
             }
-            mac = m
+            mac = frame.macLE(1)
             body = body.dropFirst(6)
         }
-        var kind: StaticString = "v2"
         if info & 0x01 != 0 {
             guard let key = keys[advertisement.address] ?? keys[mac] else {
                 readings.begin(advertisement, ad, decoderID: id, model: "BTHome", frameKind: "v2-encrypted-no-key")
@@ -112,12 +114,12 @@ public struct BTHomeDecoder: SensorDecoder {
             guard body.count >= 9 else {
                 return .malformed("encrypted BTHome v2 frame of \(frame.count) bytes, too short for counter and MIC")
             }
-            let counter = body.dropLast(4).suffix(4)
+            let counter = ad.slice(body.dropLast(4).suffix(4))
             let nonce = mac.bigEndianBytes + [0xD2, 0xFC, info] + counter
             do throws(AESCCM.Failure) {
                 let plain = try AESCCM.decrypt(
-                    key: key, nonce: nonce, ciphertext: body.dropLast(8), tag: body.suffix(4))
-                body = plain[...]
+                    key: key, nonce: nonce, ciphertext: ad.slice(body.dropLast(8)), tag: ad.slice(body.suffix(4)))
+                return walkV2(plain.span, kind: "v2-encrypted", advertisement, ad, into: &readings)
             } catch .authenticationFailed {
                 return .malformed(
                     "BTHome MIC check failed with the key configured for \(advertisement.address): "
@@ -125,9 +127,15 @@ public struct BTHomeDecoder: SensorDecoder {
             } catch {
                 return .malformed("BTHome decryption: \(error)")
             }
-            kind = "v2-encrypted"
         }
+        return walkV2(ad.bytes.span.extracting(body), kind: "v2", advertisement, ad, into: &readings)
+    }
 
+    /// The objects of a v2 frame, in the clear.
+    private func walkV2(
+        _ body: Span<UInt8>, kind: StaticString, _ advertisement: Advertisement, _ ad: AdvertisingData,
+        into readings: inout ReadingList
+    ) -> DecodeVerdict {
         // The reading is begun before the walk, which adds to it; a walk that stops before any
         // measurement returns `.malformed`, and the registry drops the reading.
         readings.begin(advertisement, ad, decoderID: id, model: "BTHome", frameKind: kind)
@@ -172,11 +180,12 @@ public struct BTHomeDecoder: SensorDecoder {
     // MARK: v1
 
     private func decodeV1(
-        _ advertisement: Advertisement, _ ad: AdvertisingData, _ frame: ArraySlice<UInt8>,
+        _ advertisement: Advertisement, _ ad: AdvertisingData, _ range: Range<Int>,
         into readings: inout ReadingList
     ) -> DecodeVerdict {
         // 0x181C is the SIG "User Data" UUID: with nothing in it, it is no BTHome frame.
-        guard !frame.isEmpty else { return .notMine }
+        guard !range.isEmpty else { return .notMine }
+        let frame = ad.bytes.span.extracting(range)
         // Begun before the walk, as in v2; the walk adds measurements and warnings to it.
         readings.begin(advertisement, ad, decoderID: id, model: "BTHome", frameKind: "v1")
         var met = Met()
@@ -231,7 +240,7 @@ public struct BTHomeDecoder: SensorDecoder {
     /// Adds the measurement of `object`, whose value is the `count` bytes of `bytes` at offset
     /// `start`, to the reading begun last.
     private func append(
-        _ object: Object, _ bytes: ArraySlice<UInt8>, at start: Int, count: Int, signedOverride: Bool?,
+        _ object: Object, _ bytes: Span<UInt8>, at start: Int, count: Int, signedOverride: Bool?,
         to readings: inout ReadingList, _ met: inout Met
     ) {
         // Little-endian, at most 8 bytes.

@@ -5,18 +5,19 @@ enum GoveeFrame {
     /// Apple's company id: Govee devices also send an iBeacon ("INTELLI_ROCKS"), never a measurement.
     static let appleCompany: UInt16 = 0x004C
 
-    /// Drops an iBeacon glued onto the end of a manufacturer value.
+    /// Where a manufacturer value lies without an iBeacon glued onto its end (positions in
+    /// `bytes`, counted from their start, as a span cannot be returned).
     ///
     /// Why: macOS/CoreBluetooth (and captures made from it) sometimes merges the device's second
     /// manufacturer structure, a 25-byte iBeacon `4C 00 02 15 …`, into the first one (govee-ble and
     /// ble_monitor strip it the same way). A real radio never does this, but recorded data does.
-    // Always inlined: called for every Govee frame, and as a call it retained and released the
-    // slice it nearly always returns unchanged (callgrind).
-    @inline(__always) static func unglued(_ data: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
-        guard data.count > 25 else { return data }
-        let tail = data.suffix(25)
-        guard tail.u8(0) == 0x4C, tail.u8(1) == 0x00, tail.u8(2) == 0x02, tail.u8(3) == 0x15 else { return data }
-        return data.dropLast(25)
+    // Always inlined: called for every Govee frame.
+    @inline(__always) static func unglued(_ range: Range<Int>, in bytes: Span<UInt8>) -> Range<Int> {
+        guard range.count > 25 else { return range }
+        let tail = range.upperBound - 25
+        guard bytes.u8(tail) == 0x4C, bytes.u8(tail + 1) == 0x00, bytes.u8(tail + 2) == 0x02, bytes.u8(tail + 3) == 0x15
+        else { return range }
+        return range.lowerBound..<tail
     }
 
     /// 5075 from names such as `GVH5075_1234`, `Govee_H5074_1234`, `GV5140303A`, `B5178C545`:
@@ -25,23 +26,22 @@ enum GoveeFrame {
     /// strings before (callgrind).
     // Always inlined: as a call, the name it was given was retained and released once more
     // (~40 instructions a frame, callgrind).
-    @inline(__always) static func modelNumber(fromName name: ArraySlice<UInt8>?) -> Int? {
-        // Byte tests on the slice, no copies: every Govee frame asks for its model by name. The
+    @inline(__always) static func modelNumber(fromName name: Span<UInt8>) -> Int? {
+        // Byte tests on the name, no copies: every Govee frame asks for its model by name. The
         // prefixes are compared byte by byte, as `starts(with: "GV".utf8)` went through the
         // generic sequence compare four times per frame (callgrind).
-        guard let name, name.count >= 5 else { return nil }
-        let s = name.startIndex
-        let first = name[s]
-        let second = name[s + 1]
+        guard name.count >= 5 else { return nil }
+        let first = name[0]
+        let second = name[1]
         let startsLikeGovee =
             (first == UInt8(ascii: "G") && second == UInt8(ascii: "V"))
-            || (first == UInt8(ascii: "G") && second == UInt8(ascii: "o") && name[s + 2] == UInt8(ascii: "v")
-                && name[s + 3] == UInt8(ascii: "e") && name[s + 4] == UInt8(ascii: "e"))
+            || (first == UInt8(ascii: "G") && second == UInt8(ascii: "o") && name[2] == UInt8(ascii: "v")
+                && name[3] == UInt8(ascii: "e") && name[4] == UInt8(ascii: "e"))
             || ((first == UInt8(ascii: "B") || first == UInt8(ascii: "H")) && second == UInt8(ascii: "5"))
         guard startsLikeGovee else { return nil }
         func isDigit(_ c: UInt8) -> Bool { c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") }
-        var i = s
-        while i + 4 <= name.endIndex {
+        var i = 0
+        while i + 4 <= name.count {
             if name[i] == UInt8(ascii: "5"), isDigit(name[i + 1]), isDigit(name[i + 2]), isDigit(name[i + 3]) {
                 return 5000 + Int(name[i + 1] - UInt8(ascii: "0")) * 100 + Int(name[i + 2] - UInt8(ascii: "0")) * 10
                     + Int(name[i + 3] - UInt8(ascii: "0"))
@@ -51,8 +51,6 @@ enum GoveeFrame {
         return nil
     }
 
-    /// 5183 from the 16-bit service UUID Govee lists (0x8351: the model number with its two
-    /// bytes swapped), or `nil`.
     static func modelNumber(fromServiceUUIDsOf ad: AdvertisingData) -> Int? {
         // An index loop on the 16-bit UUIDs: iterating `serviceUUIDs` copied the bytes and made
         // every element, 128-bit ones included (callgrind).
@@ -70,7 +68,10 @@ enum GoveeFrame {
 
     /// The model number from the name, else from the service UUIDs.
     static func modelNumber(_ ad: AdvertisingData) -> Int? {
-        modelNumber(fromName: ad.localName) ?? modelNumber(fromServiceUUIDsOf: ad)
+        if let name = ad.localNameRange, let number = modelNumber(fromName: ad.bytes.span.extracting(name)) {
+            return number
+        }
+        return modelNumber(fromServiceUUIDsOf: ad)
     }
 
     /// "H5075" for 5075.

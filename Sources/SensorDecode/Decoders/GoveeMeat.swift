@@ -45,7 +45,8 @@ public struct GoveeMeatDecoder: SensorDecoder {
     public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
         // An index loop on the company ids: iterating the fields made each element (callgrind).
         for k in 0..<ad.manufacturerDataCount where ad.manufacturerCompany(at: k) != GoveeFrame.appleCompany {
-            let data = GoveeFrame.unglued(ad.manufacturerPayload(at: k))
+            let bytes = ad.bytes.span
+            let data = bytes.extracting(GoveeFrame.unglued(ad.manufacturerPayloadRange(at: k), in: bytes))
             if data.count == 14 || data.count == 17 || data.count == 20, data.u8(1) == 0x01, data.u8(2) == 0x00,
                 data.u8(3) == 0x01, data.u8(4) == 0x01
             {
@@ -57,11 +58,11 @@ public struct GoveeMeatDecoder: SensorDecoder {
         return .notMine
     }
 
-    private func isH5055(_ data: ArraySlice<UInt8>, _ ad: AdvertisingData) -> Bool {
+    private func isH5055(_ data: Span<UInt8>, _ ad: AdvertisingData) -> Bool {
         guard data.u8(1) == 0x00 else { return false }
         // Without a name: the two probe markers agree and the frame ends in 00 00. Tested first,
         // as it holds whatever model a UUID names, and making the model is most of the cost.
-        if ad.localName == nil && data.u8(4) == data.u8(11) && data.u8(18) == 0 && data.u8(19) == 0
+        if ad.localNameRange == nil && data.u8(4) == data.u8(11) && data.u8(18) == 0 && data.u8(19) == 0
             && data.u8(2) <= 100
         {
             return true
@@ -69,13 +70,13 @@ public struct GoveeMeatDecoder: SensorDecoder {
         return GoveeFrame.modelNumber(ad) == 5055
     }
 
-    private func probe(_ data: ArraySlice<UInt8>, _ offset: Int) -> Double? {
+    private func probe(_ data: Span<UInt8>, _ offset: Int) -> Double? {
         let raw = data.be16(offset)
         return raw == 0xFFFF ? nil : Double(Int16(bitPattern: raw)) / 100
     }
 
     private func probeFrame(
-        _ data: ArraySlice<UInt8>, _ advertisement: Advertisement, _ ad: AdvertisingData,
+        _ data: Span<UInt8>, _ advertisement: Advertisement, _ ad: AdvertisingData,
         into readings: inout ReadingList
     ) -> DecodeVerdict {
         let number = GoveeFrame.modelNumber(ad)
@@ -118,7 +119,7 @@ public struct GoveeMeatDecoder: SensorDecoder {
     }
 
     private func h5055Frame(
-        _ data: ArraySlice<UInt8>, _ advertisement: Advertisement, _ ad: AdvertisingData,
+        _ data: Span<UInt8>, _ advertisement: Advertisement, _ ad: AdvertisingData,
         into readings: inout ReadingList
     ) -> DecodeVerdict {
         let battery = data.u8(2)

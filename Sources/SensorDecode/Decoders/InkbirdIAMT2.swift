@@ -41,7 +41,7 @@ public struct InkbirdIAMT2Decoder: SensorDecoder {
         _ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList
     ) -> DecodeVerdict {
         guard ad.manufacturerDataCount > 0 else { return .notMine }
-        let data = ad.manufacturerPayload(at: 0)
+        let data = ad.bytes.span.extracting(ad.manufacturerPayloadRange(at: 0))
         guard data.count == 15 else { return .malformed("IAM-T2 frame of \(data.count) bytes, expected 15") }
         guard !data.allFF() else { return .malformed("all-0xFF frame") }
         let reading = Double(data.be16s(8)) / 10

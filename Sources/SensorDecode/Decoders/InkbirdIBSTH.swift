@@ -32,10 +32,10 @@ public struct InkbirdIBSTHDecoder: SensorDecoder {
 
     /// CRC-16/MODBUS: reflected polynomial 0xA001, initial value 0xFFFF, no final XOR. Table-driven:
     /// every phone's 9-byte manufacturer value is checked here, so a byte costs a lookup, not 8 shifts.
-    public static func crc16Modbus(_ bytes: ArraySlice<UInt8>) -> UInt16 {
+    public static func crc16Modbus(_ bytes: Span<UInt8>) -> UInt16 {
         var crc: UInt16 = 0xFFFF
         let table = crcTable  // read once, not once per byte
-        for b in bytes { crc = (crc >> 8) ^ table[Int(UInt8(truncatingIfNeeded: crc) ^ b)] }
+        for i in bytes.indices { crc = (crc >> 8) ^ table[Int(UInt8(truncatingIfNeeded: crc) ^ bytes[i])] }
         return crc
     }
 
@@ -51,7 +51,7 @@ public struct InkbirdIBSTHDecoder: SensorDecoder {
         guard let k = (0..<ad.manufacturerDataCount).first(where: { ad.manufacturerValueLength(at: $0) == 9 }) else {
             return .notMine
         }
-        let v = ad.manufacturerValue(at: k)
+        let v = ad.bytes.span.extracting(ad.manufacturerValueRange(at: k))
         // Byte-level name tests: phones' 9-byte manufacturer values reach this line all the time.
         let hasHumidity: Bool?  // nil: no name, decide from the value
         if ad.localNameEquals("sps", ignoringCase: true) || ad.localNameEquals("n0byd", ignoringCase: true) {
@@ -61,7 +61,7 @@ public struct InkbirdIBSTHDecoder: SensorDecoder {
         } else {
             hasHumidity = nil
         }
-        let crcOK = Self.crc16Modbus(v[v.startIndex..<(v.startIndex + 5)]) == v.le16(5)
+        let crcOK = Self.crc16Modbus(v.extracting(0..<5)) == v.le16(5)
         guard crcOK else {
             return hasHumidity == nil
                 ? .notMine : .malformed("CRC 0x\(String(v.le16(5), radix: 16)) does not match its frame")

@@ -44,8 +44,9 @@ public struct RuuviDecoder: SensorDecoder {
     public init() {}
 
     public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
-        guard let data = ad.manufacturerPayload(company: 0x0499), let format = data.first else { return .notMine }
-        switch format {
+        guard let range = ad.manufacturerPayloadRange(company: 0x0499), !range.isEmpty else { return .notMine }
+        let data = ad.bytes.span.extracting(range)
+        switch data.u8(0) {
         case 0x03:
             guard data.count == 14 else { return .malformed("format 3 frame of \(data.count) bytes, expected 14") }
             let humidity = Double(data.u8(1)) / 2

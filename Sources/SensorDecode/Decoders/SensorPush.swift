@@ -63,13 +63,14 @@ public struct SensorPushDecoder: SensorDecoder {
         // Index loops on the values: iterating `manufacturerData` copied the bytes and the index,
         // and destroyed them, on every call (callgrind).
         let fields = 0..<ad.manufacturerDataCount
+        let bytes = ad.bytes.span
         // Every advertisement with a 3- to 9-byte manufacturer value reaches this decoder, nearly
         // all of them a phone's. Whether a value could hold either layout is a test of its length
         // and first bytes, made before the name tests, which walk the name: a frame that neither
         // layout could decode is not ours, whatever its name says (testing the name first cost
         // 450 instructions a call on the bench's vectors, this 227, callgrind).
         let mayBeHT1 = fields.contains {
-            ad.manufacturerValueLength(at: $0) == 4 && (ad.manufacturerValue(at: $0).u8(3) & 0x7C) >> 2 == 1
+            ad.manufacturerValueLength(at: $0) == 4 && (bytes.u8(ad.manufacturerValueRange(at: $0).lowerBound + 3) & 0x7C) >> 2 == 1
         }
         let mayBeV2 = fields.contains {
             let first = UInt8(truncatingIfNeeded: ad.manufacturerCompany(at: $0))  // the value's byte 0
@@ -86,7 +87,7 @@ public struct SensorPushDecoder: SensorDecoder {
         }
         if isHT1 {
             guard let k = fields.first(where: { ad.manufacturerValueLength(at: $0) == 4 }) else { return .notMine }
-            let v = ad.manufacturerValue(at: k)
+            let v = bytes.extracting(ad.manufacturerValueRange(at: k))
             guard (v.u8(3) & 0x7C) >> 2 == 1 else { return .notMine }
             let rawHumidity = Int(v.u8(0)) | Int(v.u8(1) & 0x0F) << 8
             let rawTemperature = Int(v.u8(1) >> 4) | Int(v.u8(2)) << 4 | Int(v.u8(3) & 0x03) << 12
@@ -98,13 +99,13 @@ public struct SensorPushDecoder: SensorDecoder {
         }
         // Several manufacturer structures: the last page-0 one is the current measurement.
         for k in fields.reversed() {
-            let v = ad.manufacturerValue(at: k)
+            let v = bytes.extracting(ad.manufacturerValueRange(at: k))
             guard v.count >= 3, v.count <= 9, v.u8(0) & 0x03 == 0 else { continue }
             let typeIndex = Int(v.u8(0) >> 2)  // the device type − 64
             guard typeIndex < Self.packings.count else { return .notMine }
             let packing = Self.packings[typeIndex]
             var packed: UInt64 = 0
-            for (i, b) in v.dropFirst().enumerated() { packed |= UInt64(b) << (8 * UInt64(i)) }
+            for i in 1..<v.count { packed |= UInt64(v.u8(i)) << (8 * UInt64(i - 1)) }
             readings.begin(advertisement, ad, decoderID: id, model: packing.model)
             for (quantity, lo, hi, step) in packing.fields {
                 let count = UInt64(((hi - lo) / step).rounded()) + 1

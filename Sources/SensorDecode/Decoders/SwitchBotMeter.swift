@@ -39,10 +39,12 @@ public struct SwitchBotMeterDecoder: SensorDecoder {
     public init() {}
 
     public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
-        let service = ad.serviceData(uuid16: 0xFD3D) ?? ad.serviceData(uuid16: 0x0D00)
+        let bytes = ad.bytes.span
+        // Where the service data lies, if any: read in `bytes`, counted from their start.
+        let service = ad.serviceDataRange(uuid16: 0xFD3D) ?? ad.serviceDataRange(uuid16: 0x0D00)
         let model: StaticString
         if let service, service.count >= 3 {
-            switch service.u8(0) & 0x7F {
+            switch bytes.u8(service.lowerBound) & 0x7F {
             case 0x54: model = "Meter"
             case 0x69: model = "Meter Plus"
             case 0x77: model = "Outdoor Meter"
@@ -53,15 +55,16 @@ public struct SwitchBotMeterDecoder: SensorDecoder {
         } else {
             return .notMine
         }
-        // The three measurement bytes, sliced by index (generic `dropFirst`/`prefix` were calls).
-        let th: ArraySlice<UInt8>
+        // Where the three measurement bytes start.
+        let thStart: Int
         if let service, service.count >= 6 {
-            th = service[(service.startIndex + 3)..<(service.startIndex + 6)]
-        } else if let data = ad.manufacturerPayload(company: 0x0969), data.count >= 11 {
-            th = data[(data.startIndex + 8)..<(data.startIndex + 11)]  // data offset 8
+            thStart = service.lowerBound + 3
+        } else if let data = ad.manufacturerPayloadRange(company: 0x0969), data.count >= 11 {
+            thStart = data.lowerBound + 8  // data offset 8
         } else {
             return .malformed("\(model) advertisement without its measurement bytes")
         }
+        let th = bytes.extracting(thStart..<(thStart + 3))
         let tenths = th.u8(0) & 0x0F
         guard tenths <= 9 else { return .malformed("temperature tenths digit \(tenths) out of range") }
         let magnitude = Double(th.u8(1) & 0x7F) + Double(tenths) / 10
@@ -73,7 +76,7 @@ public struct SwitchBotMeterDecoder: SensorDecoder {
         // The battery only in the service data; a bad one returns `.malformed`, and the registry
         // drops the reading begun above.
         if let service, service.count >= 3 {
-            let battery = service.u8(2) & 0x7F
+            let battery = bytes.u8(service.lowerBound + 2) & 0x7F
             guard battery <= 100 else { return .malformed("battery \(battery) % out of range") }
             readings.add(.batteryPercent, Double(battery))
         }

@@ -36,15 +36,15 @@ public struct ThermoBeaconDecoder: SensorDecoder {
 
     public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
         // The first structure of one of our companies with 18 bytes after the id: an index loop on
-        // the company ids, as `first(where:)` made every element it passed, and the field list
-        // copied the bytes and the index (callgrind).
-        var found: (data: ArraySlice<UInt8>, model: StaticString)? = nil
+        // the company ids, as `first(where:)` made every element it passed (callgrind).
+        var found: (range: Range<Int>, model: StaticString)? = nil
         for k in 0..<ad.manufacturerDataCount where ad.manufacturerValueLength(at: k) == 20 {
             guard let model = Self.model(company: ad.manufacturerCompany(at: k)) else { continue }
-            found = (ad.manufacturerPayload(at: k), model)
+            found = (ad.manufacturerPayloadRange(at: k), model)
             break
         }
-        guard let (data, model) = found else { return .notMine }
+        guard let (range, model) = found else { return .notMine }
+        let data = ad.bytes.span.extracting(range)
         guard data.u8(0) == 0, data.u8(1) & 0x7F == 0 else { return .notMine }
         guard !data.allFF(from: 8) else { return .malformed("all-0xFF frame") }
         let humidity = Double(data.le16(12)) / 16

@@ -41,7 +41,8 @@ public struct XiaomiCustom181ADecoder: SensorDecoder {
     public init() {}
 
     public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
-        guard let frame = ad.serviceData(uuid16: 0x181A) else { return .notMine }
+        guard let range = ad.serviceDataRange(uuid16: 0x181A) else { return .notMine }
+        let frame = ad.bytes.span.extracting(range)
         let kind: StaticString
         let model: StaticString
         let mac: BDAddress

@@ -100,7 +100,8 @@ public struct XiaomiMiBeaconDecoder: SensorDecoder {
     }
 
     public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
-        guard let frame = ad.serviceData(uuid16: 0xFE95) else { return .notMine }
+        guard let range = ad.serviceDataRange(uuid16: 0xFE95) else { return .notMine }
+        let frame = ad.bytes.span.extracting(range)
         guard frame.count >= 5 else { return .malformed("MiBeacon frame of \(frame.count) bytes, expected ≥ 5") }
         let control = frame.le16(0)
         let version = Int(control >> 12)
@@ -149,7 +150,7 @@ public struct XiaomiMiBeaconDecoder: SensorDecoder {
             begin(kind)
             return .decoded
         }
-        var objects = frame[(frame.startIndex + at)...]
+        let objects = range.dropFirst(at)  // where the objects lie, counted from the bytes' start
 
         if control & 0x08 != 0 {
             guard version >= 4 else {
@@ -165,13 +166,15 @@ public struct XiaomiMiBeaconDecoder: SensorDecoder {
                 return .malformed("encrypted MiBeacon payload of \(objects.count) bytes, too short")
             }
             let nonce =
-                (mac ?? advertisement.address).littleEndianBytes + Array(frame.dropFirst(2).prefix(3))
-                + Array(objects.dropLast(4).suffix(3))
+                (mac ?? advertisement.address).littleEndianBytes + Array(ad.slice(range.dropFirst(2).prefix(3)))
+                + Array(ad.slice(objects.dropLast(4).suffix(3)))
             do throws(AESCCM.Failure) {
                 let plain = try AESCCM.decrypt(
-                    key: key, nonce: nonce, ciphertext: objects.dropLast(7), tag: objects.suffix(4),
+                    key: key, nonce: nonce, ciphertext: ad.slice(objects.dropLast(7)), tag: ad.slice(objects.suffix(4)),
                     associatedData: [0x11])
-                objects = plain[...]
+                kind = version == 4 ? "v4-encrypted" : version == 5 ? "v5-encrypted" : nil
+                begin(kind, text: "v\(version)-encrypted")
+                return walk(plain.span, into: &readings)
             } catch .authenticationFailed {
                 return .malformed(
                     "MiBeacon MIC check failed with the bindkey configured for \(advertisement.address): "
@@ -179,12 +182,15 @@ public struct XiaomiMiBeaconDecoder: SensorDecoder {
             } catch {
                 return .malformed("MiBeacon decryption: \(error)")
             }
-            kind = version == 4 ? "v4-encrypted" : version == 5 ? "v5-encrypted" : nil
         }
+        begin(kind)
+        return walk(ad.bytes.span.extracting(objects), into: &readings)
+    }
 
-        // The reading is begun before the walk, which adds to it; a frame found bad later returns
-        // `.malformed`, and the registry drops the reading.
-        begin(kind, text: "v\(version)-encrypted")
+    /// The objects of a frame, in the clear, added to the reading begun last. The reading is begun
+    /// before the walk; a frame found bad here returns `.malformed`, and the registry drops the
+    /// reading.
+    private func walk(_ objects: Span<UInt8>, into readings: inout ReadingList) -> DecodeVerdict {
         // The first humidity or battery out of range, in frame order, checked as each is read:
         // a pass over the measurements afterwards compared quantities by key (callgrind).
         var outOfRange: String? = nil
