@@ -90,19 +90,21 @@ public struct ByteReader: Sendable {
 /// readers of `Span` below, on a slice (the HCI parser's packets, tools, tests), offsets from the
 /// slice's start.
 extension ArraySlice where Element == UInt8 {
-    @inlinable public func u8(_ i: Int) -> UInt8 { span.u8(i) }
-    @inlinable public func i8(_ i: Int) -> Int8 { span.i8(i) }
-    @inlinable public func le16(_ i: Int) -> UInt16 { span.le16(i) }
-    @inlinable public func be16(_ i: Int) -> UInt16 { span.be16(i) }
-    @inlinable public func le16s(_ i: Int) -> Int16 { span.le16s(i) }
-    @inlinable public func be16s(_ i: Int) -> Int16 { span.be16s(i) }
-    @inlinable public func le24(_ i: Int) -> UInt32 { span.le24(i) }
-    @inlinable public func be24(_ i: Int) -> UInt32 { span.be24(i) }
-    @inlinable public func le32(_ i: Int) -> UInt32 { span.le32(i) }
-    @inlinable public func be32(_ i: Int) -> UInt32 { span.be32(i) }
-    @inlinable public func allFF(from start: Int = 0) -> Bool { span.allFF(from: start) }
-    @inlinable public func macLE(_ i: Int) -> BDAddress { span.macLE(i) }
-    @inlinable public func macBE(_ i: Int) -> BDAddress { span.macBE(i) }
+    // Always inlined: the registry reads a company id or UUID per structure, and a shared outlined
+    // reader was a call each (callgrind).
+    @inlinable @inline(__always) public func u8(_ i: Int) -> UInt8 { span.u8(i) }
+    @inlinable @inline(__always) public func i8(_ i: Int) -> Int8 { span.i8(i) }
+    @inlinable @inline(__always) public func le16(_ i: Int) -> UInt16 { span.le16(i) }
+    @inlinable @inline(__always) public func be16(_ i: Int) -> UInt16 { span.be16(i) }
+    @inlinable @inline(__always) public func le16s(_ i: Int) -> Int16 { span.le16s(i) }
+    @inlinable @inline(__always) public func be16s(_ i: Int) -> Int16 { span.be16s(i) }
+    @inlinable @inline(__always) public func le24(_ i: Int) -> UInt32 { span.le24(i) }
+    @inlinable @inline(__always) public func be24(_ i: Int) -> UInt32 { span.be24(i) }
+    @inlinable @inline(__always) public func le32(_ i: Int) -> UInt32 { span.le32(i) }
+    @inlinable @inline(__always) public func be32(_ i: Int) -> UInt32 { span.be32(i) }
+    @inlinable @inline(__always) public func allFF(from start: Int = 0) -> Bool { span.allFF(from: start) }
+    @inlinable @inline(__always) public func macLE(_ i: Int) -> BDAddress { span.macLE(i) }
+    @inlinable @inline(__always) public func macBE(_ i: Int) -> BDAddress { span.macBE(i) }
 }
 
 /// Fixed-size numbers at byte offsets of a frame, bounds-checked (an offset past the end traps,
