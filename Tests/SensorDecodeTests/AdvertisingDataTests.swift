@@ -28,6 +28,35 @@ import Testing
         #expect(ad.malformedFields == 0)
     }
 
+    /// Decoders find a frame by its range and read it as a span; the range counts from the start
+    /// of the parsed bytes, which in a packet are a slice that does not start at index 0.
+    @Test func rangesCountFromTheBytesStartAndReadTheSameBytesAsSlices() throws {
+        let packet = Hex.decode("3e2b" + "0409414243" + "1016e1ffa10164ff803200665544332211" + "07ff4c0002150102" + "ffff")!
+        let bytes = packet[2..<(packet.count - 2)]  // the AD bytes inside an HCI packet
+        let ad = AdvertisingData(parsing: bytes)
+
+        let frame = try #require(ad.serviceDataRange(uuid16: 0xFFE1))
+        #expect(frame == 9..<22)
+        #expect(Array(ad.slice(frame)) == Array(try #require(ad.serviceData(uuid16: 0xFFE1))))
+        let span = ad.bytes.span.extracting(frame)
+        #expect(span.count == 13)
+        #expect(span.u8(0) == 0xA1)
+        #expect(span.be16s(3) == -128)  // FF 80: -0.5 °C in 8.8
+        #expect(span.macLE(7) == BDAddress(rawValue: 0x1122_3344_5566))
+        #expect(ad.serviceDataRange(uuid16: 0xFE95) == nil)
+
+        let apple = try #require(ad.manufacturerPayloadRange(company: 0x004C))
+        #expect(Array(ad.slice(apple)) == [0x02, 0x15, 0x01, 0x02])
+        #expect(ad.manufacturerValueRange(at: 0) == apple.lowerBound - 2..<apple.upperBound)
+        #expect(ad.manufacturerPayloadRange(at: 0) == apple)
+        #expect(ad.manufacturerPayloadRange(company: 0x0499) == nil)
+        #expect(ad.bytes.span.extracting(apple).be32(0) == 0x0215_0102)
+
+        let name = try #require(ad.localNameRange)
+        #expect(String(decoding: ad.slice(name), as: UTF8.self) == "ABC")
+        #expect(ad.localName.map(Array.init) == Array(ad.slice(name)))
+    }
+
     @Test func shortenedNameIsReplacedByACompleteOne() {
         let ad = AdvertisingData(parsing: Hex.decode("03084142" + "0409414243")!)
         #expect(ad.displayName == "ABC")
