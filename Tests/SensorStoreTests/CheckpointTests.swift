@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import SensorDecode
 import Testing
@@ -34,6 +35,33 @@ import Testing
             usleep(10_000)
         }
         return condition()
+    }
+
+    /// The worker needs a connection of its own. When it cannot have one, every checkpoint runs
+    /// in the writer, as SQLite's own did, no thread is started, and the reason is kept for the log.
+    @Test func withoutAWorkerConnectionTheWriterCheckpointsItself() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        let writer = try Connection(path: dir.file("a.db"), readOnly: false, create: true, busyTimeoutMillis: 1000)
+        try writer.exec("PRAGMA journal_mode=WAL", "WAL mode")
+        try writer.exec("CREATE TABLE t(x BLOB)", "create")
+        // Read-write and not creating, the worker cannot open a file that is not there.
+        let checkpointer = Checkpointer(
+            path: dir.file("missing.db"), pages: 4, writerLimit: 1000, busyTimeoutMillis: 100)
+        defer { checkpointer.stop() }
+        #expect(checkpointer.result == SQLITE_CANTOPEN)
+
+        for round in 1...2 {
+            for _ in 0..<8 { try writer.exec("INSERT INTO t VALUES (zeroblob(3000))", "insert") }
+            checkpointer.committed(walPages: 16 * round, writer: writer.handle)
+            #expect(checkpointer.completed.all == round)
+            #expect(checkpointer.completed.inWriter == round)
+            #expect(checkpointer.result == SQLITE_OK)
+            #expect(checkpointer.idle)
+        }
+        // The rows reached the database file, where only a checkpoint writes in WAL mode (it
+        // holds its first pages alone until then).
+        #expect(fileSize(dir.file("a.db")) > 16 * 3000)
     }
 
     @Test func checkpointsRunOnTheStoresThreadWhileTheWriterOnlyCommits() throws {
