@@ -8,6 +8,9 @@ Subcommands (each prints one line `key=value ...` that scripts/bench reads):
   bleparser VECTORS.jsonl           advertisements/s through bleparser's BleParser.parse_raw_data,
                                     fed the HCI LE Advertising Report event built from the AD bytes
                                     (the way ble_monitor's own tests feed it)
+  bleparser-passes VECTORS.jsonl N  the same decode of the set, exactly N times and untimed: for
+                                    callgrind, whose instruction counts do not drift with the
+                                    host's load as rates do
   theengs VECTORS.jsonl             advertisements/s through TheengsDecoder.decodeBLE, fed the JSON
                                     document Theengs Gateway builds (id, name, manufacturerdata with
                                     its company id, servicedata + servicedatauuid)
@@ -110,14 +113,15 @@ def cmd_vectors(src, dst):
     print("vectors=%d" % len(ads))
 
 
-def cmd_bleparser(src, rounds, min_seconds):
+def bleparser_decoder(src):
+    """bleparser's decode of one HCI packet (True when it made a reading), the packets of the
+    vector set, and the set of packets it raised on."""
     logging.disable(logging.CRITICAL)
     from bleparser import BleParser
 
     parser = BleParser()
     # Legacy reports carry at most 255 AD bytes in this framing; longer (extended) ones are skipped.
     packets = [hci_event(a, ad) for a, ad in load_advertisements(src) if len(ad) <= 240]
-
     raised = set()
 
     def one(p):
@@ -130,16 +134,36 @@ def cmd_bleparser(src, rounds, min_seconds):
             return False
         return sensor is not None
 
-    # Some bleparser decoders print() on every frame ("packet_id is …"); send that to /dev/null
-    # so that the terminal's speed is not part of the measurement.
-    real_stdout = sys.stdout
-    sys.stdout = open(os.devnull, "w")
-    try:
-        rate, hits = timed_rate(one, packets, rounds, min_seconds)
-    finally:
+    return one, packets, raised
+
+
+class StdoutDiscarded:
+    """Some bleparser decoders print() on every frame ("packet_id is …"): that goes to /dev/null,
+    so that the terminal's speed is not part of the measurement."""
+
+    def __enter__(self):
+        self.real = sys.stdout
+        sys.stdout = open(os.devnull, "w")
+
+    def __exit__(self, *exc):
         sys.stdout.close()
-        sys.stdout = real_stdout
+        sys.stdout = self.real
+
+
+def cmd_bleparser(src, rounds, min_seconds):
+    one, packets, raised = bleparser_decoder(src)
+    with StdoutDiscarded():
+        rate, hits = timed_rate(one, packets, rounds, min_seconds)
     print("adv_per_s=%.0f decoded=%d total=%d raised=%d" % (rate, hits, len(packets), len(raised)))
+
+
+def cmd_bleparser_passes(src, passes):
+    one, packets, _raised = bleparser_decoder(src)
+    with StdoutDiscarded():
+        for _ in range(passes):
+            for p in packets:
+                one(p)
+    print("reports=%d" % (passes * len(packets)))
 
 
 def cmd_theengs(src, rounds, min_seconds):
@@ -263,6 +287,8 @@ def main(argv):
         cmd_vectors(argv[2], argv[3])
     elif cmd == "bleparser" and len(argv) == 3:
         cmd_bleparser(argv[2], rounds, min_seconds)
+    elif cmd == "bleparser-passes" and len(argv) == 4 and argv[3].isdigit():
+        cmd_bleparser_passes(argv[2], int(argv[3]))
     elif cmd == "theengs" and len(argv) == 3:
         cmd_theengs(argv[2], rounds, min_seconds)
     elif cmd == "ingest" and len(argv) == 5:
