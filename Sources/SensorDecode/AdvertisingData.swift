@@ -270,20 +270,14 @@ public struct AdvertisingData: Sendable {
     /// The length of that whole value, read from the index.
     @inlinable @inline(__always) public func manufacturerValueLength(at k: Int) -> Int { entry(.manufacturer, k).length }
 
-    /// The bytes after the company id of the `k`-th manufacturer-specific structure.
-    @inlinable public func manufacturerPayload(at k: Int) -> ArraySlice<UInt8> { slice(manufacturerPayloadRange(at: k)) }
-
-    /// Where they lie in `bytes`, counted from their start.
+    /// Where the bytes after the company id of the `k`-th manufacturer-specific structure lie in
+    /// `bytes`, counted from their start.
     @inlinable @inline(__always) public func manufacturerPayloadRange(at k: Int) -> Range<Int> {
         entry(.manufacturer, k).range(from: 2)
     }
 
-    /// The bytes after the company id of the first structure of `company`, if any.
-    @inlinable @inline(__always) public func manufacturerPayload(company: UInt16) -> ArraySlice<UInt8>? {
-        manufacturerPayloadRange(company: company).map { slice($0) }
-    }
-
-    /// Where they lie in `bytes`, counted from their start; found with an index loop:
+    /// Where the bytes after the company id of the first structure of `company` lie in `bytes`,
+    /// counted from their start, if there is one; found with an index loop:
     /// `manufacturerData(company:)` and then `.data` made the element and sliced it twice
     /// (callgrind).
     @inlinable @inline(__always) public func manufacturerPayloadRange(company: UInt16) -> Range<Int>? {

@@ -8,17 +8,6 @@ public struct Measurement: Hashable, Sendable {
     }
 }
 
-extension Array where Element == Measurement {
-    /// An empty list with room for a frame's measurements, for a new `ReadingList` slot: decoders
-    /// append one by one, and growing from empty reallocated two or three times per reading
-    /// (callgrind).
-    public static func forFrame() -> [Measurement] {
-        var list: [Measurement] = []
-        list.reserveCapacity(8)
-        return list
-    }
-}
-
 /// What a decoder made of one advertisement: who sent it, which device model, and its measurements.
 public struct Reading: Sendable, Equatable {
     public var address: BDAddress

@@ -59,6 +59,15 @@ public struct ReadingList: RandomAccessCollection, Sendable {
         var timeMicros: Int64 = 0
         var rssi: Int8? = nil
         var firstMeasurement = 0
+
+        /// Lets go of the texts a decoder gave at run time (and of the bytes they view).
+        @inline(__always) mutating func clearDeferredText() {
+            guard hasDeferredText else { return }
+            givenName = nil
+            frameKindText = nil
+            modelText = nil
+            hasDeferredText = false
+        }
     }
 
     private var heads: [Head] = []
@@ -108,12 +117,7 @@ public struct ReadingList: RandomAccessCollection, Sendable {
             h[slot].rssi = advertisement.rssi
             h[slot].firstMeasurement = first
             h[slot].frameKind = frameKind
-            if h[slot].hasDeferredText {
-                h[slot].givenName = nil
-                h[slot].frameKindText = nil
-                h[slot].modelText = nil
-                h[slot].hasDeferredText = false
-            }
+            h[slot].clearDeferredText()
             if let name {
                 h[slot].givenName = name
                 h[slot].hasDeferredText = true
@@ -228,12 +232,7 @@ public struct ReadingList: RandomAccessCollection, Sendable {
 
     /// Lets go of the bytes head `i` views (invariant 2).
     private mutating func clear(_ i: Int) {
-        if heads[i].hasDeferredText {
-            heads[i].givenName = nil
-            heads[i].frameKindText = nil
-            heads[i].modelText = nil
-            heads[i].hasDeferredText = false
-        }
+        heads[i].clearDeferredText()
     }
 
     /// The reading begun last, which the running decoder must have begun (invariant 3).

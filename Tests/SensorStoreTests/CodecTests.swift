@@ -328,11 +328,12 @@ import Testing
         #expect(rows.allSatisfy { $0.keyOrder == nil && $0.measurements.first?.quantity == .batteryPercent })
     }
 
-    /// A row shares its reading's list (reserved for 8 by decoders) until it is compacted, which
+    /// A row shares its reading's list (which may have room to spare) until it is compacted, which
     /// the store does for rows held beyond one batch (invariant 5).
     @Test func aCompactedRowOwnsAListOfItsOwnSize() throws {
         var d = Downsampler(DownsampleConfiguration(intervalSeconds: 0))
-        var ms = [Measurement].forFrame()
+        var ms: [Measurement] = []
+        ms.reserveCapacity(8)
         ms.append(Measurement(.temperatureC, 20))
         ms.append(Measurement(.batteryPercent, 90))
         var row = try #require(run(&d, [listed(t0, ms)]).first)
