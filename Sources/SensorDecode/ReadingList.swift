@@ -19,6 +19,7 @@
 ///    `measurementCount` (so `add` writes the reading begun last). Entries past `measurementCount`
 ///    are spare, overwritten by the next `add`s. `warnings[0..<warningCount]` are the warnings of
 ///    readings 0..<endIndex, in order, each with its reading's index; spares follow, as above.
+///    An entry's quantity is a `Quantity.code`, or `-(i + 1)` with `i < otherCount`.
 /// 2. `advertisementBytes`, and a name or frame kind a decoder gave as `DeferredText`, are views
 ///    into the buffer the advertisement came in (for `replay`, a 256 KiB capture buffer), so the
 ///    list must not keep one long:
@@ -71,8 +72,18 @@ public struct ReadingList: RandomAccessCollection, Sendable {
     }
 
     private var heads: [Head] = []
-    private var measurements: [Measurement] = []
+    /// A measurement as written: its quantity's `code` if it has one, else `-(i + 1)` for
+    /// `otherQuantities[i]`. Plain values, so that overwriting a spare entry releases nothing.
+    private struct Entry: Sendable {
+        var quantity: Int32
+        var value: Double
+    }
+    private var measurements: [Entry] = []
     private var measurementCount = 0
+    /// Quantities without a code (made at run time, e.g. BTHome's second temperature) of this
+    /// advertisement's measurements; `otherQuantities[otherCount...]` are spare.
+    private var otherQuantities: [Quantity] = []
+    private var otherCount = 0
     /// A warning and the reading it is about: a struct, as a tuple's array was emptied through
     /// the runtime's generic tuple witnesses (callgrind).
     private struct Warning: Sendable {
@@ -134,13 +145,21 @@ public struct ReadingList: RandomAccessCollection, Sendable {
     /// Appends a measurement to the reading begun last.
     @inline(__always) public mutating func add(_ quantity: Quantity, _ value: Double) {
         _ = checkedCurrent()
+        let e = Entry(quantity: quantity.code != 0 ? Int32(quantity.code) : keep(quantity), value: value)
         // Over a spare entry if there is one: emptying the list then costs nothing per entry.
         if measurementCount < measurements.count {
-            measurements[measurementCount] = Measurement(quantity, value)
+            measurements[measurementCount] = e
         } else {
-            measurements.append(Measurement(quantity, value))
+            measurements.append(e)
         }
         measurementCount += 1
+    }
+
+    /// Keeps a quantity that has no code, and returns the number an entry holds for it.
+    @inline(never) private mutating func keep(_ quantity: Quantity) -> Int32 {
+        if otherCount < otherQuantities.count { otherQuantities[otherCount] = quantity } else { otherQuantities.append(quantity) }
+        otherCount += 1
+        return -Int32(otherCount)
     }
 
     /// The number of measurements of the reading begun last.
@@ -184,6 +203,7 @@ public struct ReadingList: RandomAccessCollection, Sendable {
         endIndex = 0  // the heads keep their bytes until reused (invariant 2)
         decoderStart = 0
         measurementCount = 0  // the entries stay, as spares (invariant 1)
+        otherCount = 0
         warningCount = 0
     }
 
@@ -221,13 +241,18 @@ public struct ReadingList: RandomAccessCollection, Sendable {
         let end = i + 1 < endIndex ? heads[i + 1].firstMeasurement : measurementCount
         var r = Reading(
             address: heads[i].address, addressType: heads[i].addressType, decoderID: heads[i].decoderID.text,
-            model: heads[i].modelText ?? heads[i].model.text, measurements: Array(measurements[first..<end]),
+            model: heads[i].modelText ?? heads[i].model.text, measurements: measurements[first..<end].map(measurement),
             timeMicros: heads[i].timeMicros, rssi: heads[i].rssi)
         // What a decoder gave at run time wins over the literal and the local name.
         r.frameKindText = heads[i].frameKindText ?? heads[i].frameKind.map { DeferredText($0.text) }
         r.nameText = heads[i].givenName ?? heads[i].radioName.map { DeferredText.radio(advertisementBytes.value($0)) }
         if warningCount > 0 { r.warnings = warnings[..<warningCount].lazy.filter { $0.reading == i }.map(\.warning) }
         return r
+    }
+
+    /// An entry as the measurement it stands for.
+    private func measurement(_ e: Entry) -> Measurement {
+        Measurement(e.quantity > 0 ? Quantity.vocabulary[Int(e.quantity)] : otherQuantities[Int(-e.quantity) - 1], e.value)
     }
 
     /// Lets go of the bytes head `i` views (invariant 2).

@@ -94,10 +94,6 @@ public struct Registry: Sendable {
         return result
     }
 
-    /// Decodes one advertisement into `result`, replacing what it held (see below).
-    public func decode(_ advertisement: Advertisement, into result: inout Result) {
-        decode(advertisement, AdvertisingData(parsing: advertisement.data), into: &result)
-    }
 
     /// Decodes one advertisement into `result`, replacing what it held. A caller that decodes in
     /// a loop passes the same result each time: its storage is reused (see `ReadingList`).
