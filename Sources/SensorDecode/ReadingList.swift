@@ -23,13 +23,15 @@
 /// 2. `advertisementBytes`, and a name or frame kind a decoder gave as `DeferredText`, are views
 ///    into the buffer the advertisement came in (for `replay`, a 256 KiB capture buffer), so the
 ///    list must not keep one long:
-///    - the heads `truncate` releases (readings dropped) are cleared at once, and the bytes with
-///      them when no reading is left;
-///    - `takeEach` clears every head it takes, and the bytes (`run` and `replay` take every
+///    - the run-time texts of the readings `truncate` drops are emptied at once, and the bytes
+///      when no reading is left;
+///    - `takeEach` empties every run-time text and the bytes (`run` and `replay` take every
 ///      reading);
 ///    - a caller that only reads its results (`decode`, the bench) keeps the last advertisement's
-///      until the next one: clearing them at every `removeAll` cost ~35 instructions per
-///      advertisement (callgrind).
+///      until the next one: `removeAll` empties the texts, if there are any, and leaves the bytes
+///      to the next advertisement with a name (releasing them at every `removeAll` cost ~35
+///      instructions per advertisement, callgrind).
+///    `texts[0..<textCount]` belong to readings `0..<endIndex`, in order; spares are empty.
 ///    The bytes are set by the first `begin` of an advertisement with a local name, and a head's
 ///    `radioName` is non-nil only for such an advertisement: it is read against its own bytes.
 /// 3. `add`, `warn`, `setModel`, `setFrameKind` and `checkPayloadAddress` reach only the reading
@@ -43,35 +45,35 @@ public struct ReadingList: RandomAccessCollection, Sendable {
         var addressType = AddressType.publicDevice
         var decoderID: StaticString = ""
         var model: StaticString = ""
-        /// A model name made at run time (`setModel`), which wins over `model`.
-        var modelText: String? = nil
-        /// Where the advertisement's local name lies in `advertisementBytes`, unless the decoder
-        /// gave a name (`givenName`): a position, so that beginning a reading retains nothing.
+        /// Where the advertisement's local name lies in `advertisementBytes`: a position, so that
+        /// beginning a reading retains nothing.
         var radioName: InlinePositions.Entry? = nil
-        var givenName: DeferredText? = nil
-        /// The frame kind as the decoder named it in `begin`…
+        /// The frame kind as the decoder named it in `begin`.
         var frameKind: StaticString? = nil
-        /// …unless the frame carries an identity, made into text when read (`setFrameKind`).
-        var frameKindText: DeferredText? = nil
-        /// Whether `givenName`, `frameKindText` or `modelText` holds a value: tested before they
-        /// are replaced, as replacing an optional enum goes through its value witnesses even when
-        /// both old and new are `nil` (most readings have none).
-        var hasDeferredText = false
         var timeMicros: Int64 = 0
         var rssi: Int8? = nil
         var firstMeasurement = 0
+        /// `texts[runTimeTexts - 1]` holds what the decoder gave at run time for this reading;
+        /// 0 when it gave nothing (most readings).
+        var runTimeTexts: Int32 = 0
+    }
 
-        /// Lets go of the texts a decoder gave at run time (and of the bytes they view).
-        @inline(__always) mutating func clearDeferredText() {
-            guard hasDeferredText else { return }
-            givenName = nil
-            frameKindText = nil
-            modelText = nil
-            hasDeferredText = false
-        }
+    /// What a decoder gives a reading at run time, each winning over what `begin` had: a model
+    /// name (`setModel`), a name the frame carries (`begin(…name:)`), an identity the frame
+    /// carries (`setFrameKind`). Kept apart from the heads: a head of plain values is begun
+    /// without testing or releasing anything, where these three optionals in every head made it
+    /// 248 bytes and cost ~28 instructions per advertisement to clear and fill (callgrind).
+    struct RunTimeTexts: Sendable {
+        var model: String? = nil
+        var name: DeferredText? = nil
+        var frameKind: DeferredText? = nil
     }
 
     private var heads: [Head] = []
+    /// The run-time texts of readings `0..<endIndex`, in their readings' order (only the reading
+    /// begun last gets one); `texts[textCount...]` are spare and empty (invariant 2).
+    private var texts: [RunTimeTexts] = []
+    private var textCount = 0
     /// A measurement as written: its quantity's `code` if it has one, else `-(i + 1)` for
     /// `otherQuantities[i]`. Plain values, so that overwriting a spare entry releases nothing.
     private struct Entry: Sendable {
@@ -115,7 +117,7 @@ public struct ReadingList: RandomAccessCollection, Sendable {
     /// advertisement, callgrind).
     @inline(never) public mutating func begin(
         _ advertisement: Advertisement, _ ad: AdvertisingData, decoderID: StaticString, model: StaticString,
-        frameKind: StaticString? = nil, name: DeferredText? = nil
+        frameKind: StaticString? = nil
     ) {
         let slot = claimSlot()
         let first = measurementCount
@@ -128,18 +130,21 @@ public struct ReadingList: RandomAccessCollection, Sendable {
             h[slot].rssi = advertisement.rssi
             h[slot].firstMeasurement = first
             h[slot].frameKind = frameKind
-            h[slot].clearDeferredText()
-            if let name {
-                h[slot].givenName = name
-                h[slot].hasDeferredText = true
-                h[slot].radioName = nil
-            } else {
-                h[slot].radioName = ad.localNameEntry
-            }
+            h[slot].radioName = ad.localNameEntry
+            h[slot].runTimeTexts = 0
         }
         // Once per advertisement, and only if it has a name: all its readings' names are read
         // from the same bytes, and no head of it points into them otherwise.
         if slot == 0, ad.localNameEntry != nil { advertisementBytes = ad.bytes }
+    }
+
+    /// The same, with the name the frame carries (`nil`: the local name, as above).
+    public mutating func begin(
+        _ advertisement: Advertisement, _ ad: AdvertisingData, decoderID: StaticString, model: StaticString,
+        frameKind: StaticString? = nil, name: DeferredText?
+    ) {
+        begin(advertisement, ad, decoderID: decoderID, model: model, frameKind: frameKind)
+        if let name { texts[textIndex(ofCurrent: checkedCurrent())].name = name }
     }
 
     /// Appends a measurement to the reading begun last.
@@ -177,17 +182,24 @@ public struct ReadingList: RandomAccessCollection, Sendable {
     /// Sets the frame kind of the reading begun last (an identity a frame carries, made into text
     /// when read).
     public mutating func setFrameKind(_ text: DeferredText) {
-        let last = checkedCurrent()
-        heads[last].frameKindText = text  // wins over the literal (`reading`)
-        heads[last].hasDeferredText = true
+        texts[textIndex(ofCurrent: checkedCurrent())].frameKind = text
     }
 
     /// Names the model of the reading begun last, where the name is made at run time (an
     /// unknown type number, a name the device broadcasts).
     public mutating func setModel(_ text: String) {
-        let last = checkedCurrent()
-        heads[last].modelText = text
-        heads[last].hasDeferredText = true
+        texts[textIndex(ofCurrent: checkedCurrent())].model = text
+    }
+
+    /// Where in `texts` the run-time texts of reading `i`, the reading begun last, are: made
+    /// if it has none, after those of the readings before it (invariant 2).
+    private mutating func textIndex(ofCurrent i: Int) -> Int {
+        if heads[i].runTimeTexts == 0 {
+            if textCount == texts.count { texts.append(RunTimeTexts()) }
+            textCount += 1
+            heads[i].runTimeTexts = Int32(textCount)
+        }
+        return Int(heads[i].runTimeTexts) - 1
     }
 
     /// Warns, on the reading begun last, that the device address its payload carries is not the
@@ -200,7 +212,8 @@ public struct ReadingList: RandomAccessCollection, Sendable {
     /// Empties the list, keeping its storage for the next advertisement.
     /// Inlined: it runs for every advertisement, and a call cost more than its stores.
     @inline(__always) public mutating func removeAll() {
-        endIndex = 0  // the heads keep their bytes until reused (invariant 2)
+        endIndex = 0
+        if textCount > 0 { emptyTexts(from: 0) }  // the bytes they view go (invariant 2)
         decoderStart = 0
         measurementCount = 0  // the entries stay, as spares (invariant 1)
         otherCount = 0
@@ -217,7 +230,9 @@ public struct ReadingList: RandomAccessCollection, Sendable {
     @inline(never) private mutating func drop(from index: Int) {
         measurementCount = heads[index].firstMeasurement
         while warningCount > 0, warnings[warningCount - 1].reading >= index { warningCount -= 1 }
-        for i in index..<endIndex { clear(i) }
+        if let first = heads[index..<endIndex].first(where: { $0.runTimeTexts > 0 }) {
+            emptyTexts(from: Int(first.runTimeTexts) - 1)
+        }
         endIndex = index
         if index == 0 { advertisementBytes = ArraySlice() }
     }
@@ -226,10 +241,7 @@ public struct ReadingList: RandomAccessCollection, Sendable {
     public mutating func takeEach(_ body: (consuming Reading) -> Void) {
         // Nearly every advertisement a radio hears decodes to nothing: then there is nothing to do.
         guard endIndex > 0 else { return removeAll() }
-        for i in 0..<endIndex {
-            body(reading(i))
-            clear(i)
-        }
+        for i in 0..<endIndex { body(reading(i)) }
         advertisementBytes = ArraySlice()
         removeAll()
     }
@@ -239,13 +251,14 @@ public struct ReadingList: RandomAccessCollection, Sendable {
     private func reading(_ i: Int) -> Reading {
         let first = heads[i].firstMeasurement
         let end = i + 1 < endIndex ? heads[i + 1].firstMeasurement : measurementCount
+        // What a decoder gave at run time wins over the literals and the local name.
+        let given = heads[i].runTimeTexts > 0 ? texts[Int(heads[i].runTimeTexts) - 1] : RunTimeTexts()
         var r = Reading(
             address: heads[i].address, addressType: heads[i].addressType, decoderID: heads[i].decoderID.text,
-            model: heads[i].modelText ?? heads[i].model.text, measurements: measurements[first..<end].map(measurement),
+            model: given.model ?? heads[i].model.text, measurements: measurements[first..<end].map(measurement),
             timeMicros: heads[i].timeMicros, rssi: heads[i].rssi)
-        // What a decoder gave at run time wins over the literal and the local name.
-        r.frameKindText = heads[i].frameKindText ?? heads[i].frameKind.map { DeferredText($0.text) }
-        r.nameText = heads[i].givenName ?? heads[i].radioName.map { DeferredText.radio(advertisementBytes.value($0)) }
+        r.frameKindText = given.frameKind ?? heads[i].frameKind.map { DeferredText($0.text) }
+        r.nameText = given.name ?? heads[i].radioName.map { DeferredText.radio(advertisementBytes.value($0)) }
         if warningCount > 0 { r.warnings = warnings[..<warningCount].lazy.filter { $0.reading == i }.map(\.warning) }
         return r
     }
@@ -255,9 +268,10 @@ public struct ReadingList: RandomAccessCollection, Sendable {
         Measurement(e.quantity > 0 ? Quantity.vocabulary[Int(e.quantity)] : otherQuantities[Int(-e.quantity) - 1], e.value)
     }
 
-    /// Lets go of the bytes head `i` views (invariant 2).
-    private mutating func clear(_ i: Int) {
-        heads[i].clearDeferredText()
+    /// Empties `texts[start..<textCount]`, letting go of the bytes they view (invariant 2).
+    @inline(never) private mutating func emptyTexts(from start: Int) {
+        for t in start..<textCount { texts[t] = RunTimeTexts() }
+        textCount = start
     }
 
     /// The reading begun last, which the running decoder must have begun (invariant 3).

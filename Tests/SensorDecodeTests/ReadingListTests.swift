@@ -163,3 +163,83 @@ extension ReadingListTests {
         }
     }
 }
+
+/// What decoders give readings at run time (a name the frame carries, an identity, a model name)
+/// is kept apart from the readings' heads (`ReadingList.RunTimeTexts`): it must reach the right
+/// reading, go with a reading that is dropped, and never keep the buffer an advertisement came in.
+extension ReadingListTests {
+    /// Begins a plain reading and one with every run-time text, then gives `verdict`.
+    struct Namer: SensorDecoder {
+        let id: StaticString
+        let verdict: DecodeVerdict
+        var selectors: [DecoderSelector] { [.any] }
+        func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
+            readings.begin(advertisement, ad, decoderID: id, model: "plain")
+            readings.add(.batteryPercent, 1)
+            readings.begin(advertisement, ad, decoderID: id, model: "literal", frameKind: "literal", name: .radio(ad.slice(0..<2)))
+            readings.setFrameKind(DeferredText(ad.slice(1..<3), format: { Hex.encode($0) }))
+            readings.setModel("model \(id)")
+            readings.add(.batteryPercent, 2)
+            return verdict
+        }
+    }
+
+    @Test func runTimeTextsReachTheirReadingsAndGoWithDroppedOnes() {
+        let registry = Registry([
+            Namer(id: "a", verdict: .decoded), Namer(id: "b", verdict: .notMine), Namer(id: "c", verdict: .decoded),
+        ])
+        let ad = Advertisement(address: BDAddress(rawValue: 7), data: Hex.decode("4142 43 0309 5859")!)
+        var result = Registry.Result()
+        for _ in 0..<2 {  // the second time into a used result
+            registry.decode(ad, AdvertisingData(parsing: ad.data), into: &result)
+            let readings = Array(result.readings)
+            #expect(readings.map(\.decoderID) == ["a", "a", "c", "c"])
+            #expect(readings.map(\.model) == ["plain", "model a", "plain", "model c"])
+            #expect(readings.map(\.name) == [nil, "AB", nil, "AB"])
+            #expect(readings.map(\.frameKind) == [nil, "4243", nil, "4243"])
+            #expect(readings.map { $0.value(.batteryPercent) } == [1, 2, 1, 2])
+        }
+        // A plain reading in a used result shows nothing of the run-time texts before it.
+        let plainOnly = Registry([Quitter(id: "q", verdict: .decoded)])
+        plainOnly.decode(ad, AdvertisingData(parsing: ad.data), into: &result)
+        #expect(result.readings.map(\.model) == ["q"])
+        #expect(result.readings.map(\.frameKind) == [nil])
+    }
+
+    /// Whether `buffer`'s storage is unreferenced elsewhere: writing to it then copies nothing.
+    static func isUnshared(_ buffer: inout [UInt8]) -> Bool {
+        let before = buffer.withUnsafeBufferPointer { $0.baseAddress }
+        buffer[0] = buffer[0]
+        return buffer.withUnsafeBufferPointer { $0.baseAddress } == before
+    }
+
+    @Test func runTimeTextsDoNotKeepTheAdvertisementsBuffer() {
+        // Bytes with a local name: the reading list also keeps them for names (invariant 2).
+        var buffer = Hex.decode("4142 43 0309 5859")!
+        var other = Hex.decode("0309 5a5a")!
+        var result = Registry.Result()
+        // Dropped readings let go of it at once.
+        do {
+            let ad = Advertisement(address: BDAddress(rawValue: 7), data: buffer[...])
+            Registry([Namer(id: "b", verdict: .notMine)]).decode(ad, into: &result)
+        }
+        #expect(Self.isUnshared(&buffer))
+        // Readings taken let go of it.
+        do {
+            let ad = Advertisement(address: BDAddress(rawValue: 7), data: buffer[...])
+            Registry([Namer(id: "a", verdict: .decoded)]).decode(ad, into: &result)
+            #expect(result.readings.count == 2)
+            result.readings.takeEach { _ in }
+        }
+        #expect(Self.isUnshared(&buffer))
+        // Readings only read go when the next advertisement with a name is decoded.
+        do {
+            let ad = Advertisement(address: BDAddress(rawValue: 7), data: buffer[...])
+            Registry([Namer(id: "a", verdict: .decoded)]).decode(ad, into: &result)
+            let next = Advertisement(address: BDAddress(rawValue: 8), data: other[...])
+            Registry([Quitter(id: "q", verdict: .decoded)]).decode(next, into: &result)
+        }
+        #expect(Self.isUnshared(&buffer))
+        #expect(!Self.isUnshared(&other))
+    }
+}
