@@ -251,16 +251,24 @@ public struct ReadingList: RandomAccessCollection, Sendable {
     private func reading(_ i: Int) -> Reading {
         let first = heads[i].firstMeasurement
         let end = i + 1 < endIndex ? heads[i + 1].firstMeasurement : measurementCount
-        // What a decoder gave at run time wins over the literals and the local name.
-        let given = heads[i].runTimeTexts > 0 ? texts[Int(heads[i].runTimeTexts) - 1] : RunTimeTexts()
         var r = Reading(
             address: heads[i].address, addressType: heads[i].addressType, decoderID: heads[i].decoderID.text,
-            model: given.model ?? heads[i].model.text, measurements: measurements[first..<end].map(measurement),
+            model: heads[i].model.text, measurements: measurements[first..<end].map(measurement),
             timeMicros: heads[i].timeMicros, rssi: heads[i].rssi)
-        r.frameKindText = given.frameKind ?? heads[i].frameKind.map { DeferredText($0.text) }
-        r.nameText = given.name ?? heads[i].radioName.map { DeferredText.radio(advertisementBytes.value($0)) }
+        r.frameKindText = heads[i].frameKind.map { DeferredText($0.text) }
+        r.nameText = heads[i].radioName.map { DeferredText.radio(advertisementBytes.value($0)) }
+        // What a decoder gave at run time wins over the literals and the local name.
+        if heads[i].runTimeTexts > 0 { give(texts[Int(heads[i].runTimeTexts) - 1], to: &r) }
         if warningCount > 0 { r.warnings = warnings[..<warningCount].lazy.filter { $0.reading == i }.map(\.warning) }
         return r
+    }
+
+    /// Puts what a decoder gave at run time in place of what `begin` had. Apart from `reading`:
+    /// most readings have none, and an empty `RunTimeTexts` made and destroyed for each cost more.
+    @inline(never) private func give(_ given: RunTimeTexts, to r: inout Reading) {
+        if let model = given.model { r.model = model }
+        if let kind = given.frameKind { r.frameKindText = kind }
+        if let name = given.name { r.nameText = name }
     }
 
     /// An entry as the measurement it stands for.
