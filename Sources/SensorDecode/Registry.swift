@@ -75,10 +75,19 @@ public struct Registry: Sendable {
     /// The outcome of running the registry over one advertisement.
     public struct Result: Sendable {
         public var readings = ReadingList()
-        /// (decoder id, reason) for decoders that recognised the advertisement but found it corrupt.
-        public var malformed: [(decoder: String, reason: String)] = []
+        /// Decoders that recognised the advertisement but found it corrupt, and why.
+        public var malformed: [Malformed] = []
 
         public init() {}
+    }
+
+    /// A decoder that found an advertisement of its format corrupt, and why; in words when read.
+    public struct Malformed: Sendable {
+        let decoderID: StaticString
+        public let why: MalformedReason
+        /// The decoder's id.
+        public var decoder: String { decoderID.text }
+        public var reason: String { why.description }
     }
 
     /// Decodes one advertisement with every decoder whose selector matches.
@@ -123,7 +132,7 @@ public struct Registry: Sendable {
             case .notMine: result.readings.truncate(to: before)
             case .malformed(let why):
                 result.readings.truncate(to: before)
-                result.malformed.append((decoders[index].id.text, why))
+                result.malformed.append(Malformed(decoderID: decoders[index].id, why: why))
             }
         }
         result.readings.decoderStart = 0

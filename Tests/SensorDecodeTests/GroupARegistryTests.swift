@@ -19,8 +19,8 @@ import Testing
         let registry = Registry.standard()
         for v in PeerVector.all {
             let result = registry.decode(Advertisement(address: v.address, data: v.adBytes))
-            for (decoder, why) in result.malformed where Self.groupA.contains(decoder) {
-                Issue.record("\(v): \(decoder) says malformed: \(why)")
+            for m in result.malformed where Self.groupA.contains(m.decoder) {
+                Issue.record("\(v): \(m.decoder) says malformed: \(m.reason)")
             }
         }
     }

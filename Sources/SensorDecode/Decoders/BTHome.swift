@@ -62,7 +62,7 @@ public struct BTHomeDecoder: SensorDecoder {
         // registry would drop it only if neither decoded). The first problem is the answer when
         // neither did.
         var decoded = false
-        var problem: String? = nil
+        var problem: MalformedReason? = nil
         func settle(_ verdict: DecodeVerdict, appendedFrom before: Int) {
             switch verdict {
             case .decoded: decoded = true
@@ -122,8 +122,7 @@ public struct BTHomeDecoder: SensorDecoder {
                 return walkV2(plain.span, kind: "v2-encrypted", advertisement, ad, into: &readings)
             } catch .authenticationFailed {
                 return .malformed(
-                    "BTHome MIC check failed with the key configured for \(advertisement.address): "
-                        + "wrong key or corrupt frame")
+                    "BTHome MIC check failed with the key configured for \(advertisement.address): wrong key or corrupt frame")
             } catch {
                 return .malformed("BTHome decryption: \(error)")
             }
@@ -171,7 +170,7 @@ public struct BTHomeDecoder: SensorDecoder {
             next += size
         }
         if let why = stopped {
-            if readings.currentMeasurementCount == 0 { return .malformed(why) }
+            if readings.currentMeasurementCount == 0 { return .malformed(MalformedReason(why)) }
             readings.warn(.text(why))
         }
         return .decoded
@@ -229,7 +228,7 @@ public struct BTHomeDecoder: SensorDecoder {
             }
         }
         if let why = stopped {
-            if readings.currentMeasurementCount == 0 { return .malformed(why) }
+            if readings.currentMeasurementCount == 0 { return .malformed(MalformedReason(why)) }
             readings.warn(.text(why))
         }
         return .decoded

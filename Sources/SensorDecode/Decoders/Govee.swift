@@ -102,7 +102,7 @@ public struct GoveeDecoder: SensorDecoder {
             return byte & 0x80 == 0
         }
         /// The two little-endian hundredths fields of H5074/H5051/H5071/H5179.
-        func addHundredths(at offset: Int) -> String? {
+        func addHundredths(at offset: Int) -> MalformedReason? {
             let humidity = Double(data.le16(offset + 2)) / 100
             guard humidity <= 100 else { return "humidity \(humidity) % out of range" }
             readings.add(.temperatureC, Double(data.le16s(offset)) / 100)

@@ -118,7 +118,7 @@ public struct QingpingDecoder: SensorDecoder {
                 continue  // packet id (0x0F), capability bits (0x18), unknown types: length known, skipped
             }
         }
-        if let why = stopped, readings.currentMeasurementCount == 0 { return .malformed(why) }
+        if let why = stopped, readings.currentMeasurementCount == 0 { return .malformed(MalformedReason(why)) }
         readings.checkPayloadAddress(frame.macLE(2))
         if let why = stopped { readings.warn(.text(why)) }
         return .decoded

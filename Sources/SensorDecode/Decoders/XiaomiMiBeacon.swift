@@ -177,8 +177,7 @@ public struct XiaomiMiBeaconDecoder: SensorDecoder {
                 return walk(plain.span, into: &readings)
             } catch .authenticationFailed {
                 return .malformed(
-                    "MiBeacon MIC check failed with the bindkey configured for \(advertisement.address): "
-                        + "wrong key or corrupt frame")
+                    "MiBeacon MIC check failed with the bindkey configured for \(advertisement.address): wrong key or corrupt frame")
             } catch {
                 return .malformed("MiBeacon decryption: \(error)")
             }
@@ -193,7 +192,7 @@ public struct XiaomiMiBeaconDecoder: SensorDecoder {
     private func walk(_ objects: Span<UInt8>, into readings: inout ReadingList) -> DecodeVerdict {
         // The first humidity or battery out of range, in frame order, checked as each is read:
         // a pass over the measurements afterwards compared quantities by key (callgrind).
-        var outOfRange: String? = nil
+        var outOfRange: MalformedReason? = nil
         func addHumidity(_ value: Double) {
             if outOfRange == nil, !(0...100).contains(value) { outOfRange = "humidity \(value) % out of range" }
             readings.add(.humidityPercent, value)
@@ -210,7 +209,7 @@ public struct XiaomiMiBeaconDecoder: SensorDecoder {
             let v = next + 3  // where the value starts
             guard v + length <= objects.count else {
                 let why = "object 0x\(String(objectID, radix: 16)) of \(length) bytes runs past the frame"
-                if readings.currentMeasurementCount == 0 { return .malformed(why) }
+                if readings.currentMeasurementCount == 0 { return .malformed(MalformedReason(why)) }
                 readings.warn(.text(why))
                 break
             }
