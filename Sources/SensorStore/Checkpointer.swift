@@ -27,7 +27,7 @@ import CSQLite
 ///   starts over from its beginning when a write begins after every page was copied, which the
 ///   writer's own checkpoint ensures.
 /// - If the worker cannot run (no connection, no thread), the writer does every checkpoint itself:
-///   the behaviour before this type. The reason is logged once, as a checkpoint failure.
+///   the behaviour before this type. The reason (`unavailable`) is logged once.
 /// What no checkpoint can help: readers that always overlap (one holding an old snapshot, or a
 /// stream of short ones) keep the WAL from starting over, as with SQLite's own checkpoints.
 ///
@@ -62,14 +62,30 @@ final class Checkpointer: @unchecked Sendable {
     private var largestWAL = 0
     private var checkpointsDone = 0
     private var checkpointsInWriter = 0
-    /// The last checkpoint's result, or why the worker cannot run (SQLITE_BUSY, "another
-    /// checkpoint is running", is not recorded).
+    /// The last checkpoint's result (SQLITE_BUSY, "another checkpoint is running", is not
+    /// recorded).
     private var lastResult: Int32 = SQLITE_OK
 
     // The writer's own.
     private var worker: pthread_t? = nil
-    /// The worker cannot run (no connection, or no thread): the writer checkpoints.
-    private var workerUnavailable: Bool
+    /// Why the worker cannot run, once known; then the writer checkpoints. Kept apart from the
+    /// checkpoints' result: the writer's checkpoint that follows a failed thread start at once
+    /// replaced it there, and the store never logged why its checkpoints ran in the writer.
+    private(set) var unavailable: Unavailable? = nil
+
+    enum Unavailable: Equatable, CustomStringConvertible {
+        /// Its connection did not open: the SQLite result code.
+        case connection(Int32)
+        /// Its thread did not start: `pthread_create`'s error number.
+        case thread(Int32)
+
+        var description: String {
+            switch self {
+            case .connection(let rc): "no connection of its own: \(String(cString: sqlite3_errstr(rc))) (code \(rc))"
+            case .thread(let errno): "no thread: \(String(cString: strerror(errno))) (errno \(errno))"
+            }
+        }
+    }
 
     /// Opens the worker's connection to `path`; call right after the writer's own open.
     init(path: String, pages: Int, writerLimit: Int, busyTimeoutMillis: Int32) {
@@ -97,10 +113,9 @@ final class Checkpointer: @unchecked Sendable {
         if rc != SQLITE_OK {
             sqlite3_close_v2(handle)
             handle = nil
-            lastResult = rc == SQLITE_OK ? SQLITE_CANTOPEN : rc
         }
         db = handle
-        workerUnavailable = handle == nil
+        if handle == nil { unavailable = .connection(rc == SQLITE_OK ? SQLITE_CANTOPEN : rc) }
     }
 
     deinit {
@@ -199,7 +214,7 @@ final class Checkpointer: @unchecked Sendable {
     /// Starts the worker on the first request; whether it runs.
     private func workerStarted() -> Bool {
         if worker != nil { return true }
-        if workerUnavailable { return false }
+        if unavailable != nil { return false }
         locked { stopping = false }  // a store used again after `close`
         // Signals are for the logger loop's thread (its handlers wake its poll): the worker
         // starts with them blocked, all but those a fault raises in the thread itself.
@@ -221,8 +236,7 @@ final class Checkpointer: @unchecked Sendable {
             }, context)
         guard rc == 0 else {
             Unmanaged<Checkpointer>.fromOpaque(context).release()
-            workerUnavailable = true
-            locked { lastResult = SQLITE_NOMEM }  // logged once: checkpoints fall back to the writer
+            unavailable = .thread(rc)  // logged once by the store; checkpoints fall back to the writer
             return false
         }
         worker = thread

@@ -53,7 +53,8 @@ import SensorDecode
 //     insert rows later than that in multi-row statements without asking which were ignored.
 // (9) A checkpoint is asked for once `checkpointPages` WAL pages are not yet copied, as SQLite's
 //     autocheckpoint would, and runs on the checkpoint thread; the writer checkpoints itself once
-//     the WAL holds four times that. So the WAL starts over within a few commits, unless readers
+//     the WAL holds four times that, and every time if that thread has no connection or could not
+//     start (logged once). So the WAL starts over within a few commits, unless readers
 //     always overlap or checkpoints fail (logged, invariant 6), as with SQLite's own
 //     (`CheckpointTests`).
 //
@@ -166,6 +167,8 @@ public final class SensorStore {
     private let checkpointer: Checkpointer
     /// The checkpoint result last logged (invariant 6).
     private var reportedCheckpointResult = SQLITE_OK
+    /// Whether why the checkpoint thread cannot run (`Checkpointer.unavailable`) was logged.
+    private var reportedWorkerUnavailable = false
     private let log: (String) -> Void
     // Touched for every reading, from `add` and from inside `downsampler`'s mutating methods (the
     // emit closure): their run-time exclusivity checks (swift_beginAccess, ~80 instructions each)
@@ -389,6 +392,10 @@ public final class SensorStore {
     /// Logs a change in how checkpoints fare, once (invariant 6). A failed checkpoint loses
     /// nothing: the commits stay in the WAL, which grows until a checkpoint succeeds.
     private func reportCheckpoints() {
+        if !reportedWorkerUnavailable, let why = checkpointer.unavailable {
+            reportedWorkerUnavailable = true
+            log("store: checkpoints of \(path) run in the writer's thread; the checkpoint thread has \(why)")
+        }
         let rc = checkpointer.result
         guard rc != reportedCheckpointResult else { return }
         reportedCheckpointResult = rc

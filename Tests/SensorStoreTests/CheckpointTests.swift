@@ -49,7 +49,8 @@ import Testing
         let checkpointer = Checkpointer(
             path: dir.file("missing.db"), pages: 4, writerLimit: 1000, busyTimeoutMillis: 100)
         defer { checkpointer.stop() }
-        #expect(checkpointer.result == SQLITE_CANTOPEN)
+        #expect(checkpointer.unavailable == .connection(SQLITE_CANTOPEN))
+        #expect(checkpointer.result == SQLITE_OK)
 
         for round in 1...2 {
             for _ in 0..<8 { try writer.exec("INSERT INTO t VALUES (zeroblob(3000))", "insert") }
@@ -62,6 +63,79 @@ import Testing
         // The rows reached the database file, where only a checkpoint writes in WAL mode (it
         // holds its first pages alone until then).
         #expect(fileSize(dir.file("a.db")) > 16 * 3000)
+    }
+
+    /// Leaves this process no room for another thread: new threads get 256 MiB stacks, and the
+    /// address space may grow by 32 MiB only. For exit tests (their own process); `nil` if a
+    /// limit could not be set.
+    static func leaveNoRoomForAThread() -> Bool? {
+        // glibc's pthread_setattr_default_np, which its Swift module does not show (_GNU_SOURCE).
+        typealias SetDefault = @convention(c) (UnsafePointer<pthread_attr_t>) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pthread_setattr_default_np") else { return nil }
+        let setDefault = unsafeBitCast(symbol, to: SetDefault.self)
+        var attr = pthread_attr_t()
+        guard pthread_attr_init(&attr) == 0, pthread_attr_setstacksize(&attr, 256 << 20) == 0, setDefault(&attr) == 0
+        else { return nil }
+        let statm = (try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8)) ?? ""
+        guard let pages = statm.split(separator: " ").first.flatMap({ Int($0) }) else { return nil }
+        let limit = rlim_t(pages * Int(sysconf(Int32(_SC_PAGESIZE))) + 32 << 20)
+        var r = rlimit(rlim_cur: limit, rlim_max: limit)
+        return setrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &r) == 0 ? true : nil
+    }
+
+    /// The worker also needs a thread. When `pthread_create` fails, every checkpoint runs in the
+    /// writer and the reason is kept for the log. In a process of its own, whose address space is
+    /// limited; it exits non-zero at the first check that fails (the check's number).
+    @Test func withoutAWorkerThreadTheWriterCheckpointsItself() async {
+        await #expect(processExitsWith: .success) {
+            let dir = TempDir()
+            defer { dir.cleanup() }
+            func check(_ ok: Bool, _ step: Int32) { if !ok { exit(step) } }
+            guard let writer = try? Connection(path: dir.file("a.db"), readOnly: false, create: true, busyTimeoutMillis: 1000),
+                (try? writer.exec("PRAGMA journal_mode=WAL", "WAL mode")) != nil,
+                (try? writer.exec("CREATE TABLE t(x BLOB)", "create")) != nil
+            else { exit(2) }
+            let checkpointer = Checkpointer(path: dir.file("a.db"), pages: 4, writerLimit: 1000, busyTimeoutMillis: 100)
+            check(checkpointer.unavailable == nil, 3)  // the connection opened: only the thread fails
+            check(CheckpointTests.leaveNoRoomForAThread() != nil, 4)
+            for round in 1...2 {
+                for _ in 0..<8 { check((try? writer.exec("INSERT INTO t VALUES (zeroblob(3000))", "insert")) != nil, 5) }
+                checkpointer.committed(walPages: 16 * round, writer: writer.handle)
+                check(checkpointer.completed.all == round, 10 + Int32(round))
+                check(checkpointer.completed.inWriter == round, 20 + Int32(round))
+                check(checkpointer.idle, 30 + Int32(round))
+                check(checkpointer.result == SQLITE_OK, 40 + Int32(round))
+            }
+            guard case .thread = checkpointer.unavailable else { exit(50) }
+            checkpointer.stop()
+        }
+    }
+
+    /// The same through the store: its rows are committed and checkpointed, and it says once why
+    /// its checkpoints run in the logger's thread.
+    @Test func aStoreWithoutACheckpointThreadSaysSoOnceAndLosesNothing() async {
+        await #expect(processExitsWith: .success) {
+            let dir = TempDir()
+            defer { dir.cleanup() }
+            func check(_ ok: Bool, _ step: Int32) { if !ok { exit(step) } }
+            final class Lines: @unchecked Sendable { var all: [String] = [] }
+            let lines = Lines()
+            let path = dir.file("a.db")
+            var config = StoreConfiguration(batchRows: 200, checkpointPages: 16)
+            config.downsample.intervalSeconds = 0
+            guard let s = try? SensorStore(path: path, configuration: config, log: { lines.all.append($0) }) else { exit(2) }
+            check(CheckpointTests.leaveNoRoomForAThread() != nil, 3)
+            let test = CheckpointTests()
+            for k in 0..<4000 { _ = s.add(test.reading(k), now: 0) }
+            let st = s.statistics
+            check(st.committedBatches == 20, 4)
+            check(st.checkpoints >= 5 && st.checkpointsInWriter == st.checkpoints, 5)
+            check(lines.all.filter { $0.contains("checkpoint thread has no thread") }.count == 1, 6)
+            check(lines.all.count == 1, 7)
+            check((try? s.close(now: 1)) != nil, 8)
+            check((try? s.checkInvariants()) == [], 9)
+            check((try? exportAll(StoreReader(path: path)).rows.count) == 4000, 10)
+        }
     }
 
     @Test func checkpointsRunOnTheStoresThreadWhileTheWriterOnlyCommits() throws {
