@@ -151,19 +151,19 @@ public struct ReadingList: RandomAccessCollection, Sendable {
     @inline(__always) public mutating func add(_ quantity: Quantity, _ value: Double) {
         _ = checkedCurrent()
         let e = Entry(quantity: quantity.code != 0 ? Int32(quantity.code) : keep(quantity), value: value)
-        // Over a spare entry if there is one: emptying the list then costs nothing per entry.
-        if measurementCount < measurements.count {
-            measurements[measurementCount] = e
-        } else {
-            measurements.append(e)
-        }
-        measurementCount += 1
+        Self.put(e, in: &measurements, count: &measurementCount)
+    }
+
+    /// Stores `value` as element `count` of `list` and counts it: over a spare element if there is
+    /// one, so that emptying a list (its count set to 0) costs nothing per element (invariant 1).
+    @inline(__always) private static func put<T>(_ value: T, in list: inout [T], count: inout Int) {
+        if count < list.count { list[count] = value } else { list.append(value) }
+        count += 1
     }
 
     /// Keeps a quantity that has no code, and returns the number an entry holds for it.
     @inline(never) private mutating func keep(_ quantity: Quantity) -> Int32 {
-        if otherCount < otherQuantities.count { otherQuantities[otherCount] = quantity } else { otherQuantities.append(quantity) }
-        otherCount += 1
+        Self.put(quantity, in: &otherQuantities, count: &otherCount)
         return -Int32(otherCount)
     }
 
@@ -174,9 +174,7 @@ public struct ReadingList: RandomAccessCollection, Sendable {
 
     /// Adds a warning to the reading begun last.
     public mutating func warn(_ warning: DecodeWarning) {
-        let w = Warning(reading: checkedCurrent(), warning: warning)
-        if warningCount < warnings.count { warnings[warningCount] = w } else { warnings.append(w) }
-        warningCount += 1
+        Self.put(Warning(reading: checkedCurrent(), warning: warning), in: &warnings, count: &warningCount)
     }
 
     /// Sets the frame kind of the reading begun last (an identity a frame carries, made into text

@@ -103,7 +103,6 @@ public struct Registry: Sendable {
         return result
     }
 
-
     /// Decodes one advertisement into `result`, replacing what it held. A caller that decodes in
     /// a loop passes the same result each time: its storage is reused (see `ReadingList`).
     @inline(__always) public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into result: inout Result) {
