@@ -20,20 +20,16 @@
 ///    are spare, overwritten by the next `add`s. `warnings[0..<warningCount]` are the warnings of
 ///    readings 0..<endIndex, in order, each with its reading's index; spares follow, as above.
 ///    An entry's quantity is a `Quantity.code`, or `-(i + 1)` with `i < otherCount`.
-/// 2. `advertisementBytes`, and a name or frame kind a decoder gave as `DeferredText`, are views
-///    into the buffer the advertisement came in (for `replay`, a 256 KiB capture buffer), so the
-///    list must not keep one long:
-///    - the run-time texts of the readings `truncate` drops are emptied at once, and the bytes
-///      when no reading is left;
-///    - `takeEach` empties every run-time text and the bytes (`run` and `replay` take every
-///      reading);
+/// 2. A name or frame kind a decoder gave as `DeferredText` is a view into the buffer the
+///    advertisement came in (for `replay`, a 256 KiB capture buffer), so the list must not keep
+///    one long:
+///    - the run-time texts of the readings `truncate` drops are emptied at once;
+///    - `takeEach` empties every run-time text (`run` and `replay` take every reading);
 ///    - a caller that only reads its results (`decode`, the bench) keeps the last advertisement's
-///      until the next one: `removeAll` empties the texts, if there are any, and leaves the bytes
-///      to the next advertisement with a name (releasing them at every `removeAll` cost ~35
-///      instructions per advertisement, callgrind).
+///      until the next one: `removeAll` empties the texts, if there are any.
 ///    `texts[0..<textCount]` belong to readings `0..<endIndex`, in order; spares are empty.
-///    The bytes are set by the first `begin` of an advertisement with a local name, and a head's
-///    `radioName` is non-nil only for such an advertisement: it is read against its own bytes.
+///    The local name is not such a view but a copy, `radioName`, made by the first `begin` of an
+///    advertisement with one; a head's `hasRadioName` is true only for such an advertisement.
 /// 3. `add`, `warn`, `setModel`, `setFrameKind` and `checkPayloadAddress` reach only the reading
 ///    begun last, and only if the decoder that is running began it (`decoderStart`, set by the
 ///    registry): a decoder that adds without beginning traps, rather than adding to another
@@ -45,9 +41,8 @@ public struct ReadingList: RandomAccessCollection, Sendable {
         var addressType = AddressType.publicDevice
         var decoderID: StaticString = ""
         var model: StaticString = ""
-        /// Where the advertisement's local name lies in `advertisementBytes`: a position, so that
-        /// beginning a reading retains nothing.
-        var radioName: InlinePositions.Entry? = nil
+        /// Whether the advertisement had a local name (in `radioName`, invariant 2).
+        var hasRadioName = false
         /// The frame kind as the decoder named it in `begin`.
         var frameKind: StaticString? = nil
         var timeMicros: Int64 = 0
@@ -94,9 +89,16 @@ public struct ReadingList: RandomAccessCollection, Sendable {
     }
     private var warnings: [Warning] = []
     private var warningCount = 0
-    /// The bytes of the advertisement whose readings these are (the AD bytes names are read
-    /// from); set by the first `begin` of an advertisement.
-    private var advertisementBytes = ArraySlice<UInt8>()
+    /// The local name of the advertisement whose readings these are, as broadcast: copied by the
+    /// first `begin` of an advertisement that has one, into storage kept from one advertisement
+    /// to the next. A copy of a few bytes, where keeping a view of the advertisement's buffer
+    /// retained it at each advertisement and released the one before, two atomic operations
+    /// (~4 % of the decode's time each on the bench, by an experiment with non-atomic reference
+    /// counting) and ~44 instructions; a view also kept a capture buffer alive after its last
+    /// advertisement.
+    private var radioName: [UInt8] = []
+    /// `radioName[0..<radioNameCount]` is the name; the rest is spare.
+    private var radioNameCount = 0
     public private(set) var endIndex = 0
     /// Where the running decoder's readings start (invariant 3).
     var decoderStart = 0
@@ -130,12 +132,24 @@ public struct ReadingList: RandomAccessCollection, Sendable {
             h[slot].rssi = advertisement.rssi
             h[slot].firstMeasurement = first
             h[slot].frameKind = frameKind
-            h[slot].radioName = ad.localNameEntry
+            h[slot].hasRadioName = ad.localNameEntry != nil
             h[slot].runTimeTexts = 0
         }
-        // Once per advertisement, and only if it has a name: all its readings' names are read
-        // from the same bytes, and no head of it points into them otherwise.
-        if slot == 0, ad.localNameEntry != nil { advertisementBytes = ad.bytes }
+        // Once per advertisement, and only if it has a name: all its readings have that name.
+        if slot == 0, let name = ad.localNameRange { keepName(ad.bytes.span.extracting(name)) }
+    }
+
+    /// Copies an advertisement's local name into `radioName`, over the last one.
+    /// Over the bytes of the last, in place: emptying and appending went through the generic
+    /// paths of `replaceSubrange` and `append(contentsOf:)`, ~60 instructions (callgrind).
+    private mutating func keepName(_ name: Span<UInt8>) {
+        // Grown for a longer name than any before (rare: legacy names are at most 29 bytes).
+        if radioName.count < name.count { radioName = [UInt8](repeating: 0, count: Swift.max(name.count, 32)) }
+        radioNameCount = name.count
+        guard name.count > 0 else { return }
+        radioName.withUnsafeMutableBufferPointer { out in
+            name.withUnsafeBufferPointer { out.baseAddress!.update(from: $0.baseAddress!, count: $0.count) }
+        }
     }
 
     /// The same, with the name the frame carries (`nil`: the local name, as above).
@@ -232,7 +246,6 @@ public struct ReadingList: RandomAccessCollection, Sendable {
             emptyTexts(from: Int(first.runTimeTexts) - 1)
         }
         endIndex = index
-        if index == 0 { advertisementBytes = ArraySlice() }
     }
 
     /// Hands each reading to `body`, in order, and empties the list: for a caller that keeps them.
@@ -240,7 +253,6 @@ public struct ReadingList: RandomAccessCollection, Sendable {
         // Nearly every advertisement a radio hears decodes to nothing: then there is nothing to do.
         guard endIndex > 0 else { return removeAll() }
         for i in 0..<endIndex { body(reading(i)) }
-        advertisementBytes = ArraySlice()
         removeAll()
     }
 
@@ -254,7 +266,7 @@ public struct ReadingList: RandomAccessCollection, Sendable {
             model: heads[i].model.text, measurements: measurements(first..<end),
             timeMicros: heads[i].timeMicros, rssi: heads[i].rssi)
         r.frameKindText = heads[i].frameKind.map { DeferredText($0.text) }
-        if let name = heads[i].radioName { r.nameText = DeferredText.radio(advertisementBytes.value(name)) }
+        if heads[i].hasRadioName { r.nameText = DeferredText.radio(radioName[..<radioNameCount]) }
         // What a decoder gave at run time wins over the literals and the local name.
         if heads[i].runTimeTexts > 0 { give(texts[Int(heads[i].runTimeTexts) - 1], to: &r) }
         if warningCount > 0 { r.warnings = warnings[..<warningCount].lazy.filter { $0.reading == i }.map(\.warning) }

@@ -232,7 +232,8 @@ extension ReadingListTests {
             result.readings.takeEach { _ in }
         }
         #expect(Self.isUnshared(&buffer))
-        // Readings only read go when the next advertisement with a name is decoded.
+        // Readings only read let go of it when the next advertisement is decoded; the local name
+        // of that one is a copy, so no buffer is kept for it.
         do {
             let ad = Advertisement(address: BDAddress(rawValue: 7), data: buffer[...])
             Registry([Namer(id: "a", verdict: .decoded)]).decode(ad, into: &result)
@@ -240,6 +241,22 @@ extension ReadingListTests {
             Registry([Quitter(id: "q", verdict: .decoded)]).decode(next, into: &result)
         }
         #expect(Self.isUnshared(&buffer))
-        #expect(!Self.isUnshared(&other))
+        #expect(Self.isUnshared(&other))
+        #expect(result.readings.first?.name == "ZZ")
+    }
+
+    /// The local name is copied at the first `begin` of each advertisement, over the last one: a
+    /// shorter name after a longer one, a name after none and none after a name each read right.
+    @Test func eachAdvertisementsReadingsCarryItsOwnLocalName() {
+        let registry = Registry([Quitter(id: "q", verdict: .decoded)])
+        var result = Registry.Result()
+        for (hex, name) in [
+            ("0b09 4c6f6e67204e616d6521", "Long Name!"), ("0309 4142", "AB"), ("020a 00", nil), ("0209 43", "C"),
+            ("0109", ""), ("0209 07", "\\x07"),
+        ] as [(String, String?)] {
+            registry.decode(Advertisement(address: BDAddress(rawValue: 1), data: Hex.decode(hex)!), into: &result)
+            #expect(result.readings.count == 1)
+            #expect(result.readings.first?.name == name, "\(hex)")
+        }
     }
 }
