@@ -76,70 +76,53 @@ public enum ADType {
     public static let manufacturerSpecific: UInt8 = 0xFF
 }
 
-/// The parsed AD structures of one advertisement: a view over the bytes it was parsed from.
+/// The positions of one advertisement's AD structures, as the walk found them: the part of
+/// `AdvertisingData` and `ADView` that is not the bytes.
 ///
 /// Every advertisement the radio hears is walked, and nearly all of them are a stranger's phone,
 /// so the walk allocates nothing: scalar fields are stored, and the list kinds (service UUIDs,
 /// service data, manufacturer data, other types) are kept as positions in the bytes (`InlinePositions`,
-/// four inline per kind, the rest in `overflow`) and made into values only when a decoder reads
-/// them.
+/// four inline per kind, the rest in `overflow`) and made into values only when read.
 ///
 /// Invariants:
-/// 1. Every position in the indices lies inside `bytes` (the walk checks each structure's length
-///    against the end of the buffer before recording it).
+/// 1. Every position lies inside the bytes walked (the walk checks each structure's length
+///    against the end of the buffer before recording it); positions count from their start.
 /// 2. An index holds the first four entries of its kind (window 0); `overflow`, when not `nil`,
 ///    holds the rest of every kind, in order, so that any entry is read in constant time: a
 ///    stranger's extended advertisement can carry hundreds of structures of one kind, and finding
 ///    each by walking again made reading them all quadratic.
-public struct AdvertisingData: Sendable {
-    /// The bytes that were walked; every slice and list element below is a view into them.
-    public let bytes: ArraySlice<UInt8>
-    public var flags: UInt8?
-    /// Raw name bytes as broadcast (untrusted: any bytes, not necessarily UTF-8).
-    public var localName: ArraySlice<UInt8>? { localNameRange.map { slice($0) } }
-    /// Where the local name lies in `bytes`, counted from their start.
-    @inlinable public var localNameRange: Range<Int>? { localNameEntry.map { $0.range() } }
-    /// Where the local name lies, kept as a position rather than a slice: a slice held a reference
-    /// to the buffer, retained at every walk and released at every destroy, for a name most
-    /// advertisements' decoders never read (callgrind).
+@usableFromInline struct ADIndex: Sendable {
+    @usableFromInline var flags: UInt8?
+    /// Where the local name lies: a position, not a slice, so that the index holds no reference.
     @usableFromInline var localNameEntry: InlinePositions.Entry?
-    public var localNameIsComplete = false
-    public var txPower: Int8?
-    public var appearance: UInt16?
-    /// A structure's length ran past the end of the data; everything before it was kept.
-    public var truncated = false
-    /// Structures of a known type whose value had an impossible size; skipped.
-    public var malformedFields = 0
+    @usableFromInline var localNameIsComplete = false
+    @usableFromInline var txPower: Int8?
+    @usableFromInline var appearance: UInt16?
+    @usableFromInline var truncated = false
+    @usableFromInline var malformedFields = 0
 
     /// One entry per UUID (not per list structure): position of the UUID, its size in `length`.
-    @usableFromInline var uuidIndex: InlinePositions
+    @usableFromInline var uuidIndex = InlinePositions()
     /// Service data structures (types 0x16, 0x20, 0x21): position and length of the whole value.
-    @usableFromInline var serviceDataIndex: InlinePositions
+    @usableFromInline var serviceDataIndex = InlinePositions()
     /// Manufacturer-specific structures: position and length of the whole value (company id first).
-    @usableFromInline var manufacturerIndex: InlinePositions
+    @usableFromInline var manufacturerIndex = InlinePositions()
     /// Structures of types not interpreted here.
-    @usableFromInline var otherIndex: InlinePositions
+    @usableFromInline var otherIndex = InlinePositions()
     /// The entries past the fourth of each kind, by `ADKind.rawValue`; `nil` until there is one
     /// (invariant 2). One optional for all four kinds: an overflow array per index cost a release
     /// each at every destroy, ~30 instructions an advertisement (callgrind).
     @usableFromInline var overflow: [[InlinePositions.Entry]]? = nil
 
-    public init() { self.init(parsing: ArraySlice<UInt8>()) }
-
     /// Walks the AD structures of `bytes`. Never fails: problems are recorded in `truncated` and
-    /// `malformedFields`. Slices share `bytes`' storage (no copies).
+    /// `malformedFields`.
     // Always inlined: built in its caller's frame, the index is not copied out (an outlined init
     // cost two 64-byte copies per advertisement, callgrind).
-    @inline(__always) public init(parsing bytes: ArraySlice<UInt8>) {
-        self.bytes = bytes
-        uuidIndex = InlinePositions()
-        serviceDataIndex = InlinePositions()
-        manufacturerIndex = InlinePositions()
-        otherIndex = InlinePositions()
-        var i = bytes.startIndex
+    @inline(__always) init(walking bytes: Span<UInt8>) {
+        var i = 0
         // Advertising data is at most 1,650 bytes (Core spec); positions are 16-bit, so a longer
         // buffer is walked up to 65,535 bytes and called truncated there.
-        let end = bytes.startIndex + min(bytes.count, InlinePositions.Entry.maxOffset)
+        let end = min(bytes.count, InlinePositions.Entry.maxOffset)
         if bytes.count > InlinePositions.Entry.maxOffset { truncated = true }
         while i < end {
             let length = Int(bytes[i])
@@ -148,24 +131,13 @@ public struct AdvertisingData: Sendable {
                 truncated = true
                 break
             }
-            interpret(type: bytes[i + 1], at: i + 2, count: length - 1)
+            interpret(bytes, type: bytes[i + 1], at: i + 2, count: length - 1)
             i += 1 + length
         }
     }
 
-    public init(parsing bytes: [UInt8]) { self.init(parsing: bytes[...]) }
-
-    /// Service UUIDs from the complete and incomplete lists of all three sizes, in order.
-    public var serviceUUIDs: ADFields<ServiceUUIDField> { ADFields(self, .uuid) }
-    /// Service data of all three UUID sizes, in order.
-    public var serviceData: ADFields<ServiceDataField> { ADFields(self, .serviceData) }
-    /// Manufacturer-specific data, in order.
-    public var manufacturerData: ADFields<ManufacturerDataField> { ADFields(self, .manufacturer) }
-    /// Structures of types not interpreted above: (type, value).
-    public var other: ADFields<OtherField> { ADFields(self, .other) }
-
-    /// The index of one kind.
-    @inlinable func index(_ kind: ADKind) -> InlinePositions {
+    /// The positions of one kind.
+    @inlinable func positions(_ kind: ADKind) -> InlinePositions {
         switch kind {
         case .uuid: uuidIndex
         case .serviceData: serviceDataIndex
@@ -177,7 +149,7 @@ public struct AdvertisingData: Sendable {
     /// The `k`-th entry of a kind (`k` < its count): from the index, or past the fourth from
     /// `overflow` (invariant 2).
     @inlinable @inline(__always) func entry(_ kind: ADKind, _ k: Int) -> InlinePositions.Entry {
-        let index = index(kind)
+        let index = positions(kind)
         switch k {
         case 0: return index.e0
         case 1: return index.e1
@@ -204,106 +176,7 @@ public struct AdvertisingData: Sendable {
         overflow![kind.rawValue].append(e)  // in place: the optional is unwrapped for the mutation
     }
 
-    /// The service data for a 16-bit UUID, if present (the first one).
-    @inlinable @inline(__always) public func serviceData(uuid16: UInt16) -> ArraySlice<UInt8>? {
-        serviceDataRange(uuid16: uuid16).map { slice($0) }
-    }
-
-    /// Where the service data for a 16-bit UUID lies in `bytes` (the first one), counted from their
-    /// start: for decoders, which read it as a span (`bytes.span.extracting(range)`).
-    @inlinable @inline(__always) public func serviceDataRange(uuid16: UInt16) -> Range<Int>? {
-        for k in 0..<serviceDataIndex.count {
-            let e = entry(.serviceData, k)
-            if e.type == ADType.serviceData16, bytes.le16(e.offset) == uuid16 { return e.range(from: 2) }
-        }
-        return nil
-    }
-
-    /// The bytes of `range`, counted from the start of `bytes`, as a slice of them (a name or an
-    /// identity a reading keeps past the decode, see `DeferredText`).
-    @inlinable public func slice(_ range: Range<Int>) -> ArraySlice<UInt8> { bytes.slice(range) }
-
-    /// The manufacturer data of a company, if present (the first one).
-    @inlinable public func manufacturerData(company: UInt16) -> ManufacturerData? {
-        for k in 0..<manufacturerIndex.count {
-            let e = entry(.manufacturer, k)
-            if bytes.le16(e.offset) == company { return ManufacturerDataField.element(bytes, e) }
-        }
-        return nil
-    }
-
-    /// Whether a 128-bit service UUID (16 bytes, most-significant first, as `ServiceUUID.uuid128`
-    /// holds it) is listed; compares in place, making no `ServiceUUID`.
-    public func hasServiceUUID128(_ uuid: [UInt8]) -> Bool {
-        guard uuid.count == 16 else { return false }
-        for k in 0..<uuidIndex.count where entry(.uuid, k).length == 16 {
-            let start = bytes.startIndex + entry(.uuid, k).offset
-            // On air least-significant first: byte j of the air form is byte 15 - j of `uuid`.
-            if (0..<16).allSatisfy({ bytes[start + $0] == uuid[15 - $0] }) { return true }
-        }
-        return false
-    }
-
-    /// The 16-bit UUID of the `k`-th service data structure, `nil` for a 32- or 128-bit one (for
-    /// dispatch by UUID without making the element).
-    @inlinable @inline(__always) public func serviceDataUUID16(at k: Int) -> UInt16? {
-        let e = entry(.serviceData, k)
-        return e.type == ADType.serviceData16 ? bytes.le16(e.offset) : nil
-    }
-
-    /// The number of manufacturer-specific structures, for index loops with `manufacturerCompany(at:)`
-    /// and `manufacturerValue(at:)`.
-    @inlinable public var manufacturerDataCount: Int { manufacturerIndex.count }
-
-    /// The company id of the `k`-th manufacturer-specific structure.
-    @inlinable @inline(__always) public func manufacturerCompany(at k: Int) -> UInt16 { bytes.le16(entry(.manufacturer, k).offset) }
-
-    /// The whole value (company id first) of the `k`-th manufacturer-specific structure.
-    @inlinable public func manufacturerValue(at k: Int) -> ArraySlice<UInt8> { slice(manufacturerValueRange(at: k)) }
-
-    /// Where that whole value lies in `bytes`, counted from their start. Decoders that run on most
-    /// advertisements loop on this and `manufacturerCompany(at:)`: iterating `manufacturerData`
-    /// copied the bytes and the index into the sequence, and destroyed them, on every call
-    /// (callgrind).
-    @inlinable @inline(__always) public func manufacturerValueRange(at k: Int) -> Range<Int> { entry(.manufacturer, k).range() }
-
-    /// The length of that whole value, read from the index.
-    @inlinable @inline(__always) public func manufacturerValueLength(at k: Int) -> Int { entry(.manufacturer, k).length }
-
-    /// Where the bytes after the company id of the `k`-th manufacturer-specific structure lie in
-    /// `bytes`, counted from their start.
-    @inlinable @inline(__always) public func manufacturerPayloadRange(at k: Int) -> Range<Int> {
-        entry(.manufacturer, k).range(from: 2)
-    }
-
-    /// Where the bytes after the company id of the first structure of `company` lie in `bytes`,
-    /// counted from their start, if there is one; found with an index loop:
-    /// `manufacturerData(company:)` and then `.data` made the element and sliced it twice
-    /// (callgrind).
-    @inlinable @inline(__always) public func manufacturerPayloadRange(company: UInt16) -> Range<Int>? {
-        for k in 0..<manufacturerDataCount where manufacturerCompany(at: k) == company {
-            return manufacturerPayloadRange(at: k)
-        }
-        return nil
-    }
-
-    /// The number of service UUIDs (one per UUID, as in `serviceUUIDs`), for index loops with
-    /// `serviceUUID16(at:)`.
-    @inlinable public var serviceUUIDCount: Int { uuidIndex.count }
-
-    /// The `k`-th service UUID if it is a 16-bit one, else `nil`: read in place, where making the
-    /// elements of `serviceUUIDs` copied the bytes and built an array per 128-bit UUID.
-    @inlinable public func serviceUUID16(at k: Int) -> UInt16? {
-        let e = entry(.uuid, k)
-        return e.length == 2 ? bytes.le16(e.offset) : nil
-    }
-
-    /// The local name with control characters and invalid UTF-8 made harmless, for display.
-    public var displayName: String? {
-        localName.map { DisplayText.escape($0) }
-    }
-
-    private mutating func interpret(type: UInt8, at offset: Int, count: Int) {
+    private mutating func interpret(_ bytes: Span<UInt8>, type: UInt8, at offset: Int, count: Int) {
         switch type {
         case ADType.flags:
             guard count >= 1 else { malformedFields += 1; return }
@@ -317,7 +190,7 @@ public struct AdvertisingData: Sendable {
         case ADType.shortenedLocalName, ADType.completeLocalName:
             // A complete name wins over a shortened one, whichever comes first.
             if localNameEntry == nil || type == ADType.completeLocalName {
-                localNameEntry = InlinePositions.Entry(type: type, offset: offset - bytes.startIndex, length: count)
+                localNameEntry = InlinePositions.Entry(type: type, offset: offset, length: count)
                 localNameIsComplete = type == ADType.completeLocalName
             }
         case ADType.txPowerLevel:
@@ -325,16 +198,16 @@ public struct AdvertisingData: Sendable {
             txPower = Int8(bitPattern: bytes[offset])
         case ADType.appearance:
             guard count == 2 else { malformedFields += 1; return }
-            appearance = bytes.le16(offset - bytes.startIndex)
+            appearance = bytes.le16(offset)
         case ADType.serviceData16, ADType.serviceData32, ADType.serviceData128:
             let uuidSize = type == ADType.serviceData16 ? 2 : type == ADType.serviceData32 ? 4 : 16
             guard count >= uuidSize else { malformedFields += 1; return }
-            record(InlinePositions.Entry(type: type, offset: offset - bytes.startIndex, length: count), .serviceData)
+            record(InlinePositions.Entry(type: type, offset: offset, length: count), .serviceData)
         case ADType.manufacturerSpecific:
             guard count >= 2 else { malformedFields += 1; return }
-            record(InlinePositions.Entry(type: type, offset: offset - bytes.startIndex, length: count), .manufacturer)
+            record(InlinePositions.Entry(type: type, offset: offset, length: count), .manufacturer)
         default:
-            record(InlinePositions.Entry(type: type, offset: offset - bytes.startIndex, length: count), .other)
+            record(InlinePositions.Entry(type: type, offset: offset, length: count), .other)
         }
     }
 
@@ -343,9 +216,199 @@ public struct AdvertisingData: Sendable {
         guard count % size == 0 else { malformedFields += 1; return }
         var j = offset
         while j < offset + count {
-            record(InlinePositions.Entry(type: 0, offset: j - bytes.startIndex, length: size), .uuid)
+            record(InlinePositions.Entry(type: 0, offset: j, length: size), .uuid)
             j += size
         }
+    }
+}
+
+/// The AD structures of one advertisement as decoders read them: the bytes, borrowed, and their
+/// walked positions (`ADIndex`). A view, valid while the bytes are: `Registry` makes one over an
+/// advertisement's bytes for the length of a decode, and a decoder cannot keep it.
+///
+/// WHY a view and not `AdvertisingData`: a value that holds the bytes holds a reference to their
+/// buffer, retained when it is made and released when it goes: two atomic operations per
+/// advertisement, each ~4 % of the decode's time on the bench (an experiment with non-atomic
+/// reference counting ran it ~20 % faster), and the copy and destroy of its reference around
+/// them. Over a `Span`, the registry's walk and dispatch touch no reference count: decode
+/// 1,123.5 -> 1,024.2 instructions per advertisement, best-of-30 rates +21 % (callgrind, the
+/// bench). Making one needs a lifetime dependence (`@_lifetime`), for now behind the compiler's
+/// experimental `Lifetimes` feature (Package.swift), which the standard library's own `Span`
+/// uses; the rest is the stable `~Escapable`.
+public struct ADView: ~Escapable {
+    /// The bytes that were walked; every range below counts from their start.
+    public let bytes: Span<UInt8>
+    @usableFromInline let index: ADIndex
+
+    /// Walks the AD structures of `bytes`.
+    @_lifetime(copy bytes) @inline(__always) public init(parsing bytes: Span<UInt8>) {
+        self.bytes = bytes
+        index = ADIndex(walking: bytes)
+    }
+
+    /// A view of bytes already walked (`AdvertisingData.view`).
+    @_lifetime(copy bytes) @inlinable init(_ bytes: Span<UInt8>, _ index: ADIndex) {
+        self.bytes = bytes
+        self.index = index
+    }
+
+    @inlinable public var flags: UInt8? { index.flags }
+    /// Where the local name lies in `bytes`.
+    @inlinable public var localNameRange: Range<Int>? { index.localNameEntry.map { $0.range() } }
+    @inlinable public var localNameIsComplete: Bool { index.localNameIsComplete }
+    @inlinable public var txPower: Int8? { index.txPower }
+    @inlinable public var appearance: UInt16? { index.appearance }
+    /// A structure's length ran past the end of the data; everything before it was kept.
+    @inlinable public var truncated: Bool { index.truncated }
+    /// Structures of a known type whose value had an impossible size; skipped.
+    @inlinable public var malformedFields: Int { index.malformedFields }
+
+    /// Where the service data for a 16-bit UUID lies in `bytes` (the first one), as decoders read
+    /// it: `bytes.extracting(range)`.
+    @inlinable @inline(__always) public func serviceDataRange(uuid16: UInt16) -> Range<Int>? {
+        for k in 0..<index.serviceDataIndex.count {
+            let e = index.entry(.serviceData, k)
+            if e.type == ADType.serviceData16, bytes.le16(e.offset) == uuid16 { return e.range(from: 2) }
+        }
+        return nil
+    }
+
+    /// Whether a 128-bit service UUID (16 bytes, most-significant first, as `ServiceUUID.uuid128`
+    /// holds it) is listed; compares in place, making no `ServiceUUID`.
+    public func hasServiceUUID128(_ uuid: [UInt8]) -> Bool {
+        guard uuid.count == 16 else { return false }
+        for k in 0..<index.uuidIndex.count where index.entry(.uuid, k).length == 16 {
+            let start = index.entry(.uuid, k).offset
+            // On air least-significant first: byte j of the air form is byte 15 - j of `uuid`.
+            var same = true
+            for j in 0..<16 where bytes[start + j] != uuid[15 - j] {
+                same = false
+                break
+            }
+            if same { return true }
+        }
+        return false
+    }
+
+    /// The number of service data structures, for index loops with `serviceDataUUID16(at:)`.
+    @inlinable public var serviceDataCount: Int { index.serviceDataIndex.count }
+
+    /// The 16-bit UUID of the `k`-th service data structure, `nil` for a 32- or 128-bit one (for
+    /// dispatch by UUID without making the element).
+    @inlinable @inline(__always) public func serviceDataUUID16(at k: Int) -> UInt16? {
+        let e = index.entry(.serviceData, k)
+        return e.type == ADType.serviceData16 ? bytes.le16(e.offset) : nil
+    }
+
+    /// The number of manufacturer-specific structures, for index loops with `manufacturerCompany(at:)`
+    /// and the ranges below. Decoders that run on most advertisements loop on these: iterating
+    /// `AdvertisingData.manufacturerData` made every element (callgrind).
+    @inlinable public var manufacturerDataCount: Int { index.manufacturerIndex.count }
+
+    /// The company id of the `k`-th manufacturer-specific structure.
+    @inlinable @inline(__always) public func manufacturerCompany(at k: Int) -> UInt16 {
+        bytes.le16(index.entry(.manufacturer, k).offset)
+    }
+
+    /// Where the whole value (company id first) of the `k`-th manufacturer-specific structure lies
+    /// in `bytes`.
+    @inlinable @inline(__always) public func manufacturerValueRange(at k: Int) -> Range<Int> {
+        index.entry(.manufacturer, k).range()
+    }
+
+    /// The length of that whole value, read from the index.
+    @inlinable @inline(__always) public func manufacturerValueLength(at k: Int) -> Int {
+        index.entry(.manufacturer, k).length
+    }
+
+    /// Where the bytes after the company id of the `k`-th manufacturer-specific structure lie in
+    /// `bytes`.
+    @inlinable @inline(__always) public func manufacturerPayloadRange(at k: Int) -> Range<Int> {
+        index.entry(.manufacturer, k).range(from: 2)
+    }
+
+    /// Where the bytes after the company id of the first structure of `company` lie in `bytes`,
+    /// if there is one.
+    @inlinable @inline(__always) public func manufacturerPayloadRange(company: UInt16) -> Range<Int>? {
+        for k in 0..<manufacturerDataCount where manufacturerCompany(at: k) == company {
+            return manufacturerPayloadRange(at: k)
+        }
+        return nil
+    }
+
+    /// The number of service UUIDs (one per UUID, as in `AdvertisingData.serviceUUIDs`), for
+    /// index loops with `serviceUUID16(at:)`.
+    @inlinable public var serviceUUIDCount: Int { index.uuidIndex.count }
+
+    /// The `k`-th service UUID if it is a 16-bit one, else `nil`: read in place, where making the
+    /// elements of `serviceUUIDs` copied the bytes and built an array per 128-bit UUID.
+    @inlinable public func serviceUUID16(at k: Int) -> UInt16? {
+        let e = index.entry(.uuid, k)
+        return e.length == 2 ? bytes.le16(e.offset) : nil
+    }
+}
+
+/// The parsed AD structures of one advertisement as a value of its own, holding its bytes: for
+/// tools and tests, which keep, compare and print it (`decode --all`, `scan`). Decoders read an
+/// `ADView` (`view`), which borrows the bytes instead.
+public struct AdvertisingData: Sendable {
+    /// The bytes that were walked; every slice and list element below is a view into them.
+    public let bytes: ArraySlice<UInt8>
+    @usableFromInline let index: ADIndex
+
+    public init() { self.init(parsing: ArraySlice<UInt8>()) }
+
+    /// Walks the AD structures of `bytes`. Never fails: problems are recorded in `truncated` and
+    /// `malformedFields`. Slices share `bytes`' storage (no copies).
+    public init(parsing bytes: ArraySlice<UInt8>) {
+        self.bytes = bytes
+        index = ADIndex(walking: bytes.span)
+    }
+
+    public init(parsing bytes: [UInt8]) { self.init(parsing: bytes[...]) }
+
+    /// The same structures as decoders read them.
+    public var view: ADView {
+        @_lifetime(borrow self) get { ADView(bytes.span, index) }
+    }
+
+    public var flags: UInt8? { index.flags }
+    /// Raw name bytes as broadcast (untrusted: any bytes, not necessarily UTF-8).
+    public var localName: ArraySlice<UInt8>? { index.localNameEntry.map { bytes.value($0) } }
+    public var localNameIsComplete: Bool { index.localNameIsComplete }
+    public var txPower: Int8? { index.txPower }
+    public var appearance: UInt16? { index.appearance }
+    /// A structure's length ran past the end of the data; everything before it was kept.
+    public var truncated: Bool { index.truncated }
+    /// Structures of a known type whose value had an impossible size; skipped.
+    public var malformedFields: Int { index.malformedFields }
+
+    /// Service UUIDs from the complete and incomplete lists of all three sizes, in order.
+    public var serviceUUIDs: ADFields<ServiceUUIDField> { ADFields(self, .uuid) }
+    /// Service data of all three UUID sizes, in order.
+    public var serviceData: ADFields<ServiceDataField> { ADFields(self, .serviceData) }
+    /// Manufacturer-specific data, in order.
+    public var manufacturerData: ADFields<ManufacturerDataField> { ADFields(self, .manufacturer) }
+    /// Structures of types not interpreted above: (type, value).
+    public var other: ADFields<OtherField> { ADFields(self, .other) }
+
+    /// The service data for a 16-bit UUID, if present (the first one).
+    public func serviceData(uuid16: UInt16) -> ArraySlice<UInt8>? {
+        view.serviceDataRange(uuid16: uuid16).map { bytes.slice($0) }
+    }
+
+    /// The manufacturer data of a company, if present (the first one).
+    public func manufacturerData(company: UInt16) -> ManufacturerData? {
+        for k in 0..<index.manufacturerIndex.count {
+            let e = index.entry(.manufacturer, k)
+            if bytes.le16(e.offset) == company { return ManufacturerDataField.element(bytes, e) }
+        }
+        return nil
+    }
+
+    /// The local name with control characters and invalid UTF-8 made harmless, for display.
+    public var displayName: String? {
+        localName.map { DisplayText.escape($0) }
     }
 }
 
@@ -363,7 +426,7 @@ extension AdvertisingData: Equatable {
 
 /// Positions of values inside a byte buffer: how many there are, and four of them inline — the
 /// first four, or the four from a later ordinal (`window`). The AD walk records each kind of AD
-/// value in one (and the rest in `AdvertisingData.overflow`), the HCI parser each report of an
+/// value in one (and the rest in `ADIndex.overflow`), the HCI parser each report of an
 /// event. No array: an owner that holds no other reference but its bytes is destroyed with one
 /// release, where an optional overflow array per index cost a release, or a generic value
 /// witness, at every destroy (callgrind). An HCI event of more than four reports is checked
@@ -467,8 +530,8 @@ public struct ADFields<Kind: ADFieldKind>: RandomAccessCollection, Sendable {
         self.kind = kind
     }
     @inlinable public var startIndex: Int { 0 }
-    @inlinable public var endIndex: Int { ad.index(kind).count }
-    @inlinable public subscript(k: Int) -> Kind.Element { Kind.element(ad.bytes, ad.entry(kind, k)) }
+    @inlinable public var endIndex: Int { ad.index.positions(kind).count }
+    @inlinable public subscript(k: Int) -> Kind.Element { Kind.element(ad.bytes, ad.index.entry(kind, k)) }
 }
 
 public enum ServiceUUIDField: ADFieldKind {
@@ -538,14 +601,14 @@ public enum DisplayText {
 /// at the name of nearly every advertisement, and decoding it to text each time dominated the
 /// cost of the whole registry (callgrind, BENCHMARKS.md). ASCII case folding only: the names
 /// compared against are ASCII model names.
-extension AdvertisingData {
+extension ADView {
     @inline(__always) static func fold(_ b: UInt8, _ ignoringCase: Bool) -> UInt8 {
         ignoringCase && b >= 0x41 && b <= 0x5A ? b | 0x20 : b
     }
 
     /// Whether `bytes` hold `needle` at `start` (the caller has checked that it fits).
     static func matches(
-        _ bytes: ArraySlice<UInt8>, at start: Int, _ needle: UnsafeBufferPointer<UInt8>, _ ignoringCase: Bool
+        _ bytes: Span<UInt8>, at start: Int, _ needle: UnsafeBufferPointer<UInt8>, _ ignoringCase: Bool
     ) -> Bool {
         for k in 0..<needle.count where fold(bytes[start + k], ignoringCase) != fold(needle[k], ignoringCase) {
             return false
@@ -559,10 +622,10 @@ extension AdvertisingData {
     /// per test (callgrind), and every needle is a model name written in a decoder.
     /// The name is read in place, as positions in `bytes`: no slice, no reference counting.
     private func withName(
-        _ needle: StaticString, _ test: (ArraySlice<UInt8>, Range<Int>, UnsafeBufferPointer<UInt8>) -> Bool
+        _ needle: StaticString, _ test: (Span<UInt8>, Range<Int>, UnsafeBufferPointer<UInt8>) -> Bool
     ) -> Bool {
-        guard let e = localNameEntry, e.length >= needle.utf8CodeUnitCount else { return false }
-        let start = bytes.startIndex + e.offset
+        guard let e = index.localNameEntry, e.length >= needle.utf8CodeUnitCount else { return false }
+        let start = e.offset
         return needle.withUTF8Buffer { test(bytes, start..<(start + e.length), $0) }
     }
 
@@ -592,11 +655,11 @@ extension AdvertisingData {
 extension Registry {
     /// Decodes one advertisement into `result`, replacing what it held (see `Registry`).
     ///
-    /// In this file, not Registry.swift, because the `AdvertisingData` it makes is destroyed here:
-    /// a release build compiles each file apart (`-num-threads`), and outside the file that declares
+    /// In this file, not Registry.swift, because the `ADView` it makes is destroyed here: a
+    /// release build compiles each file apart (`-num-threads`), and outside the file that declares
     /// it a struct of this size is destroyed through generic value witnesses, ~15 instructions an
     /// advertisement more (callgrind).
     public func decode(_ advertisement: Advertisement, into result: inout Result) {
-        decode(advertisement, AdvertisingData(parsing: advertisement.data), into: &result)
+        decode(advertisement, ADView(parsing: advertisement.data.span), into: &result)
     }
 }

@@ -118,7 +118,7 @@ public struct ReadingList: RandomAccessCollection, Sendable {
     /// into each of the decoders' ~50 call sites, it cost more (1,545 -> 1,559 instructions an
     /// advertisement, callgrind).
     @inline(never) public mutating func begin(
-        _ advertisement: Advertisement, _ ad: AdvertisingData, decoderID: StaticString, model: StaticString,
+        _ advertisement: Advertisement, _ ad: ADView, decoderID: StaticString, model: StaticString,
         frameKind: StaticString? = nil
     ) {
         let slot = claimSlot()
@@ -132,11 +132,11 @@ public struct ReadingList: RandomAccessCollection, Sendable {
             h[slot].rssi = advertisement.rssi
             h[slot].firstMeasurement = first
             h[slot].frameKind = frameKind
-            h[slot].hasRadioName = ad.localNameEntry != nil
+            h[slot].hasRadioName = ad.index.localNameEntry != nil
             h[slot].runTimeTexts = 0
         }
         // Once per advertisement, and only if it has a name: all its readings have that name.
-        if slot == 0, let name = ad.localNameRange { keepName(ad.bytes.span.extracting(name)) }
+        if slot == 0, let name = ad.localNameRange { keepName(ad.bytes.extracting(name)) }
     }
 
     /// Copies an advertisement's local name into `radioName`, over the last one.
@@ -154,7 +154,7 @@ public struct ReadingList: RandomAccessCollection, Sendable {
 
     /// The same, with the name the frame carries (`nil`: the local name, as above).
     public mutating func begin(
-        _ advertisement: Advertisement, _ ad: AdvertisingData, decoderID: StaticString, model: StaticString,
+        _ advertisement: Advertisement, _ ad: ADView, decoderID: StaticString, model: StaticString,
         frameKind: StaticString? = nil, name: DeferredText?
     ) {
         begin(advertisement, ad, decoderID: decoderID, model: model, frameKind: frameKind)

@@ -93,31 +93,32 @@ public struct Registry: Sendable {
     /// Decodes one advertisement with every decoder whose selector matches.
     public func decode(_ advertisement: Advertisement) -> Result {
         var result = Result()
-        decode(advertisement, AdvertisingData(parsing: advertisement.data), into: &result)
+        decode(advertisement, into: &result)
         return result
     }
 
+    /// The same, with the AD structures already parsed (tools that also show them).
     public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> Result {
         var result = Result()
-        decode(advertisement, ad, into: &result)
+        decode(advertisement, ad.view, into: &result)
         return result
     }
 
     /// Decodes one advertisement into `result`, replacing what it held. A caller that decodes in
     /// a loop passes the same result each time: its storage is reused (see `ReadingList`).
-    @inline(__always) public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into result: inout Result) {
+    @inline(__always) public func decode(_ advertisement: Advertisement, _ ad: ADView, into result: inout Result) {
         result.readings.removeAll()
         if !result.malformed.isEmpty { result.malformed.removeAll() }
         // The decoders to run, as a set: each runs once however many of its selectors match, and
         // in list order. Building the set allocates nothing, so an advertisement no decoder wants
         // (most of what a radio hears) costs only its AD walk and these lookups.
         var wanted = always
-        for k in 0..<ad.serviceDataIndex.count {
+        for k in 0..<ad.serviceDataCount {
             if let u = ad.serviceDataUUID16(at: k) { wanted |= byServiceData[u] }
         }
-        if ad.manufacturerIndex.count > 0 {
+        if ad.manufacturerDataCount > 0 {
             wanted |= anyManufacturer
-            for k in 0..<ad.manufacturerIndex.count {
+            for k in 0..<ad.manufacturerDataCount {
                 wanted |= byCompany[ad.manufacturerCompany(at: k)] | byValueLength[UInt16(ad.manufacturerValueLength(at: k))]
             }
         }

@@ -51,7 +51,7 @@ import Testing
         var malformed = 0
         for ad in Self.advertisements() {
             let fresh = registry.decode(ad)
-            registry.decode(ad, AdvertisingData(parsing: ad.data), into: &reused)
+            registry.decode(ad, into: &reused)
             #expect(Array(reused.readings) == Array(fresh.readings), "\(ad.address) \(Hex.encode(ad.data))")
             #expect(reused.malformed.map(\.reason) == fresh.malformed.map(\.reason))
             decoded += fresh.readings.isEmpty ? 0 : 1
@@ -68,9 +68,9 @@ import Testing
         let first = Advertisement(address: BDAddress(rawValue: 0x1122_3344_5566), data: Hex.decode(Self.samples[4].hex)!)
         let second = Advertisement(address: BDAddress(rawValue: 0x1122_3344_5566), data: Hex.decode(Self.samples[0].hex)!)
         var result = Registry.Result()
-        registry.decode(first, AdvertisingData(parsing: first.data), into: &result)
+        registry.decode(first, into: &result)
         let kept = try #require(result.readings.first)
-        registry.decode(second, AdvertisingData(parsing: second.data), into: &result)
+        registry.decode(second, into: &result)
         #expect(kept == registry.decode(first).readings.first)
         #expect(kept.measurements.count == 4)
         #expect(result.readings.first?.value(.temperatureC) == -0.5)
@@ -81,7 +81,7 @@ import Testing
         let id: StaticString
         let verdict: DecodeVerdict
         var selectors: [DecoderSelector] { [.any] }
-        func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
+        func decode(_ advertisement: Advertisement, _ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
             readings.begin(advertisement, ad, decoderID: id, model: id)
             readings.add(.batteryPercent, 1)
             return verdict
@@ -97,7 +97,7 @@ import Testing
         let ad = Advertisement(address: BDAddress(rawValue: 7), data: Hex.decode("0201 06")!)
         var result = Registry.Result()
         for _ in 0..<2 {  // the second time into a used result
-            registry.decode(ad, AdvertisingData(parsing: ad.data), into: &result)
+            registry.decode(ad, into: &result)
             #expect(result.readings.map(\.decoderID) == ["good"])
             #expect(result.malformed.map(\.decoder) == ["bad"])
             #expect(registry.decoders[0].decode(ad, AdvertisingData(parsing: ad.data)) == .malformed("corrupt"))
@@ -150,7 +150,7 @@ extension ReadingListTests {
     struct Intruder: SensorDecoder {
         var id: StaticString { "intruder" }
         var selectors: [DecoderSelector] { [.any] }
-        func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
+        func decode(_ advertisement: Advertisement, _ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
             readings.add(.co2PPM, 999)
             return .notMine
         }
@@ -173,11 +173,11 @@ extension ReadingListTests {
         let id: StaticString
         let verdict: DecodeVerdict
         var selectors: [DecoderSelector] { [.any] }
-        func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
+        func decode(_ advertisement: Advertisement, _ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
             readings.begin(advertisement, ad, decoderID: id, model: "plain")
             readings.add(.batteryPercent, 1)
-            readings.begin(advertisement, ad, decoderID: id, model: "literal", frameKind: "literal", name: .radio(ad.slice(0..<2)))
-            readings.setFrameKind(DeferredText(ad.slice(1..<3), format: { Hex.encode($0) }))
+            readings.begin(advertisement, ad, decoderID: id, model: "literal", frameKind: "literal", name: .radio(advertisement.data.slice(0..<2)))
+            readings.setFrameKind(DeferredText(advertisement.data.slice(1..<3), format: { Hex.encode($0) }))
             readings.setModel("model \(id)")
             readings.add(.batteryPercent, 2)
             return verdict
@@ -191,7 +191,7 @@ extension ReadingListTests {
         let ad = Advertisement(address: BDAddress(rawValue: 7), data: Hex.decode("4142 43 0309 5859")!)
         var result = Registry.Result()
         for _ in 0..<2 {  // the second time into a used result
-            registry.decode(ad, AdvertisingData(parsing: ad.data), into: &result)
+            registry.decode(ad, into: &result)
             let readings = Array(result.readings)
             #expect(readings.map(\.decoderID) == ["a", "a", "c", "c"])
             #expect(readings.map(\.model) == ["plain", "model a", "plain", "model c"])
@@ -201,7 +201,7 @@ extension ReadingListTests {
         }
         // A plain reading in a used result shows nothing of the run-time texts before it.
         let plainOnly = Registry([Quitter(id: "q", verdict: .decoded)])
-        plainOnly.decode(ad, AdvertisingData(parsing: ad.data), into: &result)
+        plainOnly.decode(ad, into: &result)
         #expect(result.readings.map(\.model) == ["q"])
         #expect(result.readings.map(\.frameKind) == [nil])
     }

@@ -12,7 +12,7 @@ import Testing
             self.name = name
             self.selectors = selectors
         }
-        func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
+        func decode(_ advertisement: Advertisement, _ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
             readings.begin(advertisement, ad, decoderID: id, model: "?")
             readings.setModel(name)
             return .decoded

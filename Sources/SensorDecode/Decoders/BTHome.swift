@@ -51,7 +51,7 @@ public struct BTHomeDecoder: SensorDecoder {
     /// - Parameter keys: AES keys for encrypted v2 devices, by address.
     public init(keys: DeviceKeys = DeviceKeys()) { self.keys = keys }
 
-    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
+    public func decode(_ advertisement: Advertisement, _ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
         // Where each frame lies in the advertisement's bytes, read as spans of them.
         let v2 = ad.serviceDataRange(uuid16: 0xFCD2)
         let v1 = ad.serviceDataRange(uuid16: 0x181C)
@@ -88,10 +88,10 @@ public struct BTHomeDecoder: SensorDecoder {
     // MARK: v2
 
     private func decodeV2(
-        _ advertisement: Advertisement, _ ad: AdvertisingData, _ range: Range<Int>,
+        _ advertisement: Advertisement, _ ad: ADView, _ range: Range<Int>,
         into readings: inout ReadingList
     ) -> DecodeVerdict {
-        let frame = ad.bytes.span.extracting(range)
+        let frame = ad.bytes.extracting(range)
         guard frame.count > 0 else { return .malformed("empty BTHome v2 frame") }
         let info = frame.u8(0)
         // A version we do not know has a layout we do not know: not guessed.
@@ -114,11 +114,11 @@ public struct BTHomeDecoder: SensorDecoder {
             guard body.count >= 9 else {
                 return .malformed("encrypted BTHome v2 frame of \(frame.count) bytes, too short for counter and MIC")
             }
-            let counter = ad.slice(body.dropLast(4).suffix(4))
+            let counter = advertisement.data.slice(body.dropLast(4).suffix(4))
             let nonce = mac.bigEndianBytes + [0xD2, 0xFC, info] + counter
             do throws(AESCCM.Failure) {
                 let plain = try AESCCM.decrypt(
-                    key: key, nonce: nonce, ciphertext: ad.slice(body.dropLast(8)), tag: ad.slice(body.suffix(4)))
+                    key: key, nonce: nonce, ciphertext: advertisement.data.slice(body.dropLast(8)), tag: advertisement.data.slice(body.suffix(4)))
                 return walkV2(plain.span, kind: "v2-encrypted", advertisement, ad, into: &readings)
             } catch .authenticationFailed {
                 return .malformed(
@@ -127,12 +127,12 @@ public struct BTHomeDecoder: SensorDecoder {
                 return .malformed("BTHome decryption: \(error)")
             }
         }
-        return walkV2(ad.bytes.span.extracting(body), kind: "v2", advertisement, ad, into: &readings)
+        return walkV2(ad.bytes.extracting(body), kind: "v2", advertisement, ad, into: &readings)
     }
 
     /// The objects of a v2 frame, in the clear.
     private func walkV2(
-        _ body: Span<UInt8>, kind: StaticString, _ advertisement: Advertisement, _ ad: AdvertisingData,
+        _ body: Span<UInt8>, kind: StaticString, _ advertisement: Advertisement, _ ad: ADView,
         into readings: inout ReadingList
     ) -> DecodeVerdict {
         // The reading is begun before the walk, which adds to it; a walk that stops before any
@@ -179,12 +179,12 @@ public struct BTHomeDecoder: SensorDecoder {
     // MARK: v1
 
     private func decodeV1(
-        _ advertisement: Advertisement, _ ad: AdvertisingData, _ range: Range<Int>,
+        _ advertisement: Advertisement, _ ad: ADView, _ range: Range<Int>,
         into readings: inout ReadingList
     ) -> DecodeVerdict {
         // 0x181C is the SIG "User Data" UUID: with nothing in it, it is no BTHome frame.
         guard !range.isEmpty else { return .notMine }
-        let frame = ad.bytes.span.extracting(range)
+        let frame = ad.bytes.extracting(range)
         // Begun before the walk, as in v2; the walk adds measurements and warnings to it.
         readings.begin(advertisement, ad, decoderID: id, model: "BTHome", frameKind: "v1")
         var met = Met()

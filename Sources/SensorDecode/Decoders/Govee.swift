@@ -42,12 +42,12 @@ public struct GoveeDecoder: SensorDecoder {
 
     public init() {}
 
-    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
+    public func decode(_ advertisement: Advertisement, _ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
         // An index loop on the company ids: iterating the fields made each element (callgrind).
         for k in 0..<ad.manufacturerDataCount {
             let company = ad.manufacturerCompany(at: k)
             guard company == 0xEC88 || company == 0x0001 || company == 0x8801 else { continue }
-            let bytes = ad.bytes.span
+            let bytes = ad.bytes
             let range = GoveeFrame.unglued(ad.manufacturerPayloadRange(at: k), in: bytes)
             let verdict = decodeFrame(company, range, bytes.extracting(range), advertisement, ad, into: &readings)
             if verdict != .notMine { return verdict }
@@ -61,7 +61,7 @@ public struct GoveeDecoder: SensorDecoder {
     // ~70 instructions a frame, callgrind). `range` is where `data` lies in the advertisement's
     // bytes, for a message that quotes them.
     @inline(__always) private func decodeFrame(
-        _ company: UInt16, _ range: Range<Int>, _ data: Span<UInt8>, _ advertisement: Advertisement, _ ad: AdvertisingData,
+        _ company: UInt16, _ range: Range<Int>, _ data: Span<UInt8>, _ advertisement: Advertisement, _ ad: ADView,
         into readings: inout ReadingList
     ) -> DecodeVerdict {
         let number = GoveeFrame.modelNumber(ad)
@@ -138,7 +138,7 @@ public struct GoveeDecoder: SensorDecoder {
                 let tenths = magnitude / 1_000_000
                 let humidityTenths = (magnitude % 1_000_000) / 1000
                 guard tenths <= 1000, humidityTenths <= 1000 else {
-                    return .malformed("H5106 value 0x\(Hex.encode(ad.slice(range.dropFirst(2)))) is impossible")
+                    return .malformed("H5106 value 0x\(Hex.encode(advertisement.data.slice(range.dropFirst(2)))) is impossible")
                 }
                 begin("H5106")
                 readings.add(.temperatureC, (raw & 0x8000_0000 != 0 ? -1 : 1) * Double(tenths) / 10)

@@ -51,7 +51,7 @@ enum GoveeFrame {
         return nil
     }
 
-    static func modelNumber(fromServiceUUIDsOf ad: AdvertisingData) -> Int? {
+    static func modelNumber(fromServiceUUIDsOf ad: ADView) -> Int? {
         // An index loop on the 16-bit UUIDs: iterating `serviceUUIDs` copied the bytes and made
         // every element, 128-bit ones included (callgrind).
         for k in 0..<ad.serviceUUIDCount {
@@ -67,8 +67,8 @@ enum GoveeFrame {
     }
 
     /// The model number from the name, else from the service UUIDs.
-    static func modelNumber(_ ad: AdvertisingData) -> Int? {
-        if let name = ad.localNameRange, let number = modelNumber(fromName: ad.bytes.span.extracting(name)) {
+    static func modelNumber(_ ad: ADView) -> Int? {
+        if let name = ad.localNameRange, let number = modelNumber(fromName: ad.bytes.extracting(name)) {
             return number
         }
         return modelNumber(fromServiceUUIDsOf: ad)

@@ -42,10 +42,10 @@ public struct GoveeMeatDecoder: SensorDecoder {
 
     public init() {}
 
-    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
+    public func decode(_ advertisement: Advertisement, _ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
         // An index loop on the company ids: iterating the fields made each element (callgrind).
         for k in 0..<ad.manufacturerDataCount where ad.manufacturerCompany(at: k) != GoveeFrame.appleCompany {
-            let bytes = ad.bytes.span
+            let bytes = ad.bytes
             let data = bytes.extracting(GoveeFrame.unglued(ad.manufacturerPayloadRange(at: k), in: bytes))
             if data.count == 14 || data.count == 17 || data.count == 20, data.u8(1) == 0x01, data.u8(2) == 0x00,
                 data.u8(3) == 0x01, data.u8(4) == 0x01
@@ -58,7 +58,7 @@ public struct GoveeMeatDecoder: SensorDecoder {
         return .notMine
     }
 
-    private func isH5055(_ data: Span<UInt8>, _ ad: AdvertisingData) -> Bool {
+    private func isH5055(_ data: Span<UInt8>, _ ad: ADView) -> Bool {
         guard data.u8(1) == 0x00 else { return false }
         // Without a name: the two probe markers agree and the frame ends in 00 00. Tested first,
         // as it holds whatever model a UUID names, and making the model is most of the cost.
@@ -76,7 +76,7 @@ public struct GoveeMeatDecoder: SensorDecoder {
     }
 
     private func probeFrame(
-        _ data: Span<UInt8>, _ advertisement: Advertisement, _ ad: AdvertisingData,
+        _ data: Span<UInt8>, _ advertisement: Advertisement, _ ad: ADView,
         into readings: inout ReadingList
     ) -> DecodeVerdict {
         let number = GoveeFrame.modelNumber(ad)
@@ -119,7 +119,7 @@ public struct GoveeMeatDecoder: SensorDecoder {
     }
 
     private func h5055Frame(
-        _ data: Span<UInt8>, _ advertisement: Advertisement, _ ad: AdvertisingData,
+        _ data: Span<UInt8>, _ advertisement: Advertisement, _ ad: ADView,
         into readings: inout ReadingList
     ) -> DecodeVerdict {
         let battery = data.u8(2)

@@ -29,10 +29,10 @@ public struct InkbirdBBQDecoder: SensorDecoder {
 
     public init() {}
 
-    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
+    public func decode(_ advertisement: Advertisement, _ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
         // An index loop on the company ids: iterating the fields made each element (callgrind).
         for k in 0..<ad.manufacturerDataCount where ad.manufacturerCompany(at: k) <= 2 {
-            let v = ad.bytes.span.extracting(ad.manufacturerValueRange(at: k))
+            let v = ad.bytes.extracting(ad.manufacturerValueRange(at: k))
             guard v.count == 12 || v.count == 14 || v.count == 18 || v.count == 22, v.u8(2) == 0, v.u8(3) == 0 else {
                 continue
             }

@@ -26,7 +26,7 @@ public struct InkbirdIAMT2Decoder: SensorDecoder {
 
     public init() {}
 
-    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
+    public func decode(_ advertisement: Advertisement, _ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
         // Every advertisement with manufacturer data comes here: a byte compare that ends at the
         // length for nearly all of them (a generic `elementsEqual` walked the name, callgrind).
         guard ad.localNameEquals("Ink@IAM-T2") else { return .notMine }
@@ -38,10 +38,10 @@ public struct InkbirdIAMT2Decoder: SensorDecoder {
     /// a call on the bench's vectors, 36 apart (callgrind). (SensorPush, InkbirdBBQ and
     /// EddystoneTLM split the same way got no cheaper.)
     @inline(never) private func decodeFrame(
-        _ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList
+        _ advertisement: Advertisement, _ ad: ADView, into readings: inout ReadingList
     ) -> DecodeVerdict {
         guard ad.manufacturerDataCount > 0 else { return .notMine }
-        let data = ad.bytes.span.extracting(ad.manufacturerPayloadRange(at: 0))
+        let data = ad.bytes.extracting(ad.manufacturerPayloadRange(at: 0))
         guard data.count == 15 else { return .malformed("IAM-T2 frame of \(data.count) bytes, expected 15") }
         guard !data.allFF() else { return .malformed("all-0xFF frame") }
         let reading = Double(data.be16s(8)) / 10

@@ -46,12 +46,12 @@ public struct InkbirdIBSTHDecoder: SensorDecoder {
         return crc
     }
 
-    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
+    public func decode(_ advertisement: Advertisement, _ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
         // By index: the field list copied the bytes and the index on every call (callgrind).
         guard let k = (0..<ad.manufacturerDataCount).first(where: { ad.manufacturerValueLength(at: $0) == 9 }) else {
             return .notMine
         }
-        let v = ad.bytes.span.extracting(ad.manufacturerValueRange(at: k))
+        let v = ad.bytes.extracting(ad.manufacturerValueRange(at: k))
         // Byte-level name tests: phones' 9-byte manufacturer values reach this line all the time.
         let hasHumidity: Bool?  // nil: no name, decide from the value
         if ad.localNameEquals("sps", ignoringCase: true) || ad.localNameEquals("n0byd", ignoringCase: true) {

@@ -28,9 +28,9 @@ public struct InkbirdITHDecoder: SensorDecoder {
 
     public init() {}
 
-    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
+    public func decode(_ advertisement: Advertisement, _ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
         guard let range = ad.manufacturerPayloadRange(company: 0x2449) else { return .notMine }
-        let data = ad.bytes.span.extracting(range)
+        let data = ad.bytes.extracting(range)
         guard data.count == 16 else { return .malformed("0x2449 frame of \(data.count) bytes, expected 16") }
         guard !data.allFF() else { return .malformed("all-0xFF frame") }
         // Byte compares on the name: decoding it to a String and matching strings cost more than

@@ -31,9 +31,9 @@ public struct MinewFFE1Decoder: SensorDecoder {
 
     public init() {}
 
-    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
+    public func decode(_ advertisement: Advertisement, _ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
         guard let range = ad.serviceDataRange(uuid16: 0xFFE1) else { return .notMine }
-        let frame = ad.bytes.span.extracting(range)
+        let frame = ad.bytes.extracting(range)
         guard frame.count >= 3, frame.u8(0) == 0xA1 else { return .notMine }
         let version = frame.u8(1)
         let battery = frame.u8(2)
@@ -67,7 +67,7 @@ public struct MinewFFE1Decoder: SensorDecoder {
         case 0x08:
             guard frame.count >= 9 else { return .malformed("a1-08 frame of \(frame.count) bytes, expected ≥ 9") }
             // The name this frame carries, if any; else the AD local name, as for the other frames.
-            let name = frame.count > 9 ? DeferredText.radio(ad.slice(range.dropFirst(9))) : nil
+            let name = frame.count > 9 ? DeferredText.radio(advertisement.data.slice(range.dropFirst(9))) : nil
             readings.begin(advertisement, ad, decoderID: id, model: "MM-BLEBC7", frameKind: "a1-08", name: name)
             readings.add(.batteryPercent, Double(battery))
             macOffset = 3

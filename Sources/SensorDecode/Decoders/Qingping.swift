@@ -59,9 +59,9 @@ public struct QingpingDecoder: SensorDecoder {
         }
     }
 
-    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
+    public func decode(_ advertisement: Advertisement, _ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
         guard let range = ad.serviceDataRange(uuid16: 0xFDCD) else { return .notMine }
-        let frame = ad.bytes.span.extracting(range)
+        let frame = ad.bytes.extracting(range)
         guard frame.count >= 8 else { return .malformed("Qingping frame of \(frame.count) bytes, expected ≥ 8") }
         let isEvent = frame.u8(0) & 0x40 != 0
         let type = frame.u8(1)

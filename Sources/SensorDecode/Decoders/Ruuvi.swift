@@ -43,9 +43,9 @@ public struct RuuviDecoder: SensorDecoder {
 
     public init() {}
 
-    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
+    public func decode(_ advertisement: Advertisement, _ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
         guard let range = ad.manufacturerPayloadRange(company: 0x0499), !range.isEmpty else { return .notMine }
-        let data = ad.bytes.span.extracting(range)
+        let data = ad.bytes.extracting(range)
         switch data.u8(0) {
         case 0x03:
             guard data.count == 14 else { return .malformed("format 3 frame of \(data.count) bytes, expected 14") }

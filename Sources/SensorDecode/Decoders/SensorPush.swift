@@ -59,11 +59,11 @@ public struct SensorPushDecoder: SensorDecoder {
 
     public init() {}
 
-    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
+    public func decode(_ advertisement: Advertisement, _ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
         // Index loops on the values: iterating `manufacturerData` copied the bytes and the index,
         // and destroyed them, on every call (callgrind).
         let fields = 0..<ad.manufacturerDataCount
-        let bytes = ad.bytes.span
+        let bytes = ad.bytes
         // Every advertisement with a 3- to 9-byte manufacturer value reaches this decoder, nearly
         // all of them a phone's. Whether a value could hold either layout is a test of its length
         // and first bytes, made before the name tests, which walk the name: a frame that neither

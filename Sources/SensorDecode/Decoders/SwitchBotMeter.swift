@@ -38,8 +38,8 @@ public struct SwitchBotMeterDecoder: SensorDecoder {
 
     public init() {}
 
-    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
-        let bytes = ad.bytes.span
+    public func decode(_ advertisement: Advertisement, _ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
+        let bytes = ad.bytes
         // Where the service data lies, if any: read in `bytes`, counted from their start.
         let service = ad.serviceDataRange(uuid16: 0xFD3D) ?? ad.serviceDataRange(uuid16: 0x0D00)
         let model: StaticString
@@ -85,7 +85,7 @@ public struct SwitchBotMeterDecoder: SensorDecoder {
 
     /// The meter a local name names, for advertisements that carry only the 0x0969 copy. Byte
     /// compares on the name, not a String and a dictionary lookup.
-    static func model(name ad: AdvertisingData) -> StaticString? {
+    static func model(name ad: ADView) -> StaticString? {
         if ad.localNameEquals("WoSensorTH") { return "Meter" }
         if ad.localNameEquals("WoSensorTHP") { return "Meter Plus" }
         if ad.localNameEquals("WoIOSensorTH") { return "Outdoor Meter" }

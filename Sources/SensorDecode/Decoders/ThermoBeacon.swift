@@ -34,7 +34,7 @@ public struct ThermoBeaconDecoder: SensorDecoder {
 
     public init() {}
 
-    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
+    public func decode(_ advertisement: Advertisement, _ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
         // The first structure of one of our companies with 18 bytes after the id: an index loop on
         // the company ids, as `first(where:)` made every element it passed (callgrind).
         var found: (range: Range<Int>, model: StaticString)? = nil
@@ -44,7 +44,7 @@ public struct ThermoBeaconDecoder: SensorDecoder {
             break
         }
         guard let (range, model) = found else { return .notMine }
-        let data = ad.bytes.span.extracting(range)
+        let data = ad.bytes.extracting(range)
         guard data.u8(0) == 0, data.u8(1) & 0x7F == 0 else { return .notMine }
         guard !data.allFF(from: 8) else { return .malformed("all-0xFF frame") }
         let humidity = Double(data.le16(12)) / 16

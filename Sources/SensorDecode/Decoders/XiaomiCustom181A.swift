@@ -40,9 +40,9 @@ public struct XiaomiCustom181ADecoder: SensorDecoder {
 
     public init() {}
 
-    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
+    public func decode(_ advertisement: Advertisement, _ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
         guard let range = ad.serviceDataRange(uuid16: 0x181A) else { return .notMine }
-        let frame = ad.bytes.span.extracting(range)
+        let frame = ad.bytes.extracting(range)
         let kind: StaticString
         let model: StaticString
         let mac: BDAddress

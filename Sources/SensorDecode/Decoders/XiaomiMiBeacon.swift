@@ -99,9 +99,9 @@ public struct XiaomiMiBeaconDecoder: SensorDecoder {
         }
     }
 
-    public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData, into readings: inout ReadingList) -> DecodeVerdict {
+    public func decode(_ advertisement: Advertisement, _ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
         guard let range = ad.serviceDataRange(uuid16: 0xFE95) else { return .notMine }
-        let frame = ad.bytes.span.extracting(range)
+        let frame = ad.bytes.extracting(range)
         guard frame.count >= 5 else { return .malformed("MiBeacon frame of \(frame.count) bytes, expected ≥ 5") }
         let control = frame.le16(0)
         let version = Int(control >> 12)
@@ -166,11 +166,11 @@ public struct XiaomiMiBeaconDecoder: SensorDecoder {
                 return .malformed("encrypted MiBeacon payload of \(objects.count) bytes, too short")
             }
             let nonce =
-                (mac ?? advertisement.address).littleEndianBytes + Array(ad.slice(range.dropFirst(2).prefix(3)))
-                + Array(ad.slice(objects.dropLast(4).suffix(3)))
+                (mac ?? advertisement.address).littleEndianBytes + Array(advertisement.data.slice(range.dropFirst(2).prefix(3)))
+                + Array(advertisement.data.slice(objects.dropLast(4).suffix(3)))
             do throws(AESCCM.Failure) {
                 let plain = try AESCCM.decrypt(
-                    key: key, nonce: nonce, ciphertext: ad.slice(objects.dropLast(7)), tag: ad.slice(objects.suffix(4)),
+                    key: key, nonce: nonce, ciphertext: advertisement.data.slice(objects.dropLast(7)), tag: advertisement.data.slice(objects.suffix(4)),
                     associatedData: [0x11])
                 kind = version == 4 ? "v4-encrypted" : version == 5 ? "v5-encrypted" : nil
                 begin(kind, text: "v\(version)-encrypted")
@@ -183,7 +183,7 @@ public struct XiaomiMiBeaconDecoder: SensorDecoder {
             }
         }
         begin(kind)
-        return walk(ad.bytes.span.extracting(objects), into: &readings)
+        return walk(ad.bytes.extracting(objects), into: &readings)
     }
 
     /// The objects of a frame, in the clear, added to the reading begun last. The reading is begun
