@@ -168,6 +168,14 @@ public struct ReadingList: RandomAccessCollection, Sendable {
         Self.put(e, in: &measurements, count: &measurementCount)
     }
 
+    /// Appends a measurement of a declared quantity, given by its `Quantity.code` (≠ 0), to the
+    /// reading begun last: for a decoder that keeps quantities in a table, where reading the
+    /// `Quantity` out of it copied its key (a retain and a release per measurement).
+    @inline(__always) mutating func add(code: UInt16, _ value: Double) {
+        _ = checkedCurrent()
+        Self.put(Entry(quantity: Int32(code), value: value), in: &measurements, count: &measurementCount)
+    }
+
     /// Stores `value` as element `count` of `list` and counts it: over a spare element if there is
     /// one, so that emptying a list (its count set to 0) costs nothing per element (invariant 1).
     @inline(__always) private static func put<T>(_ value: T, in list: inout [T], count: inout Int) {

@@ -269,6 +269,8 @@ public struct BTHomeDecoder: SensorDecoder {
     /// had that quantity before (`Met`).
     private func add(_ object: Object, _ v: Double, to readings: inout ReadingList, _ met: inout Met) {
         let n = met.meet(object.slot)
+        // By code where it has one: the table's `Quantity` read out whole was a copy of its key.
+        if n == 1, case let code = slots[object.slot].quantity.code, code != 0 { return readings.add(code: code, v) }
         readings.add(n == 1 ? slots[object.slot].quantity : slots[object.slot].numbered(n), v)
     }
 
