@@ -651,15 +651,3 @@ extension ADView {
         }
     }
 }
-
-extension Registry {
-    /// Decodes one advertisement into `result`, replacing what it held (see `Registry`).
-    ///
-    /// In this file, not Registry.swift, because the `ADView` it makes is destroyed here: a
-    /// release build compiles each file apart (`-num-threads`), and outside the file that declares
-    /// it a struct of this size is destroyed through generic value witnesses, ~15 instructions an
-    /// advertisement more (callgrind).
-    public func decode(_ advertisement: Advertisement, into result: inout Result) {
-        decode(advertisement, ADView(parsing: advertisement.data.span), into: &result)
-    }
-}

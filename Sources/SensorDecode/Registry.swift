@@ -91,6 +91,14 @@ public struct Registry: Sendable {
     }
 
     /// Decodes one advertisement with every decoder whose selector matches.
+    /// Decodes one advertisement into `result`, replacing what it held: the registry's own path,
+    /// which walks the bytes into an `ADView` for the decoders. (It lived in AdvertisingData.swift
+    /// while decoders read an `AdvertisingData`, which outside its file was destroyed through
+    /// value witnesses; an `ADView` made here costs nothing more, callgrind.)
+    public func decode(_ advertisement: Advertisement, into result: inout Result) {
+        decode(advertisement, ADView(parsing: advertisement.data.span), into: &result)
+    }
+
     public func decode(_ advertisement: Advertisement) -> Result {
         var result = Result()
         decode(advertisement, into: &result)
