@@ -139,9 +139,9 @@ public struct ReadingList: RandomAccessCollection, Sendable {
         if slot == 0, let name = ad.localNameRange { keepName(ad.bytes.extracting(name)) }
     }
 
-    /// Copies an advertisement's local name into `radioName`, over the last one.
-    /// Over the bytes of the last, in place: emptying and appending went through the generic
-    /// paths of `replaceSubrange` and `append(contentsOf:)`, ~60 instructions (callgrind).
+    /// Copies an advertisement's local name into `radioName`, over the last one's bytes in place:
+    /// emptying and appending went through the generic paths of `replaceSubrange` and
+    /// `append(contentsOf:)`, ~60 instructions (callgrind).
     private mutating func keepName(_ name: Span<UInt8>) {
         // Grown for a longer name than any before (rare: legacy names are at most 29 bytes).
         if radioName.count < name.count { radioName = [UInt8](repeating: 0, count: Swift.max(name.count, 32)) }

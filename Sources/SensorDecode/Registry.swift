@@ -90,15 +90,13 @@ public struct Registry: Sendable {
         public var reason: String { why.description }
     }
 
-    /// Decodes one advertisement with every decoder whose selector matches.
-    /// Decodes one advertisement into `result`, replacing what it held: the registry's own path,
-    /// which walks the bytes into an `ADView` for the decoders. (It lived in AdvertisingData.swift
-    /// while decoders read an `AdvertisingData`, which outside its file was destroyed through
-    /// value witnesses; an `ADView` made here costs nothing more, callgrind.)
+    /// Decodes one advertisement into `result`, replacing what it held: its bytes walked into an
+    /// `ADView` for the decoders, which borrows them for the call.
     public func decode(_ advertisement: Advertisement, into result: inout Result) {
         decode(advertisement, ADView(parsing: advertisement.data.span), into: &result)
     }
 
+    /// Decodes one advertisement with every decoder whose selector matches.
     public func decode(_ advertisement: Advertisement) -> Result {
         var result = Result()
         decode(advertisement, into: &result)

@@ -157,8 +157,9 @@ import Testing
         bytes += [17, 0x07] + (0..<16).map { UInt8($0) } + [5, 0x03, 0x0F, 0x18, 0x0A, 0x18]
         let ad = AdvertisingData(parsing: bytes[2...])
         #expect(ad.view.manufacturerDataCount == ad.manufacturerData.count)
-        #expect((0..<ad.view.manufacturerDataCount).map { ad.bytes.slice(ad.view.manufacturerValueRange(at: $0)) } == ad.manufacturerData.map(\.value))
-        #expect((0..<ad.view.manufacturerDataCount).map { ad.view.manufacturerValueLength(at: $0) } == ad.manufacturerData.map(\.value.count))
+        let fields = 0..<ad.view.manufacturerDataCount
+        #expect(fields.map { ad.bytes.slice(ad.view.manufacturerValueRange(at: $0)) } == ad.manufacturerData.map(\.value))
+        #expect(fields.map { ad.view.manufacturerValueLength(at: $0) } == ad.manufacturerData.map(\.value.count))
         #expect(ad.view.serviceUUIDCount == ad.serviceUUIDs.count)
         let uuid16s = ad.serviceUUIDs.map { uuid -> UInt16? in if case .uuid16(let v) = uuid { v } else { nil } }
         #expect((0..<ad.view.serviceUUIDCount).map { ad.view.serviceUUID16(at: $0) } == uuid16s)

@@ -176,7 +176,9 @@ extension ReadingListTests {
         func decode(_ advertisement: Advertisement, _ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
             readings.begin(advertisement, ad, decoderID: id, model: "plain")
             readings.add(.batteryPercent, 1)
-            readings.begin(advertisement, ad, decoderID: id, model: "literal", frameKind: "literal", name: .radio(advertisement.data.slice(0..<2)))
+            readings.begin(
+                advertisement, ad, decoderID: id, model: "literal", frameKind: "literal",
+                name: .radio(advertisement.data.slice(0..<2)))
             readings.setFrameKind(DeferredText(advertisement.data.slice(1..<3), format: { Hex.encode($0) }))
             readings.setModel("model \(id)")
             readings.add(.batteryPercent, 2)

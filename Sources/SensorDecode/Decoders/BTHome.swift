@@ -114,11 +114,12 @@ public struct BTHomeDecoder: SensorDecoder {
             guard body.count >= 9 else {
                 return .malformed("encrypted BTHome v2 frame of \(frame.count) bytes, too short for counter and MIC")
             }
-            let counter = advertisement.data.slice(body.dropLast(4).suffix(4))
+            let bytes = advertisement.data  // `ad` is a view: the cipher takes slices of the owned bytes
+            let counter = bytes.slice(body.dropLast(4).suffix(4))
             let nonce = mac.bigEndianBytes + [0xD2, 0xFC, info] + counter
             do throws(AESCCM.Failure) {
                 let plain = try AESCCM.decrypt(
-                    key: key, nonce: nonce, ciphertext: advertisement.data.slice(body.dropLast(8)), tag: advertisement.data.slice(body.suffix(4)))
+                    key: key, nonce: nonce, ciphertext: bytes.slice(body.dropLast(8)), tag: bytes.slice(body.suffix(4)))
                 return walkV2(plain.span, kind: "v2-encrypted", advertisement, ad, into: &readings)
             } catch .authenticationFailed {
                 return .malformed(
@@ -270,7 +271,10 @@ public struct BTHomeDecoder: SensorDecoder {
     private func add(_ object: Object, _ v: Double, to readings: inout ReadingList, _ met: inout Met) {
         let n = met.meet(object.slot)
         // By code where it has one: the table's `Quantity` read out whole was a copy of its key.
-        if n == 1, case let code = slots[object.slot].quantity.code, code != 0 { return readings.add(code: code, v) }
+        if n == 1 {
+            let code = slots[object.slot].quantity.code
+            if code != 0 { return readings.add(code: code, v) }
+        }
         readings.add(n == 1 ? slots[object.slot].quantity : slots[object.slot].numbered(n), v)
     }
 

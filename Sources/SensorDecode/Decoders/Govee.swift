@@ -138,7 +138,8 @@ public struct GoveeDecoder: SensorDecoder {
                 let tenths = magnitude / 1_000_000
                 let humidityTenths = (magnitude % 1_000_000) / 1000
                 guard tenths <= 1000, humidityTenths <= 1000 else {
-                    return .malformed("H5106 value 0x\(Hex.encode(advertisement.data.slice(range.dropFirst(2)))) is impossible")
+                    let value = Hex.encode(advertisement.data.slice(range.dropFirst(2)))
+                    return .malformed("H5106 value 0x\(value) is impossible")
                 }
                 begin("H5106")
                 readings.add(.temperatureC, (raw & 0x8000_0000 != 0 ? -1 : 1) * Double(tenths) / 10)

@@ -165,12 +165,13 @@ public struct XiaomiMiBeaconDecoder: SensorDecoder {
             guard objects.count >= 4 + 7 else {
                 return .malformed("encrypted MiBeacon payload of \(objects.count) bytes, too short")
             }
+            let bytes = advertisement.data  // `ad` is a view: the cipher takes slices of the owned bytes
             let nonce =
-                (mac ?? advertisement.address).littleEndianBytes + Array(advertisement.data.slice(range.dropFirst(2).prefix(3)))
-                + Array(advertisement.data.slice(objects.dropLast(4).suffix(3)))
+                (mac ?? advertisement.address).littleEndianBytes + Array(bytes.slice(range.dropFirst(2).prefix(3)))
+                + Array(bytes.slice(objects.dropLast(4).suffix(3)))
             do throws(AESCCM.Failure) {
                 let plain = try AESCCM.decrypt(
-                    key: key, nonce: nonce, ciphertext: advertisement.data.slice(objects.dropLast(7)), tag: advertisement.data.slice(objects.suffix(4)),
+                    key: key, nonce: nonce, ciphertext: bytes.slice(objects.dropLast(7)), tag: bytes.slice(objects.suffix(4)),
                     associatedData: [0x11])
                 kind = version == 4 ? "v4-encrypted" : version == 5 ? "v5-encrypted" : nil
                 begin(kind, text: "v\(version)-encrypted")
