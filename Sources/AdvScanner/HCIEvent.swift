@@ -64,12 +64,17 @@ public struct AdvertisingReport: Sendable, Equatable {
 
     public var isExtended: Bool { primaryPHY != nil }
 
+    /// What the report says of its advertisement but the bytes, stamped with its receive time.
+    public func header(timeMicros: Int64) -> AdvertisementHeader {
+        AdvertisementHeader(
+            address: address, addressType: AddressType(rawValue: addressType), eventType: eventType, rssi: rssi,
+            primaryPHY: primaryPHY, secondaryPHY: secondaryPHY, sid: sid, timeMicros: timeMicros)
+    }
+
     /// The report as an `Advertisement`, stamped with its receive time.
     /// Consuming: the report is done with once it is an advertisement, so its data moves, not copies.
     public consuming func advertisement(timeMicros: Int64) -> Advertisement {
-        Advertisement(
-            address: address, addressType: AddressType(rawValue: addressType), eventType: eventType, rssi: rssi,
-            primaryPHY: primaryPHY, secondaryPHY: secondaryPHY, sid: sid, data: data, timeMicros: timeMicros)
+        Advertisement(header: header(timeMicros: timeMicros), data: data)
     }
 }
 
@@ -286,17 +291,17 @@ public struct AdvertisingReports: RandomAccessCollection, Sendable, Equatable {
     public var endIndex: Int { starts.count }
 
     public subscript(k: Int) -> AdvertisingReport {
+        if !extended {
+            let (header, data) = legacyAdvertisement(k, timeMicros: 0)
+            return AdvertisingReport(
+                eventType: header.eventType, addressType: header.addressType.rawValue, address: header.address,
+                rssi: header.rssi, data: body[(body.startIndex + data.lowerBound)..<(body.startIndex + data.upperBound)],
+                primaryPHY: nil, secondaryPHY: nil, sid: nil, txPower: nil, dataStatus: .complete)
+        }
         let entry = starts.holds(k) ? starts[k] : entryByChecking(k)
         let at = body.startIndex + entry.offset
         let end = at + entry.length
         let b = body
-        if !extended {
-            let rssi = Int8(bitPattern: b[end - 1])
-            return AdvertisingReport(
-                eventType: UInt16(b[at]), addressType: b[at + 1], address: HCIEvent.leAddress(b[(at + 2)..<(at + 8)]),
-                rssi: rssi == 127 ? nil : rssi, data: b[(at + 9)..<(end - 1)], primaryPHY: nil, secondaryPHY: nil,
-                sid: nil, txPower: nil, dataStatus: .complete)
-        }
         let eventType = UInt16(b[at]) | UInt16(b[at + 1]) << 8
         let phy2 = b[at + 10]
         let sid = b[at + 11]
@@ -307,6 +312,22 @@ public struct AdvertisingReports: RandomAccessCollection, Sendable, Equatable {
             rssi: rssi == 127 ? nil : rssi, data: b[(at + 24)..<end], primaryPHY: b[at + 9],
             secondaryPHY: phy2 == 0 ? nil : phy2, sid: sid == 0xFF ? nil : sid, txPower: tx == 127 ? nil : tx,
             dataStatus: AdvertisingReport.DataStatus(rawValue: UInt8((eventType >> 5) & 0x3))!)
+    }
+
+    /// The `k`-th report of a legacy event (`extended` false; always whole) as its advertisement's
+    /// header, and where its data lies in `body`, counted from its start (as in `body.span`): read
+    /// straight from the event's bytes, making no `AdvertisingReport` and no slice, whose copy
+    /// of a reference to the packet is two atomic operations per advertisement.
+    @inline(__always) func legacyAdvertisement(_ k: Int, timeMicros: Int64) -> (header: AdvertisementHeader, data: Range<Int>) {
+        let entry = starts.holds(k) ? starts[k] : entryByChecking(k)
+        let b = body.span
+        let at = entry.offset
+        let end = at + entry.length
+        let rssi = b.i8(end - 1)
+        let header = AdvertisementHeader(
+            address: b.macLE(at + 2), addressType: AddressType(rawValue: b[at + 1]), eventType: UInt16(b[at]),
+            rssi: rssi == 127 ? nil : rssi, timeMicros: timeMicros)
+        return (header, (at + 9)..<(end - 1))
     }
 
     /// Where the `k`-th report starts, past the four `starts` holds: the event checked again with a

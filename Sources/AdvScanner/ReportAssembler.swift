@@ -75,18 +75,21 @@ public struct ReportAssembler: Sendable {
     }
 
     /// Calls `body` with each whole advertisement among one event's `reports`, stamped with the
-    /// event's receive time, in order. The one loop from reports to advertisements: captures
-    /// (`AdvertisementExtractor`) and live scanning (`LiveScanner`) both go through it.
+    /// event's receive time, in order: its header and a view of its bytes (in the event's packet,
+    /// or in a reassembled chain), valid for the call. The one loop from reports to
+    /// advertisements: captures (`AdvertisementExtractor`) and live scanning (`ScanControl`) both
+    /// go through it.
     public mutating func forEachAdvertisement(
-        in reports: AdvertisingReports, timeMicros: Int64, _ body: (Advertisement) -> Void
+        in reports: borrowing AdvertisingReports, timeMicros: Int64, _ body: (AdvertisementHeader, Span<UInt8>) -> Void
     ) {
         for k in reports.indices {
-            // Legacy reports are always whole: read straight into an advertisement, no trip
-            // through `add` (copying the report in and out was measurable per advertisement).
+            // Legacy reports are always whole: read straight from the event, no trip through `add`
+            // (copying the report in and out was measurable per advertisement).
             if !reports.extended {
-                body(reports[k].advertisement(timeMicros: timeMicros))
+                let (header, data) = reports.legacyAdvertisement(k, timeMicros: timeMicros)
+                body(header, reports.body.span.extracting(data))
             } else if let whole = add(reports[k]) {
-                body(whole.advertisement(timeMicros: timeMicros))
+                body(whole.header(timeMicros: timeMicros), whole.data.span)
             }
         }
     }

@@ -532,7 +532,10 @@ public final class LiveScanner {
         switch event {
         case .advertisingReports(let reports):
             var out: [Advertisement] = []
-            assembler.forEachAdvertisement(in: reports, timeMicros: packet.timeMicros) { out.append($0) }
+            // Copied out of the packet: the scan loop hands them on after this returns.
+            assembler.forEachAdvertisement(in: reports, timeMicros: packet.timeMicros) { header, bytes in
+                out.append(Advertisement(header: header, data: bytes.array[...]))
+            }
             if !out.isEmpty {
                 stats.advertisements += out.count
                 lastAdvertisement = now

@@ -77,12 +77,11 @@ public struct AddressType: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// One advertising report as the controller delivered it: the unit decoders consume.
-///
-/// Built by AdvScanner from LE Advertising Report (0x02) or LE Extended Advertising Report (0x0D)
-/// events, or by hand (the `decode` command, tests). Lives in SensorDecode so that decoders need
-/// nothing from the scanner, and the scanner nothing but this type from the decoders.
-public struct Advertisement: Sendable, Equatable {
+/// Everything an advertising report says of an advertisement but its bytes: address and type,
+/// event type, RSSI, PHYs, advertising set and receive time. Plain values (`BitwiseCopyable`), so
+/// that a decode given a header and a view of the bytes (`Registry.decode(_:_:into:)`) copies and
+/// destroys nothing that is reference counted.
+public struct AdvertisementHeader: Sendable, Equatable, BitwiseCopyable {
     @inlinable public var address: BDAddress {
         get { BDAddress(rawValue: fields[0]) }  // the low 48 bits
         set { fields[0] = fields[0] & ~0xFFFF_FFFF_FFFF | newValue.rawValue }
@@ -115,19 +114,16 @@ public struct Advertisement: Sendable, Equatable {
         get { byte(Self.sidField) }
         set { setByte(Self.sidField, newValue) }
     }
-    /// The AD structures, exactly as received: usually a view into the HCI packet that carried
-    /// them, so that a report is never copied on its way to the decoders.
-    public var data: ArraySlice<UInt8>
     /// Receive time, microseconds since the Unix epoch (UTC). 0 when unknown.
     public var timeMicros: Int64
 
-    /// The fields above but `data` and `timeMicros`, packed in two words. WHY: outside the file
-    /// that declares it, the compiler (Swift 6.3) copies and destroys a struct of more than six
-    /// scalars through the type's value witnesses, outlined calls. With each field stored apart
-    /// (nine fields, `data` alone four scalars) each advertisement decoded was copied twice and
-    /// destroyed twice that way; one vector of two words keeps the type at six, and a copy is a
-    /// few moves and the one retain of `data`: decode 1,287 -> 1,221 instructions per
-    /// advertisement (callgrind; the bench's instruction counts show it if a compiler changes).
+    /// The fields above but `timeMicros`, packed in two words. WHY: outside the file that
+    /// declares it, the compiler (Swift 6.3) copies and destroys a struct of more than six scalars
+    /// through the type's value witnesses, outlined calls. With each field of an `Advertisement`
+    /// stored apart (nine fields, its bytes alone four scalars) each advertisement decoded was
+    /// copied twice and destroyed twice that way; one vector of two words keeps it at six: decode
+    /// 1,287 -> 1,221 instructions per advertisement (callgrind; the bench's instruction counts
+    /// show it if a compiler changes).
     ///
     /// Layout: `fields[0]` = address (bits 0–47) | address type (48–55); `fields[1]` = event type
     /// (0–15) | four optional bytes at bits 16, 24, 32, 40 (RSSI, primary PHY, secondary PHY,
@@ -158,8 +154,8 @@ public struct Advertisement: Sendable, Equatable {
     // Inlinable: the scanner makes one per report, and as a call the packing cost more than the
     // copies it saves (callgrind).
     @inlinable public init(
-        address: BDAddress, addressType: AddressType = .publicDevice, eventType: UInt16 = 0, rssi: Int8? = nil,
-        primaryPHY: UInt8? = nil, secondaryPHY: UInt8? = nil, sid: UInt8? = nil, data: ArraySlice<UInt8>,
+        address: BDAddress = BDAddress(rawValue: 0), addressType: AddressType = .publicDevice, eventType: UInt16 = 0,
+        rssi: Int8? = nil, primaryPHY: UInt8? = nil, secondaryPHY: UInt8? = nil, sid: UInt8? = nil,
         timeMicros: Int64 = 0
     ) {
         fields = SIMD2(
@@ -167,8 +163,45 @@ public struct Advertisement: Sendable, Equatable {
             UInt64(eventType) | Self.packed(Self.rssiField, rssi.map { UInt8(bitPattern: $0) })
                 | Self.packed(Self.primaryPHYField, primaryPHY) | Self.packed(Self.secondaryPHYField, secondaryPHY)
                 | Self.packed(Self.sidField, sid))
-        self.data = data
         self.timeMicros = timeMicros
+    }
+}
+
+/// One advertising report as the controller delivered it, owning its bytes: the unit tools, tests
+/// and the live scanner pass around. Decoders read it through an `ADView` (its header and a view
+/// of its bytes).
+///
+/// Built by AdvScanner from LE Advertising Report (0x02) or LE Extended Advertising Report (0x0D)
+/// events, or by hand (the `decode` command, tests). Lives in SensorDecode so that decoders need
+/// nothing from the scanner, and the scanner nothing but this type from the decoders.
+@dynamicMemberLookup
+public struct Advertisement: Sendable, Equatable {
+    /// Everything but the bytes.
+    public var header: AdvertisementHeader
+    /// The AD structures, exactly as received: a view into the HCI packet that carried them, or
+    /// bytes of their own.
+    public var data: ArraySlice<UInt8>
+
+    /// The header's fields, read and written as the advertisement's own (`ad.address`).
+    @inlinable public subscript<T>(dynamicMember field: WritableKeyPath<AdvertisementHeader, T>) -> T {
+        get { header[keyPath: field] }
+        set { header[keyPath: field] = newValue }
+    }
+
+    @inlinable public init(header: AdvertisementHeader, data: ArraySlice<UInt8>) {
+        self.header = header
+        self.data = data
+    }
+
+    @inlinable public init(
+        address: BDAddress, addressType: AddressType = .publicDevice, eventType: UInt16 = 0, rssi: Int8? = nil,
+        primaryPHY: UInt8? = nil, secondaryPHY: UInt8? = nil, sid: UInt8? = nil, data: ArraySlice<UInt8>,
+        timeMicros: Int64 = 0
+    ) {
+        header = AdvertisementHeader(
+            address: address, addressType: addressType, eventType: eventType, rssi: rssi, primaryPHY: primaryPHY,
+            secondaryPHY: secondaryPHY, sid: sid, timeMicros: timeMicros)
+        self.data = data
     }
 
     public init(

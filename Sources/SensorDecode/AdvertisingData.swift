@@ -222,32 +222,39 @@ public enum ADType {
     }
 }
 
-/// The AD structures of one advertisement as decoders read them: the bytes, borrowed, and their
-/// walked positions (`ADIndex`). A view, valid while the bytes are: `Registry` makes one over an
-/// advertisement's bytes for the length of a decode, and a decoder cannot keep it.
+/// One advertisement as decoders read it: its header (address, RSSI, time), its bytes, borrowed,
+/// and their walked AD structures (`ADIndex`). A view, valid while the bytes are: `Registry`
+/// makes one for the length of a decode, and a decoder cannot keep it; bytes a reading keeps past
+/// the decode are copied (`ReadingList`).
 ///
-/// WHY a view and not `AdvertisingData`: a value that holds the bytes holds a reference to their
-/// buffer, retained when it is made and released when it goes: two atomic operations per
-/// advertisement, each ~4 % of the decode's time on the bench (an experiment with non-atomic
-/// reference counting ran it ~20 % faster), and the copy and destroy of its reference around
-/// them. Over a `Span`, the registry's walk and dispatch touch no reference count: decode
-/// 1,123.5 -> 1,024.2 instructions per advertisement, best-of-30 rates +21 % (callgrind, the
-/// bench). Making one needs a lifetime dependence (`@_lifetime`), for now behind the compiler's
-/// experimental `Lifetimes` feature (Package.swift), which the standard library's own `Span`
-/// uses; the rest is the stable `~Escapable`.
+/// WHY a view and not an owning `Advertisement` and `AdvertisingData`: a value that holds the
+/// bytes holds a reference to their buffer, retained when it is made or copied and released when
+/// it goes: two atomic operations each time, ~4 % of the decode's time each on the bench (an
+/// experiment with non-atomic reference counting ran it ~20 % faster), and the copy and destroy
+/// of its reference around them. Over a `Span`, the registry's walk and dispatch touch no
+/// reference count, and a caller holding the bytes in a buffer of its own (a capture's packet,
+/// the bench's array) makes no `Advertisement` at all: decode 1,123.5 -> 1,024.2 instructions per
+/// advertisement for the bytes, best-of-30 rates +21 % (callgrind, the bench). Making one needs
+/// a lifetime dependence (`@_lifetime`), for now behind the compiler's experimental `Lifetimes`
+/// feature (Package.swift), which the standard library's own `Span` uses; the rest is the stable
+/// `~Escapable`.
 public struct ADView: ~Escapable {
+    /// Everything the report said but the bytes.
+    public let header: AdvertisementHeader
     /// The bytes that were walked; every range below counts from their start.
     public let bytes: Span<UInt8>
     @usableFromInline let index: ADIndex
 
     /// Walks the AD structures of `bytes`.
-    @_lifetime(copy bytes) @inline(__always) public init(parsing bytes: Span<UInt8>) {
+    @_lifetime(copy bytes) @inline(__always) public init(parsing bytes: Span<UInt8>, header: AdvertisementHeader) {
+        self.header = header
         self.bytes = bytes
         index = ADIndex(walking: bytes)
     }
 
     /// A view of bytes already walked (`AdvertisingData.view`).
-    @_lifetime(copy bytes) @inlinable init(_ bytes: Span<UInt8>, _ index: ADIndex) {
+    @_lifetime(copy bytes) @inlinable init(_ bytes: Span<UInt8>, _ index: ADIndex, header: AdvertisementHeader) {
+        self.header = header
         self.bytes = bytes
         self.index = index
     }
@@ -367,9 +374,14 @@ public struct AdvertisingData: Sendable {
 
     public init(parsing bytes: [UInt8]) { self.init(parsing: bytes[...]) }
 
-    /// The same structures as decoders read them.
+    /// The same structures as decoders read them, for the advertisement `header` describes.
+    @_lifetime(borrow self) public func view(_ header: AdvertisementHeader) -> ADView {
+        ADView(bytes.span, index, header: header)
+    }
+
+    /// The same, with an empty header: for reading the structures alone.
     public var view: ADView {
-        @_lifetime(borrow self) get { ADView(bytes.span, index) }
+        @_lifetime(borrow self) get { view(AdvertisementHeader()) }
     }
 
     public var flags: UInt8? { index.flags }

@@ -115,6 +115,11 @@ extension ArraySlice where Element == UInt8 {
 /// per decoder called, and a span costs neither: ~130 instructions fewer per ThermoBeacon frame
 /// (callgrind).
 extension Span where Element == UInt8 {
+    /// The bytes, copied into an array of their own: for what outlives the view (a decryption's
+    /// input, a text made of them).
+    public var array: [UInt8] {
+        withUnsafeBufferPointer { [UInt8]($0) }
+    }
     @inlinable public func u8(_ i: Int) -> UInt8 { self[i] }
     @inlinable public func i8(_ i: Int) -> Int8 { Int8(bitPattern: self[i]) }
     @inlinable public func le16(_ i: Int) -> UInt16 { UInt16(self[i]) | UInt16(self[i + 1]) << 8 }

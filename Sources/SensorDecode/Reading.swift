@@ -71,7 +71,8 @@ public struct Reading: Sendable, Equatable {
 /// Most advertisements a sensor sends carry its local name, and escaping it for each reading cost
 /// more than decoding the reading (~480 instructions, callgrind); an iBeacon's identity text cost
 /// ~240 (an allocation). A logger needs either only when it stores a row or prints a line, so a
-/// reading keeps the bytes, which share the advertisement's storage. Equal when the texts are.
+/// reading keeps the bytes, which share the storage its reading list copied them into (see
+/// `ReadingList`, invariant 2). Equal when the texts are.
 public struct DeferredText: Sendable, Equatable, CustomStringConvertible {
     /// Makes the text from the bytes. A plain function, not a closure that captures: copying a
     /// reading then copies a pointer.

@@ -20,16 +20,14 @@
 ///    are spare, overwritten by the next `add`s. `warnings[0..<warningCount]` are the warnings of
 ///    readings 0..<endIndex, in order, each with its reading's index; spares follow, as above.
 ///    An entry's quantity is a `Quantity.code`, or `-(i + 1)` with `i < otherCount`.
-/// 2. A name or frame kind a decoder gave as `DeferredText` is a view into the buffer the
-///    advertisement came in (for `replay`, a 256 KiB capture buffer), so the list must not keep
-///    one long:
-///    - the run-time texts of the readings `truncate` drops are emptied at once;
-///    - `takeEach` empties every run-time text (`run` and `replay` take every reading);
-///    - a caller that only reads its results (`decode`, the bench) keeps the last advertisement's
-///      until the next one: `removeAll` empties the texts, if there are any.
-///    `texts[0..<textCount]` belong to readings `0..<endIndex`, in order; spares are empty.
-///    The local name is not such a view but a copy, `radioName`, made by the first `begin` of an
-///    advertisement with one; a head's `hasRadioName` is true only for such an advertisement.
+/// 2. The list keeps nothing of the buffer the advertisement came in (a decoder sees it only as
+///    a view for the length of a decode, `ADView`): bytes a reading keeps (the local name, a name
+///    or identity the frame carries) are copied into `copied`. `copied[0..<radioNameCount]` is
+///    the local name, copied by the first `begin` of an advertisement (whose readings all have
+///    it; a head's `hasRadioName` is true only for an advertisement with one); run-time texts'
+///    bytes follow, up to `copiedCount`.
+///    `texts[0..<textCount]` belong to readings `0..<endIndex`, in order; spares are empty (a
+///    reading that gets one sets one field of it): `truncate` and `removeAll` empty what they drop.
 /// 3. `add`, `warn`, `setModel`, `setFrameKind` and `checkPayloadAddress` reach only the reading
 ///    begun last, and only if the decoder that is running began it (`decoderStart`, set by the
 ///    registry): a decoder that adds without beginning traps, rather than adding to another
@@ -41,7 +39,7 @@ public struct ReadingList: RandomAccessCollection, Sendable {
         var addressType = AddressType.publicDevice
         var decoderID: StaticString = ""
         var model: StaticString = ""
-        /// Whether the advertisement had a local name (in `radioName`, invariant 2).
+        /// Whether the advertisement had a local name (`copied[0..<radioNameCount]`, invariant 2).
         var hasRadioName = false
         /// The frame kind as the decoder named it in `begin`.
         var frameKind: StaticString? = nil
@@ -60,8 +58,15 @@ public struct ReadingList: RandomAccessCollection, Sendable {
     /// 248 bytes and cost ~28 instructions per advertisement to clear and fill (callgrind).
     struct RunTimeTexts: Sendable {
         var model: String? = nil
-        var name: DeferredText? = nil
-        var frameKind: DeferredText? = nil
+        var name: RunTimeText? = nil
+        var frameKind: RunTimeText? = nil
+    }
+
+    /// A text a decoder gave at run time: words already, or bytes copied from the frame that
+    /// `format` makes into words when the reading is read.
+    enum RunTimeText: Sendable {
+        case text(String)
+        case copied(start: Int32, count: Int32, format: DeferredText.Format)
     }
 
     private var heads: [Head] = []
@@ -89,16 +94,17 @@ public struct ReadingList: RandomAccessCollection, Sendable {
     }
     private var warnings: [Warning] = []
     private var warningCount = 0
-    /// The local name of the advertisement whose readings these are, as broadcast: copied by the
-    /// first `begin` of an advertisement that has one, into storage kept from one advertisement
-    /// to the next. A copy of a few bytes, where keeping a view of the advertisement's buffer
-    /// retained it at each advertisement and released the one before, two atomic operations
-    /// (~4 % of the decode's time each on the bench, by an experiment with non-atomic reference
-    /// counting) and ~44 instructions; a view also kept a capture buffer alive after its last
-    /// advertisement.
-    private var radioName: [UInt8] = []
-    /// `radioName[0..<radioNameCount]` is the name; the rest is spare.
+    /// The bytes this advertisement's readings keep (invariant 2): its local name as broadcast,
+    /// then what decoders copied from their frames, in storage kept from one advertisement to the
+    /// next. A copy of a few bytes, where keeping a view of the advertisement's buffer retained
+    /// it at each advertisement and released the one before, two atomic operations (~4 % of the
+    /// decode's time each on the bench, by an experiment with non-atomic reference counting) and
+    /// ~44 instructions; a view also kept a capture buffer alive after its last advertisement.
+    private var copied: [UInt8] = []
+    /// `copied[0..<radioNameCount]` is the local name.
     private var radioNameCount = 0
+    /// `copied[0..<copiedCount]` is in use; the rest is spare.
+    private var copiedCount = 0
     public private(set) var endIndex = 0
     /// Where the running decoder's readings start (invariant 3).
     var decoderStart = 0
@@ -113,52 +119,71 @@ public struct ReadingList: RandomAccessCollection, Sendable {
         return reading(position)
     }
 
-    /// Starts a reading of `advertisement`, with its address, time and RSSI, its local name unless
-    /// `name` is given, and no measurements or warnings: `add` appends to it. Out of line: inlined
-    /// into each of the decoders' ~50 call sites, it cost more (1,545 -> 1,559 instructions an
-    /// advertisement, callgrind).
+    /// Starts a reading of the advertisement `ad`, with its address, time and RSSI, its local name
+    /// unless `name` is given, and no measurements or warnings: `add` appends to it. Out of line:
+    /// inlined into each of the decoders' ~50 call sites, it cost more (1,545 -> 1,559
+    /// instructions an advertisement, callgrind).
     @inline(never) public mutating func begin(
-        _ advertisement: Advertisement, _ ad: ADView, decoderID: StaticString, model: StaticString,
-        frameKind: StaticString? = nil
+        _ ad: ADView, decoderID: StaticString, model: StaticString, frameKind: StaticString? = nil
     ) {
         let slot = claimSlot()
         let first = measurementCount
+        let header = ad.header
         heads.withUnsafeMutableBufferPointer { h in
-            h[slot].address = advertisement.address
-            h[slot].addressType = advertisement.addressType
+            h[slot].address = header.address
+            h[slot].addressType = header.addressType
             h[slot].decoderID = decoderID
             h[slot].model = model
-            h[slot].timeMicros = advertisement.timeMicros
-            h[slot].rssi = advertisement.rssi
+            h[slot].timeMicros = header.timeMicros
+            h[slot].rssi = header.rssi
             h[slot].firstMeasurement = first
             h[slot].frameKind = frameKind
             h[slot].hasRadioName = ad.index.localNameEntry != nil
             h[slot].runTimeTexts = 0
         }
         // Once per advertisement, and only if it has a name: all its readings have that name.
-        if slot == 0, let name = ad.localNameRange { keepName(ad.bytes.extracting(name)) }
-    }
-
-    /// Copies an advertisement's local name into `radioName`, over the last one's bytes in place:
-    /// emptying and appending went through the generic paths of `replaceSubrange` and
-    /// `append(contentsOf:)`, ~60 instructions (callgrind).
-    private mutating func keepName(_ name: Span<UInt8>) {
-        // Grown for a longer name than any before (rare: legacy names are at most 29 bytes).
-        if radioName.count < name.count { radioName = [UInt8](repeating: 0, count: Swift.max(name.count, 32)) }
-        radioNameCount = name.count
-        guard name.count > 0 else { return }
-        radioName.withUnsafeMutableBufferPointer { out in
-            name.withUnsafeBufferPointer { out.baseAddress!.update(from: $0.baseAddress!, count: $0.count) }
+        // The first reading: nothing else of this advertisement is copied yet (invariant 2).
+        if slot == 0 {
+            copiedCount = 0
+            radioNameCount = 0
+            if let name = ad.localNameRange { radioNameCount = copy(ad.bytes.extracting(name)).count }
         }
     }
 
-    /// The same, with the name the frame carries (`nil`: the local name, as above).
+    /// Copies bytes a reading keeps into `copied`, after those already there, in place: emptying
+    /// and appending went through the generic paths of `replaceSubrange` and
+    /// `append(contentsOf:)`, ~60 instructions (callgrind). Returns where they are.
+    private mutating func copy(_ bytes: Span<UInt8>) -> Range<Int> {
+        let start = copiedCount
+        // Grown for more than ever before (rare: a legacy advertisement has at most 31 bytes).
+        if copied.count - start < bytes.count { grow(toHold: start + bytes.count) }
+        copiedCount = start + bytes.count
+        if bytes.count > 0 {
+            copied.withUnsafeMutableBufferPointer { out in
+                bytes.withUnsafeBufferPointer { (out.baseAddress! + start).update(from: $0.baseAddress!, count: $0.count) }
+            }
+        }
+        return start..<copiedCount
+    }
+
+    @inline(never) private mutating func grow(toHold count: Int) {
+        copied.append(contentsOf: repeatElement(0, count: Swift.max(count, 64) - copied.count))
+    }
+
+    /// The same, with the name the frame carries (`nil`: the local name, as above): bytes as
+    /// broadcast, copied, escaped when read.
     public mutating func begin(
-        _ advertisement: Advertisement, _ ad: ADView, decoderID: StaticString, model: StaticString,
-        frameKind: StaticString? = nil, name: DeferredText?
+        _ ad: ADView, decoderID: StaticString, model: StaticString, frameKind: StaticString? = nil,
+        name: Span<UInt8>?
     ) {
-        begin(advertisement, ad, decoderID: decoderID, model: model, frameKind: frameKind)
-        if let name { texts[textIndex(ofCurrent: checkedCurrent())].name = name }
+        begin(ad, decoderID: decoderID, model: model, frameKind: frameKind)
+        if let name { texts[textIndex(ofCurrent: checkedCurrent())].name = keep(name, format: { DisplayText.escape($0) }) }
+    }
+
+    /// Bytes of the frame a reading keeps as text, copied, with the function that makes the text.
+    private mutating func keep(_ bytes: Span<UInt8>, format: @escaping DeferredText.Format) -> RunTimeText {
+        let r = copy(bytes)
+        return .copied(start: Int32(r.lowerBound), count: Int32(r.count), format: format)
     }
 
     /// Appends a measurement to the reading begun last.
@@ -199,10 +224,16 @@ public struct ReadingList: RandomAccessCollection, Sendable {
         Self.put(Warning(reading: checkedCurrent(), warning: warning), in: &warnings, count: &warningCount)
     }
 
-    /// Sets the frame kind of the reading begun last (an identity a frame carries, made into text
-    /// when read).
-    public mutating func setFrameKind(_ text: DeferredText) {
-        texts[textIndex(ofCurrent: checkedCurrent())].frameKind = text
+    /// Sets the frame kind of the reading begun last, made at run time.
+    public mutating func setFrameKind(_ text: String) {
+        texts[textIndex(ofCurrent: checkedCurrent())].frameKind = .text(text)
+    }
+
+    /// Sets the frame kind of the reading begun last to an identity the frame carries: `bytes`,
+    /// copied, which `format` (a pure function of them) makes into text when the reading is read.
+    public mutating func setFrameKind(copying bytes: Span<UInt8>, format: @escaping DeferredText.Format) {
+        let i = textIndex(ofCurrent: checkedCurrent())
+        texts[i].frameKind = keep(bytes, format: format)
     }
 
     /// Names the model of the reading begun last, where the name is made at run time (an
@@ -233,7 +264,7 @@ public struct ReadingList: RandomAccessCollection, Sendable {
     /// Inlined: it runs for every advertisement, and a call cost more than its stores.
     @inline(__always) public mutating func removeAll() {
         endIndex = 0
-        if textCount > 0 { emptyTexts(from: 0) }  // the bytes they view go (invariant 2)
+        if textCount > 0 { emptyTexts(from: 0) }  // spares are empty (invariant 2)
         decoderStart = 0
         measurementCount = 0  // the entries stay, as spares (invariant 1)
         otherCount = 0
@@ -274,7 +305,7 @@ public struct ReadingList: RandomAccessCollection, Sendable {
             model: heads[i].model.text, measurements: measurements(first..<end),
             timeMicros: heads[i].timeMicros, rssi: heads[i].rssi)
         r.frameKindText = heads[i].frameKind.map { DeferredText($0.text) }
-        if heads[i].hasRadioName { r.nameText = DeferredText.radio(radioName[..<radioNameCount]) }
+        if heads[i].hasRadioName { r.nameText = DeferredText.radio(copied[..<radioNameCount]) }
         // What a decoder gave at run time wins over the literals and the local name.
         if heads[i].runTimeTexts > 0 { give(texts[Int(heads[i].runTimeTexts) - 1], to: &r) }
         if warningCount > 0 { r.warnings = warnings[..<warningCount].lazy.filter { $0.reading == i }.map(\.warning) }
@@ -285,8 +316,15 @@ public struct ReadingList: RandomAccessCollection, Sendable {
     /// most readings have none, and an empty `RunTimeTexts` made and destroyed for each cost more.
     @inline(never) private func give(_ given: RunTimeTexts, to r: inout Reading) {
         if let model = given.model { r.model = model }
-        if let kind = given.frameKind { r.frameKindText = kind }
-        if let name = given.name { r.nameText = name }
+        if let kind = given.frameKind { r.frameKindText = text(kind) }
+        if let name = given.name { r.nameText = text(name) }
+    }
+
+    private func text(_ given: RunTimeText) -> DeferredText {
+        switch given {
+        case .text(let words): DeferredText(words)
+        case .copied(let start, let count, let format): DeferredText(copied[Int(start)..<Int(start + count)], format: format)
+        }
     }
 
     /// Entries `range` as the measurements they stand for. A loop, not `map` with a closure: a
@@ -301,7 +339,7 @@ public struct ReadingList: RandomAccessCollection, Sendable {
         return out
     }
 
-    /// Empties `texts[start..<textCount]`, letting go of the bytes they view (invariant 2). Field
+    /// Empties `texts[start..<textCount]`, which spares must be (invariant 2). Field
     /// by field: a whole `RunTimeTexts()` stored over each was destroyed through its value
     /// witnesses (~5 instructions per advertisement more, callgrind).
     @inline(never) private mutating func emptyTexts(from start: Int) {

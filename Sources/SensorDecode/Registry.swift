@@ -93,7 +93,14 @@ public struct Registry: Sendable {
     /// Decodes one advertisement into `result`, replacing what it held: its bytes walked into an
     /// `ADView` for the decoders, which borrows them for the call.
     public func decode(_ advertisement: Advertisement, into result: inout Result) {
-        decode(advertisement, ADView(parsing: advertisement.data.span), into: &result)
+        decode(advertisement.header, advertisement.data.span, into: &result)
+    }
+
+    /// The same, for an advertisement given as its header and a view of its bytes: for a caller
+    /// that holds the bytes in a buffer of its own (a capture's packet, the bench's array) and so
+    /// makes no `Advertisement`, whose copy of a reference to the buffer is two atomic operations.
+    @inline(__always) public func decode(_ header: AdvertisementHeader, _ bytes: Span<UInt8>, into result: inout Result) {
+        decode(ADView(parsing: bytes, header: header), into: &result)
     }
 
     /// Decodes one advertisement with every decoder whose selector matches.
@@ -106,13 +113,13 @@ public struct Registry: Sendable {
     /// The same, with the AD structures already parsed (tools that also show them).
     public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> Result {
         var result = Result()
-        decode(advertisement, ad.view, into: &result)
+        decode(ad.view(advertisement.header), into: &result)
         return result
     }
 
     /// Decodes one advertisement into `result`, replacing what it held. A caller that decodes in
     /// a loop passes the same result each time: its storage is reused (see `ReadingList`).
-    @inline(__always) public func decode(_ advertisement: Advertisement, _ ad: ADView, into result: inout Result) {
+    @inline(__always) public func decode(_ ad: ADView, into result: inout Result) {
         result.readings.removeAll()
         if !result.malformed.isEmpty { result.malformed.removeAll() }
         // The decoders to run, as a set: each runs once however many of its selectors match, and
@@ -133,7 +140,7 @@ public struct Registry: Sendable {
             wanted &= wanted - 1
             let before = result.readings.count
             result.readings.decoderStart = before
-            switch decoders[index].decode(advertisement, ad, into: &result.readings) {
+            switch decoders[index].decode(ad, into: &result.readings) {
             case .decoded: break
             case .notMine: result.readings.truncate(to: before)
             case .malformed(let why):

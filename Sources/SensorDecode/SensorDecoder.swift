@@ -9,12 +9,11 @@ public protocol SensorDecoder: Sendable {
     /// Where this decoder's data lives; the registry only calls it for advertisements that carry one
     /// of these.
     var selectors: [DecoderSelector] { get }
-    /// Decodes one advertisement whose AD structures were already parsed (`ad`, a view of its
-    /// bytes for the length of the call), appending its readings (possibly several, e.g.
-    /// sub-devices) to `readings`. The registry drops what was appended unless the verdict is
-    /// `.decoded`. Bytes a reading keeps past the call are copied (`ReadingList`) or sliced from
-    /// `advertisement.data`.
-    func decode(_ advertisement: Advertisement, _ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict
+    /// Decodes one advertisement whose AD structures were already parsed (`ad`: its header and a
+    /// view of its bytes, for the length of the call), appending its readings (possibly several,
+    /// e.g. sub-devices) to `readings`. The registry drops what was appended unless the verdict is
+    /// `.decoded`. Bytes a reading keeps past the call are copied into the list (`ReadingList`).
+    func decode(_ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict
 }
 
 extension SensorDecoder {
@@ -23,7 +22,7 @@ extension SensorDecoder {
     /// device) local name.
     public func decode(_ advertisement: Advertisement, _ ad: AdvertisingData) -> DecodeOutcome {
         var list = ReadingList()
-        switch decode(advertisement, ad.view, into: &list) {
+        switch decode(ad.view(advertisement.header), into: &list) {
         case .decoded:
             var readings: [Reading] = []
             list.takeEach { readings.append($0) }

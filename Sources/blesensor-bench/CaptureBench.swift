@@ -20,9 +20,9 @@ enum CaptureBench {
         do throws(SourceError) {
             let source = try CaptureSource(path: path)
             while case .packet(let packet) = try source.next(timeout: 0) {
-                extractor.forEachAdvertisement(in: packet) { ad in
+                extractor.forEachAdvertisement(in: packet) { header, bytes in
                     advertisements += 1
-                    registry.decode(ad, into: &result)
+                    registry.decode(header, bytes, into: &result)
                     readings += result.readings.count
                 }
             }

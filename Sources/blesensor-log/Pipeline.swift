@@ -22,22 +22,26 @@ struct Pipeline {
     /// Decoded into again for each advertisement: its storage is reused (see `ReadingList`).
     private var result = Registry.Result()
 
-    /// Decodes one advertisement and hands each reading to `body`, in order and moved (the store
-    /// keeps what it is given; see `ReadingList.takeEach`). `onProblem` gets a
-    /// one-line message the first time a device's frames are found malformed by a decoder (e.g. a
-    /// wrong key), not for every frame.
-    mutating func process(_ ad: Advertisement, onProblem: (String) -> Void, each body: (consuming Reading) -> Void) {
+    /// Decodes one advertisement, given as its header and a view of its bytes, and hands each
+    /// reading to `body`, in order and moved (the store keeps what it is given; see
+    /// `ReadingList.takeEach`). `onProblem` gets a one-line message the first time a device's
+    /// frames are found malformed by a decoder (e.g. a wrong key), not for every frame.
+    mutating func process(
+        _ header: AdvertisementHeader, _ bytes: Span<UInt8>, onProblem: (String) -> Void,
+        each body: (consuming Reading) -> Void
+    ) {
         advertisements += 1
-        if !only.isEmpty, !only.contains(ad.address) { return }
-        registry.decode(ad, into: &result)
+        let address = header.address
+        if !only.isEmpty, !only.contains(address) { return }
+        registry.decode(header, bytes, into: &result)
         readings += result.readings.count
         for m in result.malformed {
             malformed += 1
-            let key = "\(ad.address) \(m.decoder)"
+            let key = "\(address) \(m.decoder)"
             if !reported.contains(key) {
                 if reported.count >= Self.maxReported { reported.removeAll() }
                 reported.insert(key)
-                onProblem("\(ad.address): \(m.decoder): \(m.reason) (further such frames from it are not reported)")
+                onProblem("\(address): \(m.decoder): \(m.reason) (further such frames from it are not reported)")
             }
         }
         result.readings.takeEach(body)

@@ -72,8 +72,8 @@ enum ReplayCommand {
                 let t = Double(packet.timeMicros) / 1e6
                 clock = captureTime.map { clock + max(0, t - $0) } ?? t
                 captureTime = t
-                extractor.forEachAdvertisement(in: packet) { ad in
-                    pipeline.process(ad, onProblem: { log.warning($0) }) { r in
+                extractor.forEachAdvertisement(in: packet) { header, bytes in
+                    pipeline.process(header, bytes, onProblem: { log.warning($0) }) { r in
                         if let out {
                             out.write(JSON.reading(r, includeTime: true) + "\n")
                         } else if !r.measurements.isEmpty {

@@ -68,7 +68,7 @@ enum RunCommand {
                 stop: stop,
                 onAdvertisement: { ad in
                     let now = Timestamp.monotonicSeconds()
-                    pipeline.process(ad, onProblem: { log.warning($0) }) { r in
+                    pipeline.process(ad.header, ad.data.span, onProblem: { log.warning($0) }) { r in
                         guard !r.measurements.isEmpty else { return }
                         if verbose { log.debug(JSON.reading(r, includeTime: true)) }
                         store.add(r, now: now)

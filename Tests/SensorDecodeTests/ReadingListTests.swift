@@ -81,8 +81,8 @@ import Testing
         let id: StaticString
         let verdict: DecodeVerdict
         var selectors: [DecoderSelector] { [.any] }
-        func decode(_ advertisement: Advertisement, _ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
-            readings.begin(advertisement, ad, decoderID: id, model: id)
+        func decode(_ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
+            readings.begin(ad, decoderID: id, model: id)
             readings.add(.batteryPercent, 1)
             return verdict
         }
@@ -150,7 +150,7 @@ extension ReadingListTests {
     struct Intruder: SensorDecoder {
         var id: StaticString { "intruder" }
         var selectors: [DecoderSelector] { [.any] }
-        func decode(_ advertisement: Advertisement, _ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
+        func decode(_ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
             readings.add(.co2PPM, 999)
             return .notMine
         }
@@ -173,13 +173,12 @@ extension ReadingListTests {
         let id: StaticString
         let verdict: DecodeVerdict
         var selectors: [DecoderSelector] { [.any] }
-        func decode(_ advertisement: Advertisement, _ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
-            readings.begin(advertisement, ad, decoderID: id, model: "plain")
+        func decode(_ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
+            readings.begin(ad, decoderID: id, model: "plain")
             readings.add(.batteryPercent, 1)
             readings.begin(
-                advertisement, ad, decoderID: id, model: "literal", frameKind: "literal",
-                name: .radio(advertisement.data.slice(0..<2)))
-            readings.setFrameKind(DeferredText(advertisement.data.slice(1..<3), format: { Hex.encode($0) }))
+                ad, decoderID: id, model: "literal", frameKind: "literal", name: ad.bytes.extracting(0..<2))
+            readings.setFrameKind(copying: ad.bytes.extracting(1..<3), format: { Hex.encode($0) })
             readings.setModel("model \(id)")
             readings.add(.batteryPercent, 2)
             return verdict
@@ -216,35 +215,43 @@ extension ReadingListTests {
     }
 
     @Test func runTimeTextsDoNotKeepTheAdvertisementsBuffer() {
-        // Bytes with a local name: the reading list also keeps them for names (invariant 2).
+        // Bytes with a local name, and run-time texts made of them: the list copies all of them
+        // (invariant 2), so the buffer is unshared while the readings are still there to read.
         var buffer = Hex.decode("4142 43 0309 5859")!
-        var other = Hex.decode("0309 5a5a")!
         var result = Registry.Result()
-        // Dropped readings let go of it at once.
-        do {
+        for verdict in [DecodeVerdict.notMine, .decoded] {
             let ad = Advertisement(address: BDAddress(rawValue: 7), data: buffer[...])
-            Registry([Namer(id: "b", verdict: .notMine)]).decode(ad, into: &result)
+            Registry([Namer(id: "a", verdict: verdict)]).decode(ad, into: &result)
         }
         #expect(Self.isUnshared(&buffer))
-        // Readings taken let go of it.
-        do {
-            let ad = Advertisement(address: BDAddress(rawValue: 7), data: buffer[...])
-            Registry([Namer(id: "a", verdict: .decoded)]).decode(ad, into: &result)
-            #expect(result.readings.count == 2)
-            result.readings.takeEach { _ in }
+        #expect(result.readings.map(\.name) == [nil, "AB"])
+        #expect(result.readings.map(\.frameKind) == [nil, "4243"])
+        #expect(result.readings[0].nameText == nil)
+        // Decoded from a view of the bytes alone, as `replay` decodes.
+        buffer.withUnsafeBufferPointer { bytes in
+            Registry([Namer(id: "a", verdict: .decoded)]).decode(
+                AdvertisementHeader(address: BDAddress(rawValue: 9)), bytes.span, into: &result)
         }
-        #expect(Self.isUnshared(&buffer))
-        // Readings only read let go of it when the next advertisement is decoded; the local name
-        // of that one is a copy, so no buffer is kept for it.
-        do {
-            let ad = Advertisement(address: BDAddress(rawValue: 7), data: buffer[...])
-            Registry([Namer(id: "a", verdict: .decoded)]).decode(ad, into: &result)
-            let next = Advertisement(address: BDAddress(rawValue: 8), data: other[...])
-            Registry([Quitter(id: "q", verdict: .decoded)]).decode(next, into: &result)
+        #expect(result.readings.map(\.name) == [nil, "AB"])
+        #expect(result.readings.map(\.address) == [BDAddress(rawValue: 9), BDAddress(rawValue: 9)])
+    }
+
+    /// A reading taken out of the list keeps its copied texts when the list goes on to the next
+    /// advertisement and copies that one's over them.
+    @Test func aTakenReadingKeepsItsTextsWhenTheListMovesOn() {
+        let registry = Registry([Namer(id: "a", verdict: .decoded)])
+        var result = Registry.Result()
+        var taken: [Reading] = []
+        // Local names "XY", none, "Z[!": the plain readings carry them; the Namer's second reading
+        // a name of bytes 0..<2 and a frame kind of bytes 1..<3, copied.
+        let hexes = ["0309 5859", "4142 43", "0409 5a5b21"]
+        for hex in hexes {
+            registry.decode(Advertisement(address: BDAddress(rawValue: 7), data: Hex.decode(hex)!), into: &result)
+            result.readings.takeEach { taken.append($0) }
         }
-        #expect(Self.isUnshared(&buffer))
-        #expect(Self.isUnshared(&other))
-        #expect(result.readings.first?.name == "ZZ")
+        let bytes = hexes.map { Hex.decode($0)! }
+        #expect(taken.map(\.name) == ["XY", DeferredText.radio(bytes[0][0..<2]).text, nil, "AB", "Z[!", DeferredText.radio(bytes[2][0..<2]).text])
+        #expect(taken.map(\.frameKind) == [nil, "0958", nil, "4243", nil, "095a"])
     }
 
     /// The local name is copied at the first `begin` of each advertisement, over the last one: a

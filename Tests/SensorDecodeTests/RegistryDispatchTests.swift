@@ -12,8 +12,8 @@ import Testing
             self.name = name
             self.selectors = selectors
         }
-        func decode(_ advertisement: Advertisement, _ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
-            readings.begin(advertisement, ad, decoderID: id, model: "?")
+        func decode(_ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
+            readings.begin(ad, decoderID: id, model: "?")
             readings.setModel(name)
             return .decoded
         }

@@ -51,13 +51,13 @@ public struct BTHomeDecoder: SensorDecoder {
     /// - Parameter keys: AES keys for encrypted v2 devices, by address.
     public init(keys: DeviceKeys = DeviceKeys()) { self.keys = keys }
 
-    public func decode(_ advertisement: Advertisement, _ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
+    public func decode(_ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
         // Where each frame lies in the advertisement's bytes, read as spans of them.
         let v2 = ad.serviceDataRange(uuid16: 0xFCD2)
         let v1 = ad.serviceDataRange(uuid16: 0x181C)
         // One frame, the usual case: its verdict is the answer.
-        if let v2, v1 == nil { return decodeV2(advertisement, ad, v2, into: &readings) }
-        if let v1, v2 == nil { return decodeV1(advertisement, ad, v1, into: &readings) }
+        if let v2, v1 == nil { return decodeV2(ad, v2, into: &readings) }
+        if let v1, v2 == nil { return decodeV1(ad, v1, into: &readings) }
         // Both frames: each one's reading is kept if it decoded, and dropped here if not (the
         // registry would drop it only if neither decoded). The first problem is the answer when
         // neither did.
@@ -74,11 +74,11 @@ public struct BTHomeDecoder: SensorDecoder {
         }
         if let v2 {
             let before = readings.count
-            settle(decodeV2(advertisement, ad, v2, into: &readings), appendedFrom: before)
+            settle(decodeV2(ad, v2, into: &readings), appendedFrom: before)
         }
         if let v1 {
             let before = readings.count
-            settle(decodeV1(advertisement, ad, v1, into: &readings), appendedFrom: before)
+            settle(decodeV1(ad, v1, into: &readings), appendedFrom: before)
         }
         if decoded { return .decoded }
         if let problem { return .malformed(problem) }
@@ -88,7 +88,7 @@ public struct BTHomeDecoder: SensorDecoder {
     // MARK: v2
 
     private func decodeV2(
-        _ advertisement: Advertisement, _ ad: ADView, _ range: Range<Int>,
+        _ ad: ADView, _ range: Range<Int>,
         into readings: inout ReadingList
     ) -> DecodeVerdict {
         let frame = ad.bytes.extracting(range)
@@ -97,7 +97,7 @@ public struct BTHomeDecoder: SensorDecoder {
         // A version we do not know has a layout we do not know: not guessed.
         guard info >> 5 == 2 else { return .notMine }
         var body = range.dropFirst()  // where the objects lie, counted from the bytes' start
-        var mac = advertisement.address
+        var mac = ad.header.address
         if info & 0x02 != 0 {
             guard body.count >= 6 else {
                 return .malformed("BTHome v2 frame of \(frame.count) bytes too short for its MAC")
@@ -106,39 +106,39 @@ public struct BTHomeDecoder: SensorDecoder {
             body = body.dropFirst(6)
         }
         if info & 0x01 != 0 {
-            guard let key = keys[advertisement.address] ?? keys[mac] else {
-                readings.begin(advertisement, ad, decoderID: id, model: "BTHome", frameKind: "v2-encrypted-no-key")
+            guard let key = keys[ad.header.address] ?? keys[mac] else {
+                readings.begin(ad, decoderID: id, model: "BTHome", frameKind: "v2-encrypted-no-key")
                 return .decoded
             }
             // ciphertext (≥ 1) + counter (4) + MIC (4)
             guard body.count >= 9 else {
                 return .malformed("encrypted BTHome v2 frame of \(frame.count) bytes, too short for counter and MIC")
             }
-            let bytes = advertisement.data  // `ad` is a view: the cipher takes slices of the owned bytes
+            let bytes = ad.bytes.array[...]  // `ad` is a view: the cipher takes slices of bytes of its own
             let counter = bytes.slice(body.dropLast(4).suffix(4))
             let nonce = mac.bigEndianBytes + [0xD2, 0xFC, info] + counter
             do throws(AESCCM.Failure) {
                 let plain = try AESCCM.decrypt(
                     key: key, nonce: nonce, ciphertext: bytes.slice(body.dropLast(8)), tag: bytes.slice(body.suffix(4)))
-                return walkV2(plain.span, kind: "v2-encrypted", advertisement, ad, into: &readings)
+                return walkV2(plain.span, kind: "v2-encrypted", ad, into: &readings)
             } catch .authenticationFailed {
                 return .malformed(
-                    "BTHome MIC check failed with the key configured for \(advertisement.address): wrong key or corrupt frame")
+                    "BTHome MIC check failed with the key configured for \(ad.header.address): wrong key or corrupt frame")
             } catch {
                 return .malformed("BTHome decryption: \(error)")
             }
         }
-        return walkV2(ad.bytes.extracting(body), kind: "v2", advertisement, ad, into: &readings)
+        return walkV2(ad.bytes.extracting(body), kind: "v2", ad, into: &readings)
     }
 
     /// The objects of a v2 frame, in the clear.
     private func walkV2(
-        _ body: Span<UInt8>, kind: StaticString, _ advertisement: Advertisement, _ ad: ADView,
+        _ body: Span<UInt8>, kind: StaticString, _ ad: ADView,
         into readings: inout ReadingList
     ) -> DecodeVerdict {
         // The reading is begun before the walk, which adds to it; a walk that stops before any
         // measurement returns `.malformed`, and the registry drops the reading.
-        readings.begin(advertisement, ad, decoderID: id, model: "BTHome", frameKind: kind)
+        readings.begin(ad, decoderID: id, model: "BTHome", frameKind: kind)
         var met = Met()
         var stopped: String? = nil
         // Walked by offset into the body: a reader and a slice per value cost a retain and a
@@ -180,14 +180,14 @@ public struct BTHomeDecoder: SensorDecoder {
     // MARK: v1
 
     private func decodeV1(
-        _ advertisement: Advertisement, _ ad: ADView, _ range: Range<Int>,
+        _ ad: ADView, _ range: Range<Int>,
         into readings: inout ReadingList
     ) -> DecodeVerdict {
         // 0x181C is the SIG "User Data" UUID: with nothing in it, it is no BTHome frame.
         guard !range.isEmpty else { return .notMine }
         let frame = ad.bytes.extracting(range)
         // Begun before the walk, as in v2; the walk adds measurements and warnings to it.
-        readings.begin(advertisement, ad, decoderID: id, model: "BTHome", frameKind: "v1")
+        readings.begin(ad, decoderID: id, model: "BTHome", frameKind: "v1")
         var met = Met()
         var stopped: String? = nil
         var next = 0  // by offset, as in v2

@@ -26,12 +26,12 @@ public struct EddystoneTLMDecoder: SensorDecoder {
 
     public init() {}
 
-    public func decode(_ advertisement: Advertisement, _ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
+    public func decode(_ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
         guard let range = ad.serviceDataRange(uuid16: 0xFEAA) else { return .notMine }
         let frame = ad.bytes.extracting(range)
         guard frame.count >= 2, frame.u8(0) == 0x20, frame.u8(1) == 0x00 else { return .notMine }
         guard frame.count == 14 else { return .malformed("TLM frame of \(frame.count) bytes, expected 14") }
-        readings.begin(advertisement, ad, decoderID: id, model: "Eddystone TLM", frameKind: "tlm")
+        readings.begin(ad, decoderID: id, model: "Eddystone TLM", frameKind: "tlm")
         let millivolts = frame.be16(2)
         if millivolts != 0 { readings.add(.voltageV, Double(millivolts) / 1000) }
         let temperature = frame.be16s(4)

@@ -42,14 +42,14 @@ public struct GoveeDecoder: SensorDecoder {
 
     public init() {}
 
-    public func decode(_ advertisement: Advertisement, _ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
+    public func decode(_ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
         // An index loop on the company ids: iterating the fields made each element (callgrind).
         for k in 0..<ad.manufacturerDataCount {
             let company = ad.manufacturerCompany(at: k)
             guard company == 0xEC88 || company == 0x0001 || company == 0x8801 else { continue }
             let bytes = ad.bytes
             let range = GoveeFrame.unglued(ad.manufacturerPayloadRange(at: k), in: bytes)
-            let verdict = decodeFrame(company, range, bytes.extracting(range), advertisement, ad, into: &readings)
+            let verdict = decodeFrame(company, range, bytes.extracting(range), ad, into: &readings)
             if verdict != .notMine { return verdict }
         }
         return .notMine
@@ -61,7 +61,7 @@ public struct GoveeDecoder: SensorDecoder {
     // ~70 instructions a frame, callgrind). `range` is where `data` lies in the advertisement's
     // bytes, for a message that quotes them.
     @inline(__always) private func decodeFrame(
-        _ company: UInt16, _ range: Range<Int>, _ data: Span<UInt8>, _ advertisement: Advertisement, _ ad: ADView,
+        _ company: UInt16, _ range: Range<Int>, _ data: Span<UInt8>, _ ad: ADView,
         into readings: inout ReadingList
     ) -> DecodeVerdict {
         let number = GoveeFrame.modelNumber(ad)
@@ -74,7 +74,7 @@ public struct GoveeDecoder: SensorDecoder {
         /// `fromName`: the model is `named` where the name gives one; a model number with no
         /// literal is named at run time.
         func begin(_ model: StaticString, fromName: Bool = false) {
-            readings.begin(advertisement, ad, decoderID: id, model: model, frameKind: Self.frameKind(company, data.count))
+            readings.begin(ad, decoderID: id, model: model, frameKind: Self.frameKind(company, data.count))
             if fromName, let number, named == nil { readings.setModel(GoveeFrame.model(number: number)) }
         }
         /// Adds the battery level.
@@ -138,7 +138,7 @@ public struct GoveeDecoder: SensorDecoder {
                 let tenths = magnitude / 1_000_000
                 let humidityTenths = (magnitude % 1_000_000) / 1000
                 guard tenths <= 1000, humidityTenths <= 1000 else {
-                    let value = Hex.encode(advertisement.data.slice(range.dropFirst(2)))
+                    let value = Hex.encode(ad.bytes.extracting(range.dropFirst(2)).array)
                     return .malformed("H5106 value 0x\(value) is impossible")
                 }
                 begin("H5106")

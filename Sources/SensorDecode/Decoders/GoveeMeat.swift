@@ -42,7 +42,7 @@ public struct GoveeMeatDecoder: SensorDecoder {
 
     public init() {}
 
-    public func decode(_ advertisement: Advertisement, _ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
+    public func decode(_ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
         // An index loop on the company ids: iterating the fields made each element (callgrind).
         for k in 0..<ad.manufacturerDataCount where ad.manufacturerCompany(at: k) != GoveeFrame.appleCompany {
             let bytes = ad.bytes
@@ -50,9 +50,9 @@ public struct GoveeMeatDecoder: SensorDecoder {
             if data.count == 14 || data.count == 17 || data.count == 20, data.u8(1) == 0x01, data.u8(2) == 0x00,
                 data.u8(3) == 0x01, data.u8(4) == 0x01
             {
-                return probeFrame(data, advertisement, ad, into: &readings)
+                return probeFrame(data, ad, into: &readings)
             } else if data.count == 20, isH5055(data, ad) {
-                return h5055Frame(data, advertisement, ad, into: &readings)
+                return h5055Frame(data, ad, into: &readings)
             }
         }
         return .notMine
@@ -76,7 +76,7 @@ public struct GoveeMeatDecoder: SensorDecoder {
     }
 
     private func probeFrame(
-        _ data: Span<UInt8>, _ advertisement: Advertisement, _ ad: ADView,
+        _ data: Span<UInt8>, _ ad: ADView,
         into readings: inout ReadingList
     ) -> DecodeVerdict {
         let number = GoveeFrame.modelNumber(ad)
@@ -84,7 +84,7 @@ public struct GoveeMeatDecoder: SensorDecoder {
         /// Begins the reading; `kind` is a literal, as an interpolated "probe-\(count)" cost a string
         /// build per frame. A model number not known by name is named at run time.
         func begin(_ model: StaticString, _ kind: StaticString) {
-            readings.begin(advertisement, ad, decoderID: id, model: named ?? model, frameKind: kind)
+            readings.begin(ad, decoderID: id, model: named ?? model, frameKind: kind)
             if let number, named == nil { readings.setModel(GoveeFrame.model(number: number)) }
         }
         /// Probe `n` at `offset`, unless it reads "no probe".
@@ -119,7 +119,7 @@ public struct GoveeMeatDecoder: SensorDecoder {
     }
 
     private func h5055Frame(
-        _ data: Span<UInt8>, _ advertisement: Advertisement, _ ad: ADView,
+        _ data: Span<UInt8>, _ ad: ADView,
         into readings: inout ReadingList
     ) -> DecodeVerdict {
         let battery = data.u8(2)
@@ -127,7 +127,7 @@ public struct GoveeMeatDecoder: SensorDecoder {
         let pair = Int(data.u8(3) >> 6)
         guard pair <= 2 else { return .malformed("H5055 probe pair \(pair) unknown") }
         let plugged = data.u8(3) & 0x3F
-        readings.begin(advertisement, ad, decoderID: id, model: "H5055", frameKind: "h5055")
+        readings.begin(ad, decoderID: id, model: "H5055", frameKind: "h5055")
         readings.add(.batteryPercent, Double(battery))
         /// Probe `n` (from 1) at `offset`, when plugged in and not 0xFFFF. A function per slot: a
         /// list of (slot, offset) pairs was an array made per frame (callgrind).

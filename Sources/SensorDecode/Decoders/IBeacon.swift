@@ -26,15 +26,15 @@ public struct IBeaconDecoder: SensorDecoder {
 
     public init() {}
 
-    public func decode(_ advertisement: Advertisement, _ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
+    public func decode(_ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
         guard let range = ad.manufacturerPayloadRange(company: 0x004C) else { return .notMine }
         let d = ad.bytes.extracting(range)
         guard d.count >= 2, d.u8(0) == 0x02, d.u8(1) == 0x15 else { return .notMine }
         guard d.count >= 23 else { return .malformed("iBeacon of \(d.count) bytes, expected 23") }
         // An identity, not a measurement: the reading has none.
-        readings.begin(advertisement, ad, decoderID: id, model: "iBeacon")
+        readings.begin(ad, decoderID: id, model: "iBeacon")
         // The identity text is made when read (see `DeferredText`); the reading keeps the bytes.
-        readings.setFrameKind(DeferredText(advertisement.data.slice(range), format: { Self.frameKind($0) }))
+        readings.setFrameKind(copying: d, format: { Self.frameKind($0) })
         return .decoded
     }
 

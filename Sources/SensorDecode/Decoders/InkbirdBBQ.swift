@@ -29,7 +29,7 @@ public struct InkbirdBBQDecoder: SensorDecoder {
 
     public init() {}
 
-    public func decode(_ advertisement: Advertisement, _ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
+    public func decode(_ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
         // An index loop on the company ids: iterating the fields made each element (callgrind).
         for k in 0..<ad.manufacturerDataCount where ad.manufacturerCompany(at: k) <= 2 {
             let v = ad.bytes.extracting(ad.manufacturerValueRange(at: k))
@@ -38,14 +38,14 @@ public struct InkbirdBBQDecoder: SensorDecoder {
             }
             // Bytes 4..<10 as an address in either byte order; tested before the name, as it is
             // cheaper than the two scans of the name.
-            let macMatches = v.macBE(4) == advertisement.address || v.macLE(4) == advertisement.address
+            let macMatches = v.macBE(4) == ad.header.address || v.macLE(4) == ad.header.address
             guard macMatches || ad.localNameContains("ibbq", ignoringCase: true)
                 || ad.localNameContains("xbbq", ignoringCase: true)
             else { continue }
             let model = Self.model(probes: (v.count - 10) / 2, xBBQ: ad.localNameHasPrefix("x", ignoringCase: true))
             // Begun before the probes are read: one out of range returns `.malformed`, and the
             // registry then drops the reading.
-            readings.begin(advertisement, ad, decoderID: id, model: model)
+            readings.begin(ad, decoderID: id, model: model)
             for n in 1...((v.count - 10) / 2) {
                 let raw = v.le16s(10 + 2 * (n - 1))
                 if raw == -10 { continue }  // 0xFFF6: no probe plugged in

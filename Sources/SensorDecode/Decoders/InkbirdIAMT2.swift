@@ -26,11 +26,11 @@ public struct InkbirdIAMT2Decoder: SensorDecoder {
 
     public init() {}
 
-    public func decode(_ advertisement: Advertisement, _ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
+    public func decode(_ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
         // Every advertisement with manufacturer data comes here: a byte compare that ends at the
         // length for nearly all of them (a generic `elementsEqual` walked the name, callgrind).
         guard ad.localNameEquals("Ink@IAM-T2") else { return .notMine }
-        return decodeFrame(advertisement, ad, into: &readings)
+        return decodeFrame(ad, into: &readings)
     }
 
     /// The rest of the decode, not inlined: the name test above is all most calls run, and with the
@@ -38,7 +38,7 @@ public struct InkbirdIAMT2Decoder: SensorDecoder {
     /// a call on the bench's vectors, 36 apart (callgrind). (SensorPush, InkbirdBBQ and
     /// EddystoneTLM split the same way got no cheaper.)
     @inline(never) private func decodeFrame(
-        _ advertisement: Advertisement, _ ad: ADView, into readings: inout ReadingList
+        _ ad: ADView, into readings: inout ReadingList
     ) -> DecodeVerdict {
         guard ad.manufacturerDataCount > 0 else { return .notMine }
         let data = ad.bytes.extracting(ad.manufacturerPayloadRange(at: 0))
@@ -48,7 +48,7 @@ public struct InkbirdIAMT2Decoder: SensorDecoder {
         let celsius = data.u8(7) & 0x02 != 0 ? (reading - 32) * 5 / 9 : reading
         let humidity = Double(data.be16(10)) / 10
         guard humidity <= 100 else { return .malformed("humidity \(humidity) % out of range") }
-        readings.begin(advertisement, ad, decoderID: id, model: "IAM-T2")
+        readings.begin(ad, decoderID: id, model: "IAM-T2")
         readings.add(.temperatureC, celsius)
         readings.add(.humidityPercent, humidity)
         readings.add(.co2PPM, Double(data.be16(12)))

@@ -46,7 +46,7 @@ public struct InkbirdIBSTHDecoder: SensorDecoder {
         return crc
     }
 
-    public func decode(_ advertisement: Advertisement, _ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
+    public func decode(_ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
         // By index: the field list copied the bytes and the index on every call (callgrind).
         guard let k = (0..<ad.manufacturerDataCount).first(where: { ad.manufacturerValueLength(at: $0) == 9 }) else {
             return .notMine
@@ -73,7 +73,7 @@ public struct InkbirdIBSTHDecoder: SensorDecoder {
         let model: StaticString = hasHumidity == false ? "IBS-TH2/P01B" : "IBS-TH"
         // Begun before the probe byte and humidity are checked: either can still return
         // `.malformed`, and the registry then drops the reading.
-        readings.begin(advertisement, ad, decoderID: id, model: model)
+        readings.begin(ad, decoderID: id, model: model)
         let probe = v.u8(4)
         switch probe {
         case 0: readings.add(.temperatureC, temperature)

@@ -28,7 +28,7 @@ public struct InkbirdITHDecoder: SensorDecoder {
 
     public init() {}
 
-    public func decode(_ advertisement: Advertisement, _ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
+    public func decode(_ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
         guard let range = ad.manufacturerPayloadRange(company: 0x2449) else { return .notMine }
         let data = ad.bytes.extracting(range)
         guard data.count == 16 else { return .malformed("0x2449 frame of \(data.count) bytes, expected 16") }
@@ -54,7 +54,7 @@ public struct InkbirdITHDecoder: SensorDecoder {
         guard battery <= 100 else { return .malformed("battery \(battery) % out of range") }
         // Begun before the humidity is checked: out of range, it returns `.malformed`, and the
         // registry then drops the reading.
-        readings.begin(advertisement, ad, decoderID: id, model: model)
+        readings.begin(ad, decoderID: id, model: model)
         if !known { readings.setModel("Inkbird 0x" + Hex.encode([kind])) }
         readings.add(.temperatureC, Double(data.le16s(4)) / 10)
         if hasHumidity {

@@ -31,7 +31,7 @@ public struct MinewFFE1Decoder: SensorDecoder {
 
     public init() {}
 
-    public func decode(_ advertisement: Advertisement, _ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
+    public func decode(_ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
         guard let range = ad.serviceDataRange(uuid16: 0xFFE1) else { return .notMine }
         let frame = ad.bytes.extracting(range)
         guard frame.count >= 3, frame.u8(0) == 0xA1 else { return .notMine }
@@ -45,20 +45,20 @@ public struct MinewFFE1Decoder: SensorDecoder {
             guard frame.count == 13 else { return .malformed("a1-01 frame of \(frame.count) bytes, expected 13") }
             let humidity = Double(frame.be16(5)) / 256
             guard humidity <= 100 else { return .malformed("humidity \(humidity) % out of range") }
-            readings.begin(advertisement, ad, decoderID: id, model: "MM-BLEBC7", frameKind: "a1-01")
+            readings.begin(ad, decoderID: id, model: "MM-BLEBC7", frameKind: "a1-01")
             readings.add(.batteryPercent, Double(battery))
             readings.add(.temperatureC, Double(frame.be16s(3)) / 256)
             readings.add(.humidityPercent, humidity)
             macOffset = 7
         case 0x02:
             guard frame.count == 10 else { return .malformed("a1-02 frame of \(frame.count) bytes, expected 10") }
-            readings.begin(advertisement, ad, decoderID: id, model: "Minew light", frameKind: "a1-02")
+            readings.begin(ad, decoderID: id, model: "Minew light", frameKind: "a1-02")
             readings.add(.batteryPercent, Double(battery))
             readings.add(.light, Double(frame.u8(3) & 0x01))
             macOffset = 4
         case 0x03:
             guard frame.count == 15 else { return .malformed("a1-03 frame of \(frame.count) bytes, expected 15") }
-            readings.begin(advertisement, ad, decoderID: id, model: "Minew accelerometer", frameKind: "a1-03")
+            readings.begin(ad, decoderID: id, model: "Minew accelerometer", frameKind: "a1-03")
             readings.add(.batteryPercent, Double(battery))
             readings.add(.accelerationXG, Double(frame.be16s(3)) / 256)
             readings.add(.accelerationYG, Double(frame.be16s(5)) / 256)
@@ -67,13 +67,13 @@ public struct MinewFFE1Decoder: SensorDecoder {
         case 0x08:
             guard frame.count >= 9 else { return .malformed("a1-08 frame of \(frame.count) bytes, expected ≥ 9") }
             // The name this frame carries, if any; else the AD local name, as for the other frames.
-            let name = frame.count > 9 ? DeferredText.radio(advertisement.data.slice(range.dropFirst(9))) : nil
-            readings.begin(advertisement, ad, decoderID: id, model: "MM-BLEBC7", frameKind: "a1-08", name: name)
+            let name = frame.count > 9 ? frame.extracting(droppingFirst: 9) : nil
+            readings.begin(ad, decoderID: id, model: "MM-BLEBC7", frameKind: "a1-08", name: name)
             readings.add(.batteryPercent, Double(battery))
             macOffset = 3
         case 0x13:
             guard frame.count == 11 else { return .malformed("a1-13 frame of \(frame.count) bytes, expected 11") }
-            readings.begin(advertisement, ad, decoderID: id, model: "Minew temperature", frameKind: "a1-13")
+            readings.begin(ad, decoderID: id, model: "Minew temperature", frameKind: "a1-13")
             readings.add(.batteryPercent, Double(battery))
             readings.add(.temperatureC, Double(frame.be16s(3)) / 256)
             macOffset = 5

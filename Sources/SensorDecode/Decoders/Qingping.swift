@@ -59,7 +59,7 @@ public struct QingpingDecoder: SensorDecoder {
         }
     }
 
-    public func decode(_ advertisement: Advertisement, _ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
+    public func decode(_ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
         guard let range = ad.serviceDataRange(uuid16: 0xFDCD) else { return .notMine }
         let frame = ad.bytes.extracting(range)
         guard frame.count >= 8 else { return .malformed("Qingping frame of \(frame.count) bytes, expected ≥ 8") }
@@ -68,7 +68,7 @@ public struct QingpingDecoder: SensorDecoder {
         let model = Self.model(type: type)
         // The reading is begun before the walk, which adds to it; a value out of range returns
         // `.malformed`, and the registry drops the reading.
-        readings.begin(advertisement, ad, decoderID: id, model: model ?? "Qingping", frameKind: isEvent ? "event" : nil)
+        readings.begin(ad, decoderID: id, model: model ?? "Qingping", frameKind: isEvent ? "event" : nil)
         if model == nil { readings.setModel("Qingping type 0x\(Hex.encode([type]))") }
 
         var stopped: String? = nil

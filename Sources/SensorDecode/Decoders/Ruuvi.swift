@@ -43,7 +43,7 @@ public struct RuuviDecoder: SensorDecoder {
 
     public init() {}
 
-    public func decode(_ advertisement: Advertisement, _ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
+    public func decode(_ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
         guard let range = ad.manufacturerPayloadRange(company: 0x0499), !range.isEmpty else { return .notMine }
         let data = ad.bytes.extracting(range)
         switch data.u8(0) {
@@ -55,7 +55,7 @@ public struct RuuviDecoder: SensorDecoder {
             guard fraction <= 99 else { return .malformed("temperature fraction \(fraction) out of range") }
             let whole = data.u8(2)
             let magnitude = Double(whole & 0x7F) + Double(fraction) / 100
-            readings.begin(advertisement, ad, decoderID: id, model: "RuuviTag", frameKind: "rawv1")
+            readings.begin(ad, decoderID: id, model: "RuuviTag", frameKind: "rawv1")
             readings.add(.temperatureC, whole & 0x80 != 0 ? -magnitude : magnitude)
             readings.add(.humidityPercent, humidity)
             readings.add(.pressureHPa, (Double(data.be16(4)) + 50000) / 100)
@@ -68,7 +68,7 @@ public struct RuuviDecoder: SensorDecoder {
             guard !data.allFF(from: 1) else { return .malformed("all-0xFF frame") }
             // Begun before the fields are read: a humidity out of range returns `.malformed` half
             // way, and the registry drops the reading.
-            readings.begin(advertisement, ad, decoderID: id, model: "RuuviTag", frameKind: "rawv2")
+            readings.begin(ad, decoderID: id, model: "RuuviTag", frameKind: "rawv2")
             if data.be16(1) != 0x8000 {
                 readings.add(.temperatureC, Double(data.be16s(1)) * 0.005)
             }

@@ -59,7 +59,7 @@ public struct SensorPushDecoder: SensorDecoder {
 
     public init() {}
 
-    public func decode(_ advertisement: Advertisement, _ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
+    public func decode(_ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
         // Index loops on the values: iterating `manufacturerData` copied the bytes and the index,
         // and destroyed them, on every call (callgrind).
         let fields = 0..<ad.manufacturerDataCount
@@ -92,7 +92,7 @@ public struct SensorPushDecoder: SensorDecoder {
             let rawHumidity = Int(v.u8(0)) | Int(v.u8(1) & 0x0F) << 8
             let rawTemperature = Int(v.u8(1) >> 4) | Int(v.u8(2)) << 4 | Int(v.u8(3) & 0x03) << 12
             let humidity = min(100, max(0, -6 + 125 * Double(rawHumidity) / 4096))
-            readings.begin(advertisement, ad, decoderID: id, model: "HT1")
+            readings.begin(ad, decoderID: id, model: "HT1")
             readings.add(.temperatureC, -46.85 + 175.72 * Double(rawTemperature) / 16384)
             readings.add(.humidityPercent, humidity)
             return .decoded
@@ -106,7 +106,7 @@ public struct SensorPushDecoder: SensorDecoder {
             let packing = Self.packings[typeIndex]
             var packed: UInt64 = 0
             for i in 1..<v.count { packed |= UInt64(v.u8(i)) << (8 * UInt64(i - 1)) }
-            readings.begin(advertisement, ad, decoderID: id, model: packing.model)
+            readings.begin(ad, decoderID: id, model: packing.model)
             for (quantity, lo, hi, step) in packing.fields {
                 let count = UInt64(((hi - lo) / step).rounded()) + 1
                 var value = lo + Double(packed % count) * step

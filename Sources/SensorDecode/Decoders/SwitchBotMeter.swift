@@ -38,7 +38,7 @@ public struct SwitchBotMeterDecoder: SensorDecoder {
 
     public init() {}
 
-    public func decode(_ advertisement: Advertisement, _ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
+    public func decode(_ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
         let bytes = ad.bytes
         // Where the service data lies, if any: read in `bytes`, counted from their start.
         let service = ad.serviceDataRange(uuid16: 0xFD3D) ?? ad.serviceDataRange(uuid16: 0x0D00)
@@ -70,7 +70,7 @@ public struct SwitchBotMeterDecoder: SensorDecoder {
         let magnitude = Double(th.u8(1) & 0x7F) + Double(tenths) / 10
         let humidity = th.u8(2) & 0x7F
         guard humidity <= 100 else { return .malformed("humidity \(humidity) % out of range") }
-        readings.begin(advertisement, ad, decoderID: id, model: model)
+        readings.begin(ad, decoderID: id, model: model)
         readings.add(.temperatureC, th.u8(1) & 0x80 != 0 ? magnitude : -magnitude)
         readings.add(.humidityPercent, Double(humidity))
         // The battery only in the service data; a bad one returns `.malformed`, and the registry

@@ -34,7 +34,7 @@ public struct ThermoBeaconDecoder: SensorDecoder {
 
     public init() {}
 
-    public func decode(_ advertisement: Advertisement, _ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
+    public func decode(_ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
         // The first structure of one of our companies with 18 bytes after the id: an index loop on
         // the company ids, as `first(where:)` made every element it passed (callgrind).
         var found: (range: Range<Int>, model: StaticString)? = nil
@@ -49,7 +49,7 @@ public struct ThermoBeaconDecoder: SensorDecoder {
         guard !data.allFF(from: 8) else { return .malformed("all-0xFF frame") }
         let humidity = Double(data.le16(12)) / 16
         guard humidity <= 100 else { return .malformed("humidity \(humidity) % out of range") }
-        readings.begin(advertisement, ad, decoderID: id, model: model)
+        readings.begin(ad, decoderID: id, model: model)
         readings.add(.temperatureC, Double(data.le16s(10)) / 16)
         readings.add(.humidityPercent, humidity)
         readings.add(.voltageV, Double(data.le16(8)) / 1000)

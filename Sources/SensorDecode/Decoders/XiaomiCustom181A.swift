@@ -40,7 +40,7 @@ public struct XiaomiCustom181ADecoder: SensorDecoder {
 
     public init() {}
 
-    public func decode(_ advertisement: Advertisement, _ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
+    public func decode(_ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
         guard let range = ad.serviceDataRange(uuid16: 0x181A) else { return .notMine }
         let frame = ad.bytes.extracting(range)
         let kind: StaticString
@@ -72,7 +72,7 @@ public struct XiaomiCustom181ADecoder: SensorDecoder {
         }
         guard humidity <= 100 else { return .malformed("\(kind) humidity \(humidity) % out of range") }
         guard battery <= 100 else { return .malformed("\(kind) battery \(battery) % out of range") }
-        readings.begin(advertisement, ad, decoderID: id, model: model, frameKind: kind)
+        readings.begin(ad, decoderID: id, model: model, frameKind: kind)
         readings.add(.temperatureC, temperature)
         readings.add(.humidityPercent, humidity)
         readings.add(.batteryPercent, Double(battery))

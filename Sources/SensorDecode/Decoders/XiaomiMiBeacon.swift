@@ -99,7 +99,7 @@ public struct XiaomiMiBeaconDecoder: SensorDecoder {
         }
     }
 
-    public func decode(_ advertisement: Advertisement, _ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
+    public func decode(_ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
         guard let range = ad.serviceDataRange(uuid16: 0xFE95) else { return .notMine }
         let frame = ad.bytes.extracting(range)
         guard frame.count >= 5 else { return .malformed("MiBeacon frame of \(frame.count) bytes, expected ≥ 5") }
@@ -135,11 +135,11 @@ public struct XiaomiMiBeaconDecoder: SensorDecoder {
         /// A kind not known as a literal (`kind` nil) is given as `text`; so is a product id
         /// without a model name.
         func begin(_ kind: StaticString?, text: @autoclosure () -> String = "") {
-            readings.begin(advertisement, ad, decoderID: id, model: model ?? "MiBeacon", frameKind: kind)
+            readings.begin(ad, decoderID: id, model: model ?? "MiBeacon", frameKind: kind)
             if model == nil {
                 readings.setModel("MiBeacon 0x" + Hex.encode([UInt8(product >> 8), UInt8(product & 0xFF)]))
             }
-            if kind == nil { readings.setFrameKind(DeferredText(text())) }
+            if kind == nil { readings.setFrameKind(text()) }
             if let mac { readings.checkPayloadAddress(mac) }
         }
         // Pairing and announcement frames carry no object: they still say which device is there.
@@ -157,7 +157,7 @@ public struct XiaomiMiBeaconDecoder: SensorDecoder {
                 begin(nil, text: "v\(version)-encrypted-legacy")
                 return .decoded
             }
-            guard let key = keys[advertisement.address] ?? mac.flatMap({ keys[$0] }) else {
+            guard let key = keys[ad.header.address] ?? mac.flatMap({ keys[$0] }) else {
                 begin(nil, text: "v\(version)-encrypted-no-key")
                 return .decoded
             }
@@ -165,9 +165,9 @@ public struct XiaomiMiBeaconDecoder: SensorDecoder {
             guard objects.count >= 4 + 7 else {
                 return .malformed("encrypted MiBeacon payload of \(objects.count) bytes, too short")
             }
-            let bytes = advertisement.data  // `ad` is a view: the cipher takes slices of the owned bytes
+            let bytes = ad.bytes.array[...]  // `ad` is a view: the cipher takes slices of bytes of its own
             let nonce =
-                (mac ?? advertisement.address).littleEndianBytes + Array(bytes.slice(range.dropFirst(2).prefix(3)))
+                (mac ?? ad.header.address).littleEndianBytes + Array(bytes.slice(range.dropFirst(2).prefix(3)))
                 + Array(bytes.slice(objects.dropLast(4).suffix(3)))
             do throws(AESCCM.Failure) {
                 let plain = try AESCCM.decrypt(
@@ -178,7 +178,7 @@ public struct XiaomiMiBeaconDecoder: SensorDecoder {
                 return walk(plain.span, into: &readings)
             } catch .authenticationFailed {
                 return .malformed(
-                    "MiBeacon MIC check failed with the bindkey configured for \(advertisement.address): wrong key or corrupt frame")
+                    "MiBeacon MIC check failed with the bindkey configured for \(ad.header.address): wrong key or corrupt frame")
             } catch {
                 return .malformed("MiBeacon decryption: \(error)")
             }
