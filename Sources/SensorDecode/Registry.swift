@@ -11,6 +11,7 @@ public struct Registry: Sendable {
     private let byServiceData: SelectorTable
     private let byCompany: SelectorTable
     private let byValueLength: SelectorTable
+    private let byNameLength: SelectorTable
     private let anyManufacturer: UInt64
     private let always: UInt64
 
@@ -20,6 +21,7 @@ public struct Registry: Sendable {
         var sd: [UInt16: UInt64] = [:]
         var co: [UInt16: UInt64] = [:]
         var length: [UInt16: UInt64] = [:]
+        var nameLength: [UInt16: UInt64] = [:]
         var anyM: UInt64 = 0
         var all: UInt64 = 0
         for (i, d) in decoders.enumerated() {
@@ -32,6 +34,9 @@ public struct Registry: Sendable {
                 case .manufacturerValueLength(let n):
                     // A value is at most 254 bytes; a length no value can have selects nothing.
                     if (2...254).contains(n) { length[UInt16(n), default: 0] |= bit }
+                case .localNameLength(let n):
+                    // A name is at most 254 bytes (one AD structure), and may be empty.
+                    if (0...254).contains(n) { nameLength[UInt16(n), default: 0] |= bit }
                 case .any: all |= bit
                 }
             }
@@ -39,6 +44,7 @@ public struct Registry: Sendable {
         byServiceData = SelectorTable(sd)
         byCompany = SelectorTable(co)
         byValueLength = SelectorTable(length)
+        byNameLength = SelectorTable(nameLength)
         anyManufacturer = anyM
         always = all
     }
@@ -129,6 +135,7 @@ public struct Registry: Sendable {
         for k in 0..<ad.serviceDataCount {
             if let u = ad.serviceDataUUID16(at: k) { wanted |= byServiceData[u] }
         }
+        if let name = ad.index.localNameEntry { wanted |= byNameLength[UInt16(name.length)] }
         if ad.manufacturerDataCount > 0 {
             wanted |= anyManufacturer
             for k in 0..<ad.manufacturerDataCount {

@@ -108,7 +108,11 @@ public enum DecoderSelector: Hashable, Sendable {
     /// for formats that put data where the company id should be but have fixed frame sizes, so
     /// that the phones around (most of what a radio hears) never reach them.
     case manufacturerValueLength(Int)
-    /// Every advertisement (formats recognised by name or by a 128-bit UUID).
+    /// A local name of this many bytes: for formats recognised by their name alone, so that the
+    /// advertisements around with other names or none (most of what a radio hears) never reach
+    /// them. The decoder still compares the name.
+    case localNameLength(Int)
+    /// Every advertisement (formats recognised by a 128-bit UUID, or by more than one name).
     case any
 }
 

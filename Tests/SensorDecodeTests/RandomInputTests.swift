@@ -38,6 +38,10 @@ import Testing
                         data = [UInt8(payload.count + 1), 0xFF] + payload
                     case .manufacturerValueLength(let n):
                         data = [UInt8(n + 1), 0xFF] + (0..<n).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+                    case .localNameLength(let n):
+                        // Manufacturer data after a random name of that length.
+                        let name = (0..<n).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+                        data = [UInt8(n + 1), 0x09] + name + [UInt8(payload.count + 1), 0xFF] + payload
                     case .any:
                         data = payload
                     }

@@ -25,6 +25,7 @@ import Testing
         Probe(id: "fe95", selectors: [.serviceData16(0xFE95), .serviceData16(0x181A)]),
         Probe(id: "anyM", selectors: [.anyManufacturer]),
         Probe(id: "all", selectors: [.any]),
+        Probe(id: "name3", selectors: [.localNameLength(3), .localNameLength(0)]),
         Probe(id: "never", selectors: [.manufacturerValueLength(255), .manufacturerValueLength(1)]),
     ])
 
@@ -42,6 +43,19 @@ import Testing
         // Company 0x1234 with a 4-byte value matches "acme" twice; service data both its UUIDs.
         #expect(Self.ran("05ff 34120000 0416 95fe00 0416 1a1800") == ["acme", "fe95", "anyM", "all"])
         #expect(Self.ran("0aff 3412000000000000 00 05ff 01020304") == ["len9", "acme", "anyM", "all"])
+    }
+
+    @Test func nameLengthSelectsExactlyThatLengthOfTheNameThatCounts() {
+        #expect(Self.ran("0409 414243") == ["all", "name3"])
+        #expect(Self.ran("0408 414243") == ["all", "name3"])  // a shortened name counts too
+        #expect(Self.ran("0109") == ["all", "name3"])  // an empty name: length 0
+        #expect(Self.ran("0509 41424344") == ["all"])
+        #expect(Self.ran("0309 4142") == ["all"])
+        // The complete name wins over a shortened one, as everywhere.
+        #expect(Self.ran("0408 414243 0609 4142434445") == ["all"])
+        #expect(Self.ran("0608 4142434445 0409 414243") == ["all", "name3"])
+        // A manufacturer structure whose value is 3 bytes is not a name.
+        #expect(Self.ran("04ff 010203") == ["anyM", "all"])
     }
 
     @Test func noDataMeansOnlyTheAlwaysDecoders() {

@@ -22,14 +22,16 @@
 /// (test_iam_t2_fahrenheit_mode, test_iam_t2_sub_zero_celsius), which are in our vectors.
 public struct InkbirdIAMT2Decoder: SensorDecoder {
     public var id: StaticString { "inkbird_iam_t2" }
-    public let selectors: [DecoderSelector] = [.anyManufacturer]
+    /// By the name's length: with `.anyManufacturer` every advertisement with manufacturer data
+    /// (nearly every phone's) came here to have its name compared, ~45 instructions each.
+    public let selectors: [DecoderSelector] = [.localNameLength(Self.name.utf8CodeUnitCount)]
+    static let name: StaticString = "Ink@IAM-T2"
 
     public init() {}
 
     public func decode(_ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
-        // Every advertisement with manufacturer data comes here: a byte compare that ends at the
-        // length for nearly all of them (a generic `elementsEqual` walked the name, callgrind).
-        guard ad.localNameEquals("Ink@IAM-T2") else { return .notMine }
+        // A byte compare (a generic `elementsEqual` walked the name, callgrind).
+        guard ad.localNameEquals(Self.name) else { return .notMine }
         return decodeFrame(ad, into: &readings)
     }
 
