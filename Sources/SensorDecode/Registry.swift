@@ -127,7 +127,8 @@ public struct Registry: Sendable {
     /// a loop passes the same result each time: its storage is reused (see `ReadingList`).
     @inline(__always) public func decode(_ ad: ADView, into result: inout Result) {
         result.readings.removeAll()
-        if !result.malformed.isEmpty { result.malformed.removeAll() }
+        // Keeping its storage: emptied, the list was allocated again at the next corrupt frame.
+        if !result.malformed.isEmpty { result.malformed.removeAll(keepingCapacity: true) }
         // The decoders to run, as a set: each runs once however many of its selectors match, and
         // in list order. Building the set allocates nothing, so an advertisement no decoder wants
         // (most of what a radio hears) costs only its AD walk and these lookups.
