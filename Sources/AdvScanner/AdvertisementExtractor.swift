@@ -17,7 +17,9 @@ public struct AdvertisementExtractor: Sendable {
     /// events), in order: its header and a view of its bytes, valid for the call. Collects
     /// nothing, so a replay's millions of events allocate no lists, and makes no `Advertisement`,
     /// whose reference to the packet would be retained and released for each.
-    public mutating func forEachAdvertisement(in packet: HCIPacket, _ body: (AdvertisementHeader, Span<UInt8>) -> Void) {
+    public mutating func forEachAdvertisement(
+        in packet: HCIPacket, _ body: (AdvertisementHeader, Span<UInt8>) -> Void
+    ) {
         guard packet.type == .event else { return }  // events only ever travel controller → host
         events += 1
         let time = packet.timeMicros

@@ -293,9 +293,10 @@ public struct AdvertisingReports: RandomAccessCollection, Sendable, Equatable {
     public subscript(k: Int) -> AdvertisingReport {
         if !extended {
             let (header, data) = legacyAdvertisement(k, timeMicros: 0)
+            let start = body.startIndex
             return AdvertisingReport(
                 eventType: header.eventType, addressType: header.addressType.rawValue, address: header.address,
-                rssi: header.rssi, data: body[(body.startIndex + data.lowerBound)..<(body.startIndex + data.upperBound)],
+                rssi: header.rssi, data: body[(start + data.lowerBound)..<(start + data.upperBound)],
                 primaryPHY: nil, secondaryPHY: nil, sid: nil, txPower: nil, dataStatus: .complete)
         }
         let entry = starts.holds(k) ? starts[k] : entryByChecking(k)
@@ -318,7 +319,9 @@ public struct AdvertisingReports: RandomAccessCollection, Sendable, Equatable {
     /// header, and where its data lies in `body`, counted from its start (as in `body.span`): read
     /// straight from the event's bytes, making no `AdvertisingReport` and no slice, whose copy
     /// of a reference to the packet is two atomic operations per advertisement.
-    @inline(__always) func legacyAdvertisement(_ k: Int, timeMicros: Int64) -> (header: AdvertisementHeader, data: Range<Int>) {
+    @inline(__always) func legacyAdvertisement(
+        _ k: Int, timeMicros: Int64
+    ) -> (header: AdvertisementHeader, data: Range<Int>) {
         let entry = starts.holds(k) ? starts[k] : entryByChecking(k)
         let b = body.span
         let at = entry.offset

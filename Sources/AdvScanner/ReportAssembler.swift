@@ -80,7 +80,8 @@ public struct ReportAssembler: Sendable {
     /// advertisements: captures (`AdvertisementExtractor`) and live scanning (`ScanControl`) both
     /// go through it.
     public mutating func forEachAdvertisement(
-        in reports: borrowing AdvertisingReports, timeMicros: Int64, _ body: (AdvertisementHeader, Span<UInt8>) -> Void
+        in reports: borrowing AdvertisingReports, timeMicros: Int64,
+        _ body: (AdvertisementHeader, Span<UInt8>) -> Void
     ) {
         for k in reports.indices {
             // Legacy reports are always whole: read straight from the event, no trip through `add`

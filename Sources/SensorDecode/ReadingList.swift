@@ -26,8 +26,9 @@
 ///    the local name, copied by the first `begin` of an advertisement (whose readings all have
 ///    it; a head's `hasRadioName` is true only for an advertisement with one); run-time texts'
 ///    bytes follow, up to `copiedCount`.
-///    `texts[0..<textCount]` belong to readings `0..<endIndex`, in order; spares are empty (a
-///    reading that gets one sets one field of it): `truncate` and `removeAll` empty what they drop.
+///    `texts[0..<textCount]` belong to readings `0..<endIndex`, in order; spares are empty, as a
+///    reading that gets one sets only the field it is given: `truncate` and `removeAll` empty what
+///    they drop.
 /// 3. `add`, `warn`, `setModel`, `setFrameKind` and `checkPayloadAddress` reach only the reading
 ///    begun last, and only if the decoder that is running began it (`decoderStart`, set by the
 ///    registry): a decoder that adds without beginning traps, rather than adding to another
@@ -160,12 +161,15 @@ public struct ReadingList: RandomAccessCollection, Sendable {
         copiedCount = start + bytes.count
         if bytes.count > 0 {
             copied.withUnsafeMutableBufferPointer { out in
-                bytes.withUnsafeBufferPointer { (out.baseAddress! + start).update(from: $0.baseAddress!, count: $0.count) }
+                bytes.withUnsafeBufferPointer { source in
+                    (out.baseAddress! + start).update(from: source.baseAddress!, count: source.count)
+                }
             }
         }
         return start..<copiedCount
     }
 
+    /// Room for `count` bytes in all (at least 64, so that a few names grow it once).
     @inline(never) private mutating func grow(toHold count: Int) {
         copied.append(contentsOf: repeatElement(0, count: Swift.max(count, 64) - copied.count))
     }
@@ -177,7 +181,9 @@ public struct ReadingList: RandomAccessCollection, Sendable {
         name: Span<UInt8>?
     ) {
         begin(ad, decoderID: decoderID, model: model, frameKind: frameKind)
-        if let name { texts[textIndex(ofCurrent: checkedCurrent())].name = keep(name, format: { DisplayText.escape($0) }) }
+        guard let name else { return }
+        let i = textIndex(ofCurrent: checkedCurrent())
+        texts[i].name = keep(name, format: { DisplayText.escape($0) })
     }
 
     /// Bytes of the frame a reading keeps as text, copied, with the function that makes the text.
@@ -320,10 +326,14 @@ public struct ReadingList: RandomAccessCollection, Sendable {
         if let name = given.name { r.nameText = text(name) }
     }
 
+    /// A run-time text as a reading holds it: bytes as a view of `copied` (the reading's copy of
+    /// the array shares its storage until the list writes again).
     private func text(_ given: RunTimeText) -> DeferredText {
         switch given {
-        case .text(let words): DeferredText(words)
-        case .copied(let start, let count, let format): DeferredText(copied[Int(start)..<Int(start + count)], format: format)
+        case .text(let words):
+            DeferredText(words)
+        case .copied(let start, let count, let format):
+            DeferredText(copied[Int(start)..<Int(start + count)], format: format)
         }
     }
 

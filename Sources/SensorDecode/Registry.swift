@@ -105,7 +105,9 @@ public struct Registry: Sendable {
     /// The same, for an advertisement given as its header and a view of its bytes: for a caller
     /// that holds the bytes in a buffer of its own (a capture's packet, the bench's array) and so
     /// makes no `Advertisement`, whose copy of a reference to the buffer is two atomic operations.
-    @inline(__always) public func decode(_ header: AdvertisementHeader, _ bytes: Span<UInt8>, into result: inout Result) {
+    @inline(__always) public func decode(
+        _ header: AdvertisementHeader, _ bytes: Span<UInt8>, into result: inout Result
+    ) {
         decode(ADView(parsing: bytes, header: header), into: &result)
     }
 
