@@ -216,6 +216,18 @@ struct HCIEventTests {
             }
             guard case .success(let event) = result else { continue }
             parsed += 1
+            if case .advertisingReports(let reports) = event {
+                // The assembler's views (legacy reports read straight from the event) give the
+                // advertisements that the reports, taken one by one through `add`, give.
+                var viewed: [Advertisement] = []
+                var viewing = ReportAssembler()
+                viewing.forEachAdvertisement(in: reports, timeMicros: 7) { header, bytes in
+                    viewed.append(Advertisement(header: header, data: bytes.array[...]))
+                }
+                var adding = ReportAssembler()
+                let added = reports.compactMap { adding.add($0)?.advertisement(timeMicros: 7) }
+                #expect(viewed == added, "case \(i): \(Hex.encode(p))")
+            }
             if case .advertisingReports(let reports) = event, p.count > 2, p[2] == 0x02 {
                 // A legacy event that parses must be exactly its reports, nothing more or less.
                 legacyOK += 1
