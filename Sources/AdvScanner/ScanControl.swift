@@ -515,11 +515,14 @@ public final class LiveScanner {
 
     // MARK: events and timers
 
-    /// Handles one received packet: returns the whole advertisements it carried (extended chains
-    /// through `ReportAssembler`) stamped with the packet's receive time, and takes the transitions
-    /// device events and Hardware Errors call for.
-    public func handle(_ packet: HCIPacket, now: Double = Clock.monotonic()) -> [Advertisement] {
-        guard packet.type == .event else { return [] }
+    /// Handles one received packet: hands each whole advertisement it carried (extended chains
+    /// through `ReportAssembler`), stamped with the packet's receive time, to `each` as its header
+    /// and a view of its bytes, valid for the call (no copy on the way to the decoders), and takes
+    /// the transitions device events and Hardware Errors call for.
+    public func handle(
+        _ packet: HCIPacket, now: Double = Clock.monotonic(), each: (AdvertisementHeader, Span<UInt8>) -> Void
+    ) {
+        guard packet.type == .event else { return }
         stats.events += 1
         let event: HCIEvent
         switch HCIEvent.parse(packet.bytes) {
@@ -527,17 +530,17 @@ public final class LiveScanner {
         case .failure(let e):
             stats.malformedEvents += 1
             if stats.malformedEvents <= 3 { log.debug("\(transport.name): dropped malformed event: \(e)") }
-            return []
+            return
         }
         switch event {
         case .advertisingReports(let reports):
-            var out: [Advertisement] = []
-            // Copied out of the packet: the scan loop hands them on after this returns.
+            var count = 0
             assembler.forEachAdvertisement(in: reports, timeMicros: packet.timeMicros) { header, bytes in
-                out.append(Advertisement(header: header, data: bytes.array[...]))
+                count += 1
+                each(header, bytes)
             }
-            if !out.isEmpty {
-                stats.advertisements += out.count
+            if count > 0 {
+                stats.advertisements += count
                 lastAdvertisement = now
                 backoff = config.reconnectInitialDelay  // healthy again: the next outage starts at 1 s
                 if silenceLogged {
@@ -545,7 +548,6 @@ public final class LiveScanner {
                     log.info("\(transport.name): advertisements are arriving again")
                 }
             }
-            return out
         case .deviceEvent(let ev, _):
             deviceEvent(ev, now: now)
         case .hardwareError(let code):
@@ -559,7 +561,13 @@ public final class LiveScanner {
         default:
             break  // late Command Complete, other LE subevents: nothing to do
         }
-        return []
+    }
+
+    /// The same, returning the advertisements, each with a copy of its bytes (tests, tools).
+    public func handle(_ packet: HCIPacket, now: Double = Clock.monotonic()) -> [Advertisement] {
+        var out: [Advertisement] = []
+        handle(packet, now: now) { header, bytes in out.append(Advertisement(header: header, data: bytes.array[...])) }
+        return out
     }
 
     /// BlueZ device events for our adapter (the raw transport forwards only ours):

@@ -80,14 +80,17 @@ nonisolated(unsafe) private var signalWakeFD: Int32 = -1
 
 extension LiveScanner {
     /// Runs until a stop is requested: opens and arms (`start()`), waits with `poll` on the
-    /// transport's descriptors and the stop pipe, hands every advertisement to `onAdvertisement`,
-    /// and calls `onTick` about once a second with the monotonic time (batch flushes, `--duration`).
+    /// transport's descriptors and the stop pipe, hands every advertisement to `onAdvertisement`
+    /// (its header and a view of its bytes in the packet, valid for the call: a caller that keeps
+    /// it copies it), and calls `onTick` about once a second with the monotonic time (batch
+    /// flushes, `--duration`).
     /// Idle CPU is zero: the only wake-ups are packets, the 1 s tick and scan-control deadlines.
     /// Returns within ≤ 1 s of `stop.request()` after switching scanning off if we switched it on.
     /// - Throws: `ScanError.unavailable` only when the adapter/endpoint is missing at start; every
     ///   later failure is lived through (see the state machine in ScanControl.swift).
     public func run(
-        stop: StopSignal, onAdvertisement: (Advertisement) -> Void, onTick: (_ nowMonotonic: Double) -> Void = { _ in }
+        stop: StopSignal, onAdvertisement: (AdvertisementHeader, Span<UInt8>) -> Void,
+        onTick: (_ nowMonotonic: Double) -> Void = { _ in }
     ) throws(ScanError) {
         interrupted = { stop.isRequested }
         defer { shutdown() }
@@ -97,7 +100,7 @@ extension LiveScanner {
         var moreWaiting = false
         while !stop.isRequested {
             // Packets that arrived while a command waited come first, in order.
-            while let p = channel.nextBuffered() { for ad in handle(p) { onAdvertisement(ad) } }
+            while let p = channel.nextBuffered() { handle(p, each: onAdvertisement) }
             var now = Clock.monotonic()
             if now >= nextTick {
                 onTick(now)
@@ -130,7 +133,7 @@ extension LiveScanner {
     /// Reads what is waiting, at most 256 packets per wake-up so ticks keep running under a flood.
     /// Returns true when it stopped at that limit (more may be waiting, possibly already read into
     /// the transport's own buffer, where `poll` cannot see it).
-    private func drain(onAdvertisement: (Advertisement) -> Void) -> Bool {
+    private func drain(onAdvertisement: (AdvertisementHeader, Span<UInt8>) -> Void) -> Bool {
         for _ in 0..<256 {
             guard !transport.pollDescriptors.isEmpty else { return false }
             let event: SourceEvent
@@ -146,7 +149,7 @@ extension LiveScanner {
             case .packet(let p):
                 // Kernel device events (0xFD) never crossed the HCI wire: not for a capture.
                 if p.bytes.first != HCIEventCode.stackInternal { packetObserver?(p) }
-                for ad in handle(p) { onAdvertisement(ad) }
+                handle(p, each: onAdvertisement)
             }
         }
         return true

@@ -66,9 +66,9 @@ enum RunCommand {
         do throws(ScanError) {
             try scanner.run(
                 stop: stop,
-                onAdvertisement: { ad in
+                onAdvertisement: { header, bytes in
                     let now = Timestamp.monotonicSeconds()
-                    pipeline.process(ad.header, ad.data.span, onProblem: { log.warning($0) }) { r in
+                    pipeline.process(header, bytes, onProblem: { log.warning($0) }) { r in
                         guard !r.measurements.isEmpty else { return }
                         if verbose { log.debug(JSON.reading(r, includeTime: true)) }
                         store.add(r, now: now)

@@ -50,7 +50,9 @@ enum ScanCommand {
         do throws(ScanError) {
             try scanner.run(
                 stop: stop,
-                onAdvertisement: { ad in
+                onAdvertisement: { header, bytes in
+                    // Copied: `scan` shows its fields through an `AdvertisingData`, which owns its bytes.
+                    let ad = Advertisement(header: header, data: bytes.array[...])
                     let parsed = AdvertisingData(parsing: ad.data)
                     let result = registry.decode(ad, parsed)
                     if json {

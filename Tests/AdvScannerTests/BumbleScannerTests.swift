@@ -44,7 +44,8 @@ struct BumbleScannerTests {
         let started = Clock.monotonic()
         try scanner.run(
             stop: stop,
-            onAdvertisement: { ad in
+            onAdvertisement: { header, bytes in
+                let ad = Advertisement(header: header, data: bytes.array[...])
                 seen.arrivals.append(Clock.monotonic())
                 if ad.primaryPHY == nil { seen.legacyReports += 1 } else { seen.extendedReports += 1 }
                 let parsed = AdvertisingData(parsing: ad.data)

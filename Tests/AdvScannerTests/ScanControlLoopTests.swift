@@ -108,8 +108,8 @@ import Testing
         let started = Clock.monotonic()
         try scanner.run(
             stop: stop,
-            onAdvertisement: { ad in
-                if let m = AdvertisingData(parsing: ad.data).manufacturerData.first, m.data.count == 2 {
+            onAdvertisement: { _, bytes in
+                if let m = AdvertisingData(parsing: bytes.array).manufacturerData.first, m.data.count == 2 {
                     counters.append(Int(m.data[m.data.startIndex]) | Int(m.data[m.data.startIndex + 1]) << 8)
                 }
                 if counters.count == burst { stop.request() }
@@ -133,7 +133,7 @@ import Testing
         let stop = try StopSignal()
         var tickTimes: [Double] = []
         try scanner.run(
-            stop: stop, onAdvertisement: { _ in },
+            stop: stop, onAdvertisement: { _, _ in },
             onTick: { now in
                 tickTimes.append(now)
                 if tickTimes.count == 3 { stop.request() }
