@@ -518,7 +518,8 @@ public final class LiveScanner {
     /// Handles one received packet: hands each whole advertisement it carried (extended chains
     /// through `ReportAssembler`), stamped with the packet's receive time, to `each` as its header
     /// and a view of its bytes, valid for the call (no copy on the way to the decoders), and takes
-    /// the transitions device events and Hardware Errors call for.
+    /// the transitions device events and Hardware Errors call for. `each` runs while the report
+    /// assembler is in use: it must not call back into the scanner.
     public func handle(
         _ packet: HCIPacket, now: Double = Clock.monotonic(), each: (AdvertisementHeader, Span<UInt8>) -> Void
     ) {

@@ -82,8 +82,9 @@ extension LiveScanner {
     /// Runs until a stop is requested: opens and arms (`start()`), waits with `poll` on the
     /// transport's descriptors and the stop pipe, hands every advertisement to `onAdvertisement`
     /// (its header and a view of its bytes in the packet, valid for the call: a caller that keeps
-    /// it copies it), and calls `onTick` about once a second with the monotonic time (batch
-    /// flushes, `--duration`).
+    /// it copies it; it runs while the scanner's report assembler is in use, so it must not call
+    /// back into the scanner), and calls `onTick` about once a second with the monotonic time
+    /// (batch flushes, `--duration`).
     /// Idle CPU is zero: the only wake-ups are packets, the 1 s tick and scan-control deadlines.
     /// Returns within ≤ 1 s of `stop.request()` after switching scanning off if we switched it on.
     /// - Throws: `ScanError.unavailable` only when the adapter/endpoint is missing at start; every
