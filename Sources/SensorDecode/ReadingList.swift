@@ -36,16 +36,15 @@
 public struct ReadingList: RandomAccessCollection, Sendable {
     /// What a reading holds but its lists (invariant 1).
     struct Head: Sendable {
-        var address = BDAddress(rawValue: 0)
-        var addressType = AddressType.publicDevice
+        /// The advertisement's address, type, RSSI and time, as its report gave them: stored whole,
+        /// a copy of three words, where its fields apart were unpacked and stored one by one.
+        var header = AdvertisementHeader()
         var decoderID: StaticString = ""
         var model: StaticString = ""
         /// Whether the advertisement had a local name (`copied[0..<radioNameCount]`, invariant 2).
         var hasRadioName = false
         /// The frame kind as the decoder named it in `begin`.
         var frameKind: StaticString? = nil
-        var timeMicros: Int64 = 0
-        var rssi: Int8? = nil
         var firstMeasurement = 0
         /// `texts[runTimeTexts - 1]` holds what the decoder gave at run time for this reading;
         /// 0 when it gave nothing (most readings).
@@ -131,12 +130,9 @@ public struct ReadingList: RandomAccessCollection, Sendable {
         let first = measurementCount
         let header = ad.header
         heads.withUnsafeMutableBufferPointer { h in
-            h[slot].address = header.address
-            h[slot].addressType = header.addressType
+            h[slot].header = header
             h[slot].decoderID = decoderID
             h[slot].model = model
-            h[slot].timeMicros = header.timeMicros
-            h[slot].rssi = header.rssi
             h[slot].firstMeasurement = first
             h[slot].frameKind = frameKind
             h[slot].hasRadioName = ad.index.localNameEntry != nil
@@ -262,7 +258,7 @@ public struct ReadingList: RandomAccessCollection, Sendable {
     /// Warns, on the reading begun last, that the device address its payload carries is not the
     /// advertiser's (firmware that lets the user broadcast a random address does this).
     public mutating func checkPayloadAddress(_ payloadAddress: BDAddress) {
-        let advertiser = heads[checkedCurrent()].address
+        let advertiser = heads[checkedCurrent()].header.address
         if payloadAddress != advertiser { warn(.payloadAddress(payloadAddress, advertiser: advertiser)) }
     }
 
@@ -306,10 +302,11 @@ public struct ReadingList: RandomAccessCollection, Sendable {
     private func reading(_ i: Int) -> Reading {
         let first = heads[i].firstMeasurement
         let end = i + 1 < endIndex ? heads[i + 1].firstMeasurement : measurementCount
+        let header = heads[i].header
         var r = Reading(
-            address: heads[i].address, addressType: heads[i].addressType, decoderID: heads[i].decoderID.text,
-            model: heads[i].model.text, measurements: measurements(first..<end),
-            timeMicros: heads[i].timeMicros, rssi: heads[i].rssi)
+            address: header.address, addressType: header.addressType, decoderID: heads[i].decoderID.text,
+            model: heads[i].model.text, measurements: measurements(first..<end), timeMicros: header.timeMicros,
+            rssi: header.rssi)
         r.frameKindText = heads[i].frameKind.map { DeferredText($0.text) }
         if heads[i].hasRadioName { r.nameText = DeferredText.radio(copied[..<radioNameCount]) }
         // What a decoder gave at run time wins over the literals and the local name.
