@@ -10,8 +10,11 @@ public struct Registry: Sendable {
     public let decoders: [any SensorDecoder]
     private let byServiceData: SelectorTable
     private let byCompany: SelectorTable
-    private let byValueLength: SelectorTable
-    private let byNameLength: SelectorTable
+    /// Decoder sets by a manufacturer value's length and by the local name's length, indexed by
+    /// the length (an AD value has at most 254 bytes): a load, where a hash lookup cost ~12
+    /// instructions for each manufacturer structure and name (callgrind).
+    private let byValueLength: [UInt64]
+    private let byNameLength: [UInt64]
     private let anyManufacturer: UInt64
     private let always: UInt64
 
@@ -20,8 +23,8 @@ public struct Registry: Sendable {
         self.decoders = decoders
         var sd: [UInt16: UInt64] = [:]
         var co: [UInt16: UInt64] = [:]
-        var length: [UInt16: UInt64] = [:]
-        var nameLength: [UInt16: UInt64] = [:]
+        var length = [UInt64](repeating: 0, count: 255)
+        var nameLength = [UInt64](repeating: 0, count: 255)
         var anyM: UInt64 = 0
         var all: UInt64 = 0
         for (i, d) in decoders.enumerated() {
@@ -33,18 +36,18 @@ public struct Registry: Sendable {
                 case .anyManufacturer: anyM |= bit
                 case .manufacturerValueLength(let n):
                     // A value is at most 254 bytes; a length no value can have selects nothing.
-                    if (2...254).contains(n) { length[UInt16(n), default: 0] |= bit }
+                    if (2...254).contains(n) { length[n] |= bit }
                 case .localNameLength(let n):
                     // A name is at most 254 bytes (one AD structure), and may be empty.
-                    if (0...254).contains(n) { nameLength[UInt16(n), default: 0] |= bit }
+                    if (0...254).contains(n) { nameLength[n] |= bit }
                 case .any: all |= bit
                 }
             }
         }
         byServiceData = SelectorTable(sd)
         byCompany = SelectorTable(co)
-        byValueLength = SelectorTable(length)
-        byNameLength = SelectorTable(nameLength)
+        byValueLength = length
+        byNameLength = nameLength
         anyManufacturer = anyM
         always = all
     }
@@ -138,11 +141,11 @@ public struct Registry: Sendable {
         for k in 0..<ad.serviceDataCount {
             if let u = ad.serviceDataUUID16(at: k) { wanted |= byServiceData[u] }
         }
-        if let name = ad.index.localNameEntry { wanted |= byNameLength[UInt16(name.length)] }
+        if let name = ad.index.localNameEntry { wanted |= byNameLength[name.length] }
         if ad.manufacturerDataCount > 0 {
             wanted |= anyManufacturer
             for k in 0..<ad.manufacturerDataCount {
-                wanted |= byCompany[ad.manufacturerCompany(at: k)] | byValueLength[UInt16(ad.manufacturerValueLength(at: k))]
+                wanted |= byCompany[ad.manufacturerCompany(at: k)] | byValueLength[ad.manufacturerValueLength(at: k)]
             }
         }
         while wanted != 0 {
@@ -162,11 +165,11 @@ public struct Registry: Sendable {
     }
 }
 
-/// Decoder sets by a 16-bit selector key (UUID, company id, value length): an open-addressing
-/// hash table with a power-of-two number of slots, at most half full. Every advertisement looks up
-/// each of its manufacturer and service data keys, and nearly all of them are keys nobody
-/// registered: a probe usually ends at the first, empty slot (a binary search cost ~70
-/// instructions per lookup, callgrind).
+/// Decoder sets by a 16-bit selector key (UUID, company id): an open-addressing hash table with a
+/// power-of-two number of slots, at most half full. Every advertisement looks up each of its
+/// manufacturer and service data keys, and nearly all of them are keys nobody registered: a probe
+/// usually ends at the first, empty slot (a binary search cost ~70 instructions per lookup,
+/// callgrind).
 private struct SelectorTable: Sendable {
     /// Slot i holds `keys[i]` with its decoder set `sets[i]`; an empty slot has the set 0.
     private let keys: [UInt16]
