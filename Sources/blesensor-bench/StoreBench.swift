@@ -62,7 +62,7 @@ enum StoreBench {
             let start = monotonicSeconds()
             let startCPU = processCPUSeconds()
             while let r = chunk.popLast() {
-                if case .failed(let e) = store.add(r, now: 0) { throw BenchError("store write failed: \(e.description)") }
+                if case .failed(let e) = store.add(consume r, now: 0) { throw BenchError("store write failed: \(e.description)") }
             }
             seconds += monotonicSeconds() - start
             cpuSeconds += processCPUSeconds() - startCPU

@@ -78,7 +78,7 @@ enum ReplayCommand {
                             out.write(JSON.reading(r, includeTime: true) + "\n")
                         } else if !r.measurements.isEmpty {
                             if verbose { log.debug(JSON.reading(r, includeTime: true)) }
-                            store!.add(r, now: clock)
+                            store!.add(consume r, now: clock)
                         }
                     }
                 }

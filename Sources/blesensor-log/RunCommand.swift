@@ -71,7 +71,7 @@ enum RunCommand {
                     pipeline.process(header, bytes, onProblem: { log.warning($0) }) { r in
                         guard !r.measurements.isEmpty else { return }
                         if verbose { log.debug(JSON.reading(r, includeTime: true)) }
-                        store.add(r, now: now)
+                        store.add(consume r, now: now)
                     }
                 },
                 onTick: { now in
