@@ -35,15 +35,28 @@ public struct Reading: Sendable, Equatable {
         frameKind: String? = nil, measurements: [Measurement], timeMicros: Int64 = 0, rssi: Int8? = nil,
         name: String? = nil, warnings: [DecodeWarning] = []
     ) {
+        self.init(
+            address: address, addressType: addressType, decoderID: decoderID, model: model,
+            frameKindText: frameKind.map(DeferredText.init), measurements: measurements, timeMicros: timeMicros,
+            rssi: rssi, nameText: name.map(DeferredText.init), warnings: warnings)
+    }
+
+    /// The same, with the texts as a reading keeps them (`ReadingList` makes readings this way,
+    /// every field at once: set one by one after the init, the reading was copied twice on its
+    /// way out, ~340 instructions and its references retained and released, callgrind).
+    @inline(__always) init(
+        address: BDAddress, addressType: AddressType, decoderID: String, model: String, frameKindText: DeferredText?,
+        measurements: [Measurement], timeMicros: Int64, rssi: Int8?, nameText: DeferredText?, warnings: [DecodeWarning]
+    ) {
         self.address = address
         self.addressType = addressType
         self.decoderID = decoderID
         self.model = model
-        self.frameKindText = frameKind.map(DeferredText.init)
+        self.frameKindText = frameKindText
         self.measurements = measurements
         self.timeMicros = timeMicros
         self.rssi = rssi
-        self.nameText = name.map(DeferredText.init)
+        self.nameText = nameText
         self.warnings = warnings
     }
 

@@ -303,24 +303,29 @@ public struct ReadingList: RandomAccessCollection, Sendable {
         let first = heads[i].firstMeasurement
         let end = i + 1 < endIndex ? heads[i + 1].firstMeasurement : measurementCount
         let header = heads[i].header
-        var r = Reading(
-            address: header.address, addressType: header.addressType, decoderID: heads[i].decoderID.text,
-            model: heads[i].model.text, measurements: measurements(first..<end), timeMicros: header.timeMicros,
-            rssi: header.rssi)
-        r.frameKindText = heads[i].frameKind.map { DeferredText($0.text) }
-        if heads[i].hasRadioName { r.nameText = DeferredText.radio(copied[..<radioNameCount]) }
+        var model = heads[i].model.text
+        var frameKind = heads[i].frameKind.map { DeferredText($0.text) }
+        var name = heads[i].hasRadioName ? DeferredText.radio(copied[..<radioNameCount]) : nil
         // What a decoder gave at run time wins over the literals and the local name.
-        if heads[i].runTimeTexts > 0 { give(texts[Int(heads[i].runTimeTexts) - 1], to: &r) }
-        if warningCount > 0 { r.warnings = warnings[..<warningCount].lazy.filter { $0.reading == i }.map(\.warning) }
-        return r
+        if heads[i].runTimeTexts > 0 {
+            give(texts[Int(heads[i].runTimeTexts) - 1], model: &model, frameKind: &frameKind, name: &name)
+        }
+        var ofThis: [DecodeWarning] = []
+        if warningCount > 0 { ofThis = warnings[..<warningCount].lazy.filter { $0.reading == i }.map(\.warning) }
+        return Reading(
+            address: header.address, addressType: header.addressType, decoderID: heads[i].decoderID.text,
+            model: model, frameKindText: frameKind, measurements: measurements(first..<end),
+            timeMicros: header.timeMicros, rssi: header.rssi, nameText: name, warnings: ofThis)
     }
 
     /// Puts what a decoder gave at run time in place of what `begin` had. Apart from `reading`:
     /// most readings have none, and an empty `RunTimeTexts` made and destroyed for each cost more.
-    @inline(never) private func give(_ given: RunTimeTexts, to r: inout Reading) {
-        if let model = given.model { r.model = model }
-        if let kind = given.frameKind { r.frameKindText = text(kind) }
-        if let name = given.name { r.nameText = text(name) }
+    @inline(never) private func give(
+        _ given: RunTimeTexts, model: inout String, frameKind: inout DeferredText?, name: inout DeferredText?
+    ) {
+        if let text = given.model { model = text }
+        if let kind = given.frameKind { frameKind = text(kind) }
+        if let given = given.name { name = text(given) }
     }
 
     /// A run-time text as a reading holds it: bytes as a view of `copied` (the reading's copy of
