@@ -411,11 +411,9 @@ public struct AdvertisingData: Sendable {
 
     /// The manufacturer data of a company, if present (the first one).
     public func manufacturerData(company: UInt16) -> ManufacturerData? {
-        for k in 0..<index.manufacturerIndex.count {
-            let e = index.entry(.manufacturer, k)
-            if bytes.le16(e.offset) == company { return ManufacturerDataField.element(bytes, e) }
-        }
-        return nil
+        // The search decoders use; the value starts with the company id, two bytes before the payload.
+        guard let payload = view.manufacturerPayloadRange(company: company) else { return nil }
+        return ManufacturerData(value: bytes.slice((payload.lowerBound - 2)..<payload.upperBound))
     }
 
     /// The local name with control characters and invalid UTF-8 made harmless, for display.

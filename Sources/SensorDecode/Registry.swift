@@ -11,8 +11,9 @@ public struct Registry: Sendable {
     private let byServiceData: SelectorTable
     private let byCompany: SelectorTable
     /// Decoder sets by a manufacturer value's length and by the local name's length, indexed by
-    /// the length (an AD value has at most 254 bytes): a load, where a hash lookup cost ~12
-    /// instructions for each manufacturer structure and name (callgrind).
+    /// the length: a load, where a hash lookup cost ~12 instructions for each manufacturer
+    /// structure and name (callgrind). 256 entries, one per value of the index's 8-bit length
+    /// field, so that no length can index past them (an AD value has at most 254 bytes).
     private let byValueLength: [UInt64]
     private let byNameLength: [UInt64]
     private let anyManufacturer: UInt64
@@ -23,8 +24,8 @@ public struct Registry: Sendable {
         self.decoders = decoders
         var sd: [UInt16: UInt64] = [:]
         var co: [UInt16: UInt64] = [:]
-        var length = [UInt64](repeating: 0, count: 255)
-        var nameLength = [UInt64](repeating: 0, count: 255)
+        var length = [UInt64](repeating: 0, count: 256)
+        var nameLength = [UInt64](repeating: 0, count: 256)
         var anyM: UInt64 = 0
         var all: UInt64 = 0
         for (i, d) in decoders.enumerated() {
