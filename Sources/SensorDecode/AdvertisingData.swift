@@ -87,11 +87,16 @@ public enum ADType {
 /// Invariants:
 /// 1. Every position lies inside the bytes walked (the walk checks each structure's length
 ///    against the end of the buffer before recording it); positions count from their start.
-/// 2. An index holds the first four entries of its kind (window 0); `overflow`, when not `nil`,
-///    holds the rest of every kind, in order, so that any entry is read in constant time: a
-///    stranger's extended advertisement can carry hundreds of structures of one kind, and finding
-///    each by walking again made reading them all quadratic.
-@usableFromInline struct ADIndex: Sendable {
+/// 2. An index holds the first four entries of its kind (window 0). When a kind has more
+///    (`spilled`), `overflow` points at the rest of every kind, in order, so that any entry is
+///    read in constant time: a stranger's extended advertisement can carry hundreds of structures
+///    of one kind, and finding each by walking again made reading them all quadratic.
+/// 3. `overflow` does not keep its `ADOverflow` alive: whoever walks the bytes keeps it for as
+///    long as the index is read (`AdvertisingData` holds it; `Registry` holds it over a decode,
+///    whose views cannot outlive the call). An unowned reference, so that the index is plain
+///    bytes: an owned one made every view's destroy a call and a release test, ~22 instructions
+///    an advertisement (callgrind), for an array nearly no advertisement has.
+@usableFromInline struct ADIndex: Sendable, BitwiseCopyable {
     @usableFromInline var flags: UInt8?
     /// Where the local name lies: a position, not a slice, so that the index holds no reference.
     @usableFromInline var localNameEntry: InlinePositions.Entry?
@@ -109,16 +114,25 @@ public enum ADType {
     @usableFromInline var manufacturerIndex = InlinePositions()
     /// Structures of types not interpreted here.
     @usableFromInline var otherIndex = InlinePositions()
-    /// The entries past the fourth of each kind, by `ADKind.rawValue`; `nil` until there is one
-    /// (invariant 2). One optional for all four kinds: an overflow array per index cost a release
-    /// each at every destroy, ~30 instructions an advertisement (callgrind).
-    @usableFromInline var overflow: [[InlinePositions.Entry]]? = nil
+    /// Whether some kind has more than four entries, which `overflow` must then hold (invariant 2).
+    @usableFromInline var spilled = false
+    /// The entries past the fourth of each kind; `nil` unless `spilled` (invariants 2 and 3).
+    @usableFromInline var overflow: Unmanaged<ADOverflow>? = nil
 
-    /// Walks the AD structures of `bytes`. Never fails: problems are recorded in `truncated` and
-    /// `malformedFields`.
+    /// Walks the AD structures of `bytes`, keeping four entries of each kind. Never fails:
+    /// problems are recorded in `truncated` and `malformedFields`. The caller gives `spilled` an
+    /// `overflow` (`ADOverflow(walking:)`) and keeps it (invariant 3).
     // Always inlined: built in its caller's frame, the index is not copied out (an outlined init
     // cost two 64-byte copies per advertisement, callgrind).
     @inline(__always) init(walking bytes: Span<UInt8>) {
+        var dropped = DroppedEntries()
+        self.init(walking: bytes, spillingInto: &dropped)
+    }
+
+    /// The same walk, handing each entry past the fourth of its kind to `spill`: for the hot walk
+    /// an empty sink (specialised away), for `ADOverflow` the list it keeps. One walk for both,
+    /// so that the overflow cannot disagree with the index.
+    @inline(__always) init<Spill: EntrySink>(walking bytes: Span<UInt8>, spillingInto spill: inout Spill) {
         var i = 0
         // Advertising data is at most 1,650 bytes (Core spec); positions are 16-bit, so a longer
         // buffer is walked up to 65,535 bytes and called truncated there.
@@ -131,7 +145,7 @@ public enum ADType {
                 truncated = true
                 break
             }
-            interpret(bytes, type: bytes[i + 1], at: i + 2, count: length - 1)
+            interpret(bytes, type: bytes[i + 1], at: i + 2, count: length - 1, spill: &spill)
             i += 1 + length
         }
     }
@@ -155,12 +169,17 @@ public enum ADType {
         case 1: return index.e1
         case 2: return index.e2
         case 3: return index.e3
-        default: return overflow![kind.rawValue][k - InlinePositions.inlineCount]
+        default:
+            // Invariant 3: the walker keeps the overflow alive while the index is read.
+            guard let overflow else { preconditionFailure("entry \(k) of a spilled index read without its overflow") }
+            return overflow.takeUnretainedValue().entries[kind.rawValue][k - InlinePositions.inlineCount]
         }
     }
 
-    /// Records an entry of a kind: in its index, or past the fourth in `overflow`.
-    @inline(__always) private mutating func record(_ e: InlinePositions.Entry, _ kind: ADKind) {
+    /// Records an entry of a kind: in its index, or past the fourth in `spill`.
+    @inline(__always) private mutating func record<Spill: EntrySink>(
+        _ e: InlinePositions.Entry, _ kind: ADKind, _ spill: inout Spill
+    ) {
         let held: Bool
         switch kind {
         case .uuid: held = uuidIndex.append(e)
@@ -168,25 +187,25 @@ public enum ADType {
         case .manufacturer: held = manufacturerIndex.append(e)
         case .other: held = otherIndex.append(e)
         }
-        if !held { spill(e, kind) }
+        if !held {
+            spilled = true
+            spill.add(e, kind)
+        }
     }
 
-    @inline(never) private mutating func spill(_ e: InlinePositions.Entry, _ kind: ADKind) {
-        if overflow == nil { overflow = [[], [], [], []] }
-        overflow![kind.rawValue].append(e)  // in place: the optional is unwrapped for the mutation
-    }
-
-    private mutating func interpret(_ bytes: Span<UInt8>, type: UInt8, at offset: Int, count: Int) {
+    private mutating func interpret<Spill: EntrySink>(
+        _ bytes: Span<UInt8>, type: UInt8, at offset: Int, count: Int, spill: inout Spill
+    ) {
         switch type {
         case ADType.flags:
             guard count >= 1 else { malformedFields += 1; return }
             flags = bytes[offset]
         case ADType.incompleteUUID16, ADType.completeUUID16:
-            addUUIDs(at: offset, count: count, size: 2)
+            addUUIDs(at: offset, count: count, size: 2, spill: &spill)
         case ADType.incompleteUUID32, ADType.completeUUID32:
-            addUUIDs(at: offset, count: count, size: 4)
+            addUUIDs(at: offset, count: count, size: 4, spill: &spill)
         case ADType.incompleteUUID128, ADType.completeUUID128:
-            addUUIDs(at: offset, count: count, size: 16)
+            addUUIDs(at: offset, count: count, size: 16, spill: &spill)
         case ADType.shortenedLocalName, ADType.completeLocalName:
             // A complete name wins over a shortened one, whichever comes first.
             if localNameEntry == nil || type == ADType.completeLocalName {
@@ -202,23 +221,59 @@ public enum ADType {
         case ADType.serviceData16, ADType.serviceData32, ADType.serviceData128:
             let uuidSize = type == ADType.serviceData16 ? 2 : type == ADType.serviceData32 ? 4 : 16
             guard count >= uuidSize else { malformedFields += 1; return }
-            record(InlinePositions.Entry(type: type, offset: offset, length: count), .serviceData)
+            record(InlinePositions.Entry(type: type, offset: offset, length: count), .serviceData, &spill)
         case ADType.manufacturerSpecific:
             guard count >= 2 else { malformedFields += 1; return }
-            record(InlinePositions.Entry(type: type, offset: offset, length: count), .manufacturer)
+            record(InlinePositions.Entry(type: type, offset: offset, length: count), .manufacturer, &spill)
         default:
-            record(InlinePositions.Entry(type: type, offset: offset, length: count), .other)
+            record(InlinePositions.Entry(type: type, offset: offset, length: count), .other, &spill)
         }
     }
 
     /// A UUID list must be a whole number of UUIDs; otherwise none of it is read.
-    private mutating func addUUIDs(at offset: Int, count: Int, size: Int) {
+    private mutating func addUUIDs<Spill: EntrySink>(at offset: Int, count: Int, size: Int, spill: inout Spill) {
         guard count % size == 0 else { malformedFields += 1; return }
         var j = offset
         while j < offset + count {
-            record(InlinePositions.Entry(type: 0, offset: j, length: size), .uuid)
+            record(InlinePositions.Entry(type: 0, offset: j, length: size), .uuid, &spill)
             j += size
         }
+    }
+}
+
+/// Where the walk puts the entries past the fourth of a kind.
+@usableFromInline protocol EntrySink {
+    mutating func add(_ e: InlinePositions.Entry, _ kind: ADKind)
+}
+
+/// The hot walk's sink: nothing kept (the index only says `spilled`).
+@usableFromInline struct DroppedEntries: EntrySink {
+    @inline(__always) @usableFromInline mutating func add(_ e: InlinePositions.Entry, _ kind: ADKind) {}
+}
+
+/// The entries past the fourth of each kind of one advertisement, by `ADKind.rawValue`, in order
+/// (`ADIndex` invariants 2 and 3): made by a second walk, only for an advertisement that has them.
+@usableFromInline final class ADOverflow: Sendable {
+    @usableFromInline let entries: [[InlinePositions.Entry]]
+
+    private struct Kept: EntrySink {
+        var entries: [[InlinePositions.Entry]] = [[], [], [], []]
+        mutating func add(_ e: InlinePositions.Entry, _ kind: ADKind) { entries[kind.rawValue].append(e) }
+    }
+
+    @usableFromInline init(walking bytes: Span<UInt8>) {
+        var kept = Kept()
+        _ = ADIndex(walking: bytes, spillingInto: &kept)
+        entries = kept.entries
+    }
+
+    /// `index`, walked from `bytes`, with `overflow` set if it spilled: for an owner that keeps
+    /// the returned overflow as long as it reads the index (invariant 3).
+    @usableFromInline static func complete(_ index: inout ADIndex, _ bytes: Span<UInt8>) -> ADOverflow? {
+        guard index.spilled else { return nil }
+        let overflow = ADOverflow(walking: bytes)
+        index.overflow = Unmanaged.passUnretained(overflow)
+        return overflow
     }
 }
 
@@ -245,8 +300,9 @@ public struct ADView: ~Escapable {
     public let bytes: Span<UInt8>
     @usableFromInline let index: ADIndex
 
-    /// Walks the AD structures of `bytes`.
-    @_lifetime(copy bytes) @inline(__always) public init(parsing bytes: Span<UInt8>, header: AdvertisementHeader) {
+    /// Walks the AD structures of `bytes`, keeping four of each kind: a view to decode with
+    /// `Registry`, which walks the rest when there are more (`ADIndex` invariant 3).
+    @_lifetime(copy bytes) @inline(__always) init(parsing bytes: Span<UInt8>, header: AdvertisementHeader) {
         self.header = header
         self.bytes = bytes
         index = ADIndex(walking: bytes)
@@ -362,6 +418,8 @@ public struct AdvertisingData: Sendable {
     /// The bytes that were walked; every slice and list element below is a view into them.
     public let bytes: ArraySlice<UInt8>
     @usableFromInline let index: ADIndex
+    /// What `index.overflow` points at, kept for as long as this value (`ADIndex` invariant 3).
+    private let overflow: ADOverflow?
 
     public init() { self.init(parsing: ArraySlice<UInt8>()) }
 
@@ -369,7 +427,9 @@ public struct AdvertisingData: Sendable {
     /// `malformedFields`. Slices share `bytes`' storage (no copies).
     public init(parsing bytes: ArraySlice<UInt8>) {
         self.bytes = bytes
-        index = ADIndex(walking: bytes.span)
+        var index = ADIndex(walking: bytes.span)
+        overflow = ADOverflow.complete(&index, bytes.span)
+        self.index = index
     }
 
     public init(parsing bytes: [UInt8]) { self.init(parsing: bytes[...]) }
@@ -441,12 +501,12 @@ extension AdvertisingData: Equatable {
 /// release, where an optional overflow array per index cost a release, or a generic value
 /// witness, at every destroy (callgrind). An HCI event of more than four reports is checked
 /// again for the rest (`AdvertisingReports`): at most 255 bytes, so the cost stays bounded.
-public struct InlinePositions: Sendable {
+public struct InlinePositions: Sendable, BitwiseCopyable {
     /// Where one value lies, `offset` bytes from the start of the indexed buffer and `length` long,
     /// and its AD type. Packed in 32 bits (offset < 2^16, length and type < 2^8): an AD structure's
     /// value is at most 254 bytes, an HCI report at most 254, and the walks index at most the first
     /// 65,535 bytes of a buffer; small entries keep a whole advertisement's index a few words.
-    public struct Entry: Sendable {
+    public struct Entry: Sendable, BitwiseCopyable {
         @usableFromInline let packed: UInt32
         @inlinable public init(type: UInt8, offset: Int, length: Int) {
             packed = UInt32(truncatingIfNeeded: offset) & 0xFFFF | UInt32(length & 0xFF) << 16 | UInt32(type) << 24

@@ -115,6 +115,14 @@ public struct Registry: Sendable {
         decode(ADView(parsing: bytes, header: header), into: &result)
     }
 
+    /// The same, for an advertisement with more than four structures of a kind (rare): the rest
+    /// are walked into an `ADOverflow`, kept alive over the decode (`ADIndex` invariant 3).
+    @inline(never) private func decode(spilled ad: ADView, into result: inout Result) {
+        var index = ad.index
+        let overflow = ADOverflow.complete(&index, ad.bytes)
+        withExtendedLifetime(overflow) { decode(ADView(ad.bytes, index, header: ad.header), into: &result) }
+    }
+
     /// Decodes one advertisement with every decoder whose selector matches.
     public func decode(_ advertisement: Advertisement) -> Result {
         var result = Result()
@@ -132,6 +140,7 @@ public struct Registry: Sendable {
     /// Decodes one advertisement into `result`, replacing what it held. A caller that decodes in
     /// a loop passes the same result each time: its storage is reused (see `ReadingList`).
     @inline(__always) public func decode(_ ad: ADView, into result: inout Result) {
+        if ad.index.spilled && ad.index.overflow == nil { return decode(spilled: ad, into: &result) }
         result.readings.removeAll()
         // Keeping its storage: emptied, the list was allocated again at the next corrupt frame.
         if !result.malformed.isEmpty { result.malformed.removeAll(keepingCapacity: true) }

@@ -58,6 +58,30 @@ import Testing
         #expect(Self.ran("04ff 010203") == ["anyM", "all"])
     }
 
+    @Test func structuresPastTheFourthOfAKindAreSeenByDispatchAndDecoders() {
+        // The walk keeps four structures of a kind in the view's index; the registry walks the
+        // rest into an overflow it keeps for the decode. A Ruuvi frame as the sixth manufacturer
+        // structure, a Minew frame as the sixth service data: both decoded, from a header and
+        // bytes as from an `AdvertisingData`, the same as when each is alone.
+        let ruuvi = "1bff 9904 0512fc5394c37c0004fffc040cac364200cdcbb8334c884f"
+        let minew = "1016 e1ff a10164ff8032006655443322 11"
+        let junkMakers = String(repeating: "04ff 3412 00 ", count: 5)
+        let junkServices = String(repeating: "0516 0a18 0000 ", count: 5)
+        let registry = Registry.standard()
+        for (alone, crowded) in [(ruuvi, junkMakers + ruuvi), (minew, junkServices + minew)] {
+            let address = BDAddress(rawValue: 0x11_2233_4455)
+            let one = registry.decode(Advertisement(address: address, data: Hex.decode(alone)!)).readings
+            let bytes = Hex.decode(crowded)!
+            let viaBytes = registry.decode(Advertisement(address: address, data: bytes)).readings
+            let parsed = AdvertisingData(parsing: bytes)
+            let viaParsed = registry.decode(Advertisement(address: address, data: bytes), parsed).readings
+            #expect(one.count == 1)
+            #expect(viaBytes.map(\.measurements) == one.map(\.measurements), "\(crowded)")
+            #expect(viaParsed.map(\.measurements) == one.map(\.measurements), "\(crowded)")
+            #expect(parsed.manufacturerData.count + parsed.serviceData.count == 6)
+        }
+    }
+
     @Test func noDataMeansOnlyTheAlwaysDecoders() {
         #expect(Self.ran("020106") == ["all"])
         #expect(Self.ran("") == ["all"])
