@@ -129,15 +129,25 @@ public enum DecodeWarning: Sendable, Equatable, CustomStringConvertible, Express
     case payloadAddress(BDAddress, advertiser: BDAddress)
     /// Anything else, in words.
     case text(String)
+    /// Anything else, in pieces put into words when read: what a literal or an interpolation
+    /// (`"object 0x\(hex: id) skipped"`) makes, as a `MalformedReason` does.
+    case reason(MalformedReason)
 
-    public init(stringLiteral value: String) { self = .text(value) }
-    public init(stringInterpolation: DefaultStringInterpolation) { self = .text(String(stringInterpolation: stringInterpolation)) }
+    public typealias StringLiteralType = StaticString
+    public init(stringLiteral value: StaticString) { self = .reason(MalformedReason(stringLiteral: value)) }
+    public init(stringInterpolation: MalformedReason.StringInterpolation) {
+        self = .reason(MalformedReason(stringInterpolation: stringInterpolation))
+    }
 
     public var description: String {
         switch self {
         case .payloadAddress(let payload, let advertiser):
             "payload MAC \(payload) differs from advertiser address \(advertiser)"
         case .text(let words): words
+        case .reason(let why): why.description
         }
     }
+
+    /// Equal when the words are, however each was kept.
+    public static func == (a: DecodeWarning, b: DecodeWarning) -> Bool { a.description == b.description }
 }

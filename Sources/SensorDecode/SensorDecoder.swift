@@ -56,6 +56,8 @@ public struct MalformedReason: Sendable, Equatable, CustomStringConvertible, Exp
         case literal(StaticString)
         case integer(Int)
         case real(Double)
+        /// A number in lowercase hexadecimal, at least `digits` of them (`appendInterpolation(hex:)`).
+        case hex(UInt64, digits: UInt8)
         /// Anything else, in words already.
         case text(String)
     }
@@ -75,6 +77,14 @@ public struct MalformedReason: Sendable, Equatable, CustomStringConvertible, Exp
         }
         public mutating func appendInterpolation(_ value: StaticString) { pieces.append(.literal(value)) }
         public mutating func appendInterpolation(_ value: Double) { pieces.append(.real(value)) }
+        /// A byte or word in hex without making its text (`0x\(hex: id)` reads `0x0f` for 15).
+        public mutating func appendInterpolation<T: FixedWidthInteger & UnsignedInteger>(
+            hex value: T, digits: Int = 2
+        ) {
+            pieces.append(.hex(UInt64(value), digits: UInt8(clamping: digits)))
+        }
+        /// Words already: kept as they are (the generic path below asked the runtime to describe them).
+        public mutating func appendInterpolation(_ value: String) { pieces.append(.text(value)) }
         public mutating func appendInterpolation<T: BinaryInteger>(_ value: T) {
             pieces.append(Int(exactly: value).map(Piece.integer) ?? .text(value.description))
         }
@@ -82,12 +92,15 @@ public struct MalformedReason: Sendable, Equatable, CustomStringConvertible, Exp
     }
 
     public var description: String {
-        pieces.map { piece in
+        pieces.map { piece -> String in
             switch piece {
-            case .literal(let l): l.text
-            case .integer(let v): String(v)
-            case .real(let v): v.description
-            case .text(let t): t
+            case .literal(let l): return l.text
+            case .integer(let v): return String(v)
+            case .real(let v): return v.description
+            case .hex(let v, let digits):
+                let text = String(v, radix: 16)
+                return String(repeating: "0", count: Swift.max(0, Int(digits) - text.count)) + text
+            case .text(let t): return t
             }
         }.joined()
     }

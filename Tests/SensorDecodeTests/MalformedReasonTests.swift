@@ -36,6 +36,33 @@ import Testing
         #expect(DecodeVerdict.malformed(a) != .notMine)
     }
 
+    @Test func hexPiecesReadAsTheNumberInLowercaseHexPaddedToTheirDigits() {
+        for value in [0, 1, 0x0F, 0x10, 0xFE, 0xFF] as [UInt8] {
+            let reason: MalformedReason = "id 0x\(hex: value) skipped"
+            #expect(reason.description == "id 0x\(Hex.encode([value])) skipped")
+        }
+        for value in [0, 0x8010, 0xBC_0004, UInt32.max] as [UInt32] {
+            let reason: MalformedReason = "0x\(hex: value, digits: 1)"
+            #expect(reason.description == "0x" + String(value, radix: 16))
+        }
+        let word: UInt16 = 0xAB
+        let padded: MalformedReason = "\(hex: word, digits: 4)"
+        #expect(padded.description == "00ab")
+    }
+
+    /// A warning written as an interpolation is kept in pieces too, and reads (and compares) as
+    /// the words.
+    @Test func warningsFromInterpolationsReadAsTheirWords() {
+        let id: UInt8 = 0xFE
+        let at = 2
+        let warning: DecodeWarning = "unknown object id 0x\(hex: id) at offset \(at); rest ignored"
+        #expect(warning.description == "unknown object id 0xfe at offset 2; rest ignored")
+        #expect(warning == .text("unknown object id 0xfe at offset 2; rest ignored"))
+        #expect(warning != .text("unknown object id 0xfe at offset 3; rest ignored"))
+        let literal: DecodeWarning = "device reports a sensor error"
+        #expect(literal.description == "device reports a sensor error")
+    }
+
     /// Through the registry, a decoder's reason reaches `Result.malformed` in words.
     @Test func theRegistryGivesTheReasonInWords() {
         let registry = Registry.standard()

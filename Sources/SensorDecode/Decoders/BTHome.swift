@@ -140,7 +140,7 @@ public struct BTHomeDecoder: SensorDecoder {
         // measurement returns `.malformed`, and the registry drops the reading.
         readings.begin(ad, decoderID: id, model: "BTHome", frameKind: kind)
         var met = Met()
-        var stopped: String? = nil
+        var stopped: MalformedReason? = nil
         // Walked by offset into the body: a reader and a slice per value cost a retain and a
         // release each (callgrind).
         var next = 0
@@ -149,30 +149,29 @@ public struct BTHomeDecoder: SensorDecoder {
             let objectID = body.u8(at)
             next += 1
             guard let object = objects[Int(objectID)] else {
-                stopped = "unknown BTHome object id 0x\(Hex.encode([objectID])) at offset \(at); rest ignored"
+                stopped = "unknown BTHome object id 0x\(hex: objectID) at offset \(at); rest ignored"
                 break walk
             }
             var size = object.size
             if size == 0 {  // text and raw: a length byte, then that many bytes
                 guard next < body.count else {
-                    stopped = "object 0x\(Hex.encode([objectID])) at offset \(at) has no length byte"
+                    stopped = "object 0x\(hex: objectID) at offset \(at) has no length byte"
                     break walk
                 }
                 size = Int(body.u8(next))
                 next += 1
             }
             guard body.count - next >= size else {
-                stopped =
-                    "object 0x\(Hex.encode([objectID])) at offset \(at) needs \(size) bytes, "
-                    + "\(body.count - next) left; rest ignored"
+                let left = body.count - next
+                stopped = "object 0x\(hex: objectID) at offset \(at) needs \(size) bytes, \(left) left; rest ignored"
                 break walk
             }
             append(object, body, at: next, count: size, signedOverride: nil, to: &readings, &met)
             next += size
         }
         if let why = stopped {
-            if readings.currentMeasurementCount == 0 { return .malformed(MalformedReason(why)) }
-            readings.warn(.text(why))
+            if readings.currentMeasurementCount == 0 { return .malformed(why) }
+            readings.warn(.reason(why))
         }
         return .decoded
     }
@@ -189,7 +188,7 @@ public struct BTHomeDecoder: SensorDecoder {
         // Begun before the walk, as in v2; the walk adds measurements and warnings to it.
         readings.begin(ad, decoderID: id, model: "BTHome", frameKind: "v1")
         var met = Met()
-        var stopped: String? = nil
+        var stopped: MalformedReason? = nil
         var next = 0  // by offset, as in v2
         walk: while next < frame.count {
             let at = next
@@ -207,20 +206,20 @@ public struct BTHomeDecoder: SensorDecoder {
             next += length
             guard let entry = objects[Int(objectID)] else {
                 readings.warn(
-                    "unknown BTHome v1 object id 0x\(Hex.encode([objectID])) skipped")
+                    "unknown BTHome v1 object id 0x\(hex: objectID) skipped")
                 continue
             }
             switch format {
             case 0, 1:
                 guard (1...4).contains(valueCount) else {
                     readings.warn(
-                        "v1 object 0x\(Hex.encode([objectID])) of \(valueCount) bytes skipped")
+                        "v1 object 0x\(hex: objectID) of \(valueCount) bytes skipped")
                     continue
                 }
                 append(entry, frame, at: valueAt, count: valueCount, signedOverride: format == 1, to: &readings, &met)
             case 2:
                 guard valueCount == 4, entry.kind == .quantity else {
-                    readings.warn("v1 float object 0x\(Hex.encode([objectID])) skipped")
+                    readings.warn("v1 float object 0x\(hex: objectID) skipped")
                     continue
                 }
                 add(entry, Double(Float(bitPattern: frame.le32(valueAt))), to: &readings, &met)
@@ -229,8 +228,8 @@ public struct BTHomeDecoder: SensorDecoder {
             }
         }
         if let why = stopped {
-            if readings.currentMeasurementCount == 0 { return .malformed(MalformedReason(why)) }
-            readings.warn(.text(why))
+            if readings.currentMeasurementCount == 0 { return .malformed(why) }
+            readings.warn(.reason(why))
         }
         return .decoded
     }

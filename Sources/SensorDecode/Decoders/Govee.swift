@@ -88,9 +88,7 @@ public struct GoveeDecoder: SensorDecoder {
                 readings.add(.temperatureC, v.temperature)
                 readings.add(.humidityPercent, v.humidity)
             } else {
-                let hex = String(raw, radix: 16)
-                readings.warn(
-                    "packed value 0x\(hex) is impossible; temperature and humidity omitted")
+                readings.warn("packed value 0x\(hex: raw, digits: 1) is impossible; temperature and humidity omitted")
             }
         }
         /// Battery byte whose bit 7 flags a sensor error (0x0001 frames). Returns false on error.

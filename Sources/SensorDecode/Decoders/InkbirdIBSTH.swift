@@ -64,7 +64,7 @@ public struct InkbirdIBSTHDecoder: SensorDecoder {
         let crcOK = Self.crc16Modbus(v.extracting(0..<5)) == v.le16(5)
         guard crcOK else {
             return hasHumidity == nil
-                ? .notMine : .malformed("CRC 0x\(String(v.le16(5), radix: 16)) does not match its frame")
+                ? .notMine : .malformed("CRC 0x\(hex: v.le16(5), digits: 1) does not match its frame")
         }
         let temperature = Double(v.le16s(0)) / 100
         let rawHumidity = v.le16(2)

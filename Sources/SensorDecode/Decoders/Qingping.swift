@@ -71,14 +71,14 @@ public struct QingpingDecoder: SensorDecoder {
         readings.begin(ad, decoderID: id, model: model ?? "Qingping", frameKind: isEvent ? "event" : nil)
         if model == nil { readings.setModel("Qingping type 0x\(Hex.encode([type]))") }
 
-        var stopped: String? = nil
+        var stopped: MalformedReason? = nil
         // The TLVs walked by offset into the frame: a reader and a slice per value cost a retain
         // and a release each (callgrind).
         var at = 8
         while at < frame.count {
             let tlvType = frame.u8(at)
             guard at + 2 <= frame.count, at + 2 + Int(frame.u8(at + 1)) <= frame.count else {
-                stopped = "TLV 0x\(Hex.encode([tlvType])) runs past the \(frame.count)-byte frame"
+                stopped = "TLV 0x\(hex: tlvType) runs past the \(frame.count)-byte frame"
                 break
             }
             let length = Int(frame.u8(at + 1))
@@ -118,9 +118,9 @@ public struct QingpingDecoder: SensorDecoder {
                 continue  // packet id (0x0F), capability bits (0x18), unknown types: length known, skipped
             }
         }
-        if let why = stopped, readings.currentMeasurementCount == 0 { return .malformed(MalformedReason(why)) }
+        if let why = stopped, readings.currentMeasurementCount == 0 { return .malformed(why) }
         readings.checkPayloadAddress(frame.macLE(2))
-        if let why = stopped { readings.warn(.text(why)) }
+        if let why = stopped { readings.warn(.reason(why)) }
         return .decoded
     }
 }

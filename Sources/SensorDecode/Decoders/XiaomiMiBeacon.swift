@@ -209,9 +209,9 @@ public struct XiaomiMiBeaconDecoder: SensorDecoder {
             let length = Int(objects.u8(next + 2))
             let v = next + 3  // where the value starts
             guard v + length <= objects.count else {
-                let why = "object 0x\(String(objectID, radix: 16)) of \(length) bytes runs past the frame"
-                if readings.currentMeasurementCount == 0 { return .malformed(MalformedReason(why)) }
-                readings.warn(.text(why))
+                let why: MalformedReason = "object 0x\(hex: objectID, digits: 1) of \(length) bytes runs past the frame"
+                if readings.currentMeasurementCount == 0 { return .malformed(why) }
+                readings.warn(.reason(why))
                 break
             }
             next = v + length
