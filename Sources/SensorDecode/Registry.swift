@@ -17,6 +17,9 @@ public struct Registry: Sendable {
     private let byValueLength: [UInt64]
     private let byNameLength: [UInt64]
     private let anyManufacturer: UInt64
+    /// Decoders selected by company and length together (`manufacturerWithValueLength`): in
+    /// `byCompany` and `byValueLength` both, and run only when one structure matches both.
+    private let companyAndLength: UInt64
     private let always: UInt64
 
     public init(_ decoders: [any SensorDecoder]) {
@@ -27,6 +30,7 @@ public struct Registry: Sendable {
         var length = [UInt64](repeating: 0, count: 256)
         var nameLength = [UInt64](repeating: 0, count: 256)
         var anyM: UInt64 = 0
+        var both: UInt64 = 0
         var all: UInt64 = 0
         for (i, d) in decoders.enumerated() {
             let bit: UInt64 = 1 << UInt64(i)
@@ -38,10 +42,24 @@ public struct Registry: Sendable {
                 case .manufacturerValueLength(let n):
                     // A value is at most 254 bytes; a length no value can have selects nothing.
                     if (2...254).contains(n) { length[n] |= bit }
+                case .manufacturerWithValueLength(let c, let n):
+                    both |= bit
+                    co[c, default: 0] |= bit
+                    if (2...254).contains(n) { length[n] |= bit }
                 case .localNameLength(let n):
                     // A name is at most 254 bytes (one AD structure), and may be empty.
                     if (0...254).contains(n) { nameLength[n] |= bit }
                 case .any: all |= bit
+                }
+            }
+        }
+        // Its companies and lengths are read together, so it can have no company or length alone.
+        for (i, d) in decoders.enumerated() where both & (1 << UInt64(i)) != 0 {
+            for s in d.selectors {
+                switch s {
+                case .manufacturer, .manufacturerValueLength:
+                    preconditionFailure("\(d.id): company-and-length selectors mixed with company or length ones")
+                default: break
                 }
             }
         }
@@ -50,6 +68,7 @@ public struct Registry: Sendable {
         byValueLength = length
         byNameLength = nameLength
         anyManufacturer = anyM
+        companyAndLength = both
         always = all
     }
 
@@ -155,7 +174,10 @@ public struct Registry: Sendable {
         if ad.manufacturerDataCount > 0 {
             wanted |= anyManufacturer
             for k in 0..<ad.manufacturerDataCount {
-                wanted |= byCompany[ad.manufacturerCompany(at: k)] | byValueLength[ad.manufacturerValueLength(at: k)]
+                let company = byCompany[ad.manufacturerCompany(at: k)]
+                let length = byValueLength[ad.manufacturerValueLength(at: k)]
+                // Either for most decoders; both, by this one structure, for the rest.
+                wanted |= ((company | length) & ~companyAndLength) | (company & length)
             }
         }
         while wanted != 0 {

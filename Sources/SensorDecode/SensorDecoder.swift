@@ -121,6 +121,12 @@ public enum DecoderSelector: Hashable, Sendable {
     /// for formats that put data where the company id should be but have fixed frame sizes, so
     /// that the phones around (most of what a radio hears) never reach them.
     case manufacturerValueLength(Int)
+    /// Manufacturer-specific data with this company id whose whole value has this many bytes: for
+    /// formats under a company id other formats use too (Inkbird's BBQ frames under 0x0001, as
+    /// Govee's). A decoder's selectors of this kind are its companies and its lengths: it runs for
+    /// a structure with one of the companies and one of the lengths, in any pairing, and checks
+    /// the pairing itself. It may have no `manufacturer` or `manufacturerValueLength` selector.
+    case manufacturerWithValueLength(company: UInt16, length: Int)
     /// A local name of this many bytes: for formats recognised by their name alone, so that the
     /// advertisements around with other names or none (most of what a radio hears) never reach
     /// them. The decoder still compares the name.

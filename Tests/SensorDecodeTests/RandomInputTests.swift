@@ -38,6 +38,9 @@ import Testing
                         data = [UInt8(payload.count + 1), 0xFF] + payload
                     case .manufacturerValueLength(let n):
                         data = [UInt8(n + 1), 0xFF] + (0..<n).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+                    case .manufacturerWithValueLength(let company, let n):
+                        let rest = (0..<max(0, n - 2)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+                        data = [UInt8(n + 1), 0xFF, UInt8(company & 0xFF), UInt8(company >> 8)] + rest
                     case .localNameLength(let n):
                         // Manufacturer data after a random name of that length.
                         let name = (0..<n).map { _ in UInt8(truncatingIfNeeded: rng.next()) }

@@ -45,6 +45,27 @@ import Testing
         #expect(Self.ran("0aff 3412000000000000 00 05ff 01020304") == ["len9", "acme", "anyM", "all"])
     }
 
+    @Test func companyAndLengthSelectOnlyWhenOneStructureHasBoth() {
+        let registry = Registry([
+            Probe(id: "both", selectors: [
+                .manufacturerWithValueLength(company: 0x0001, length: 4),
+                .manufacturerWithValueLength(company: 0x0002, length: 6),
+            ]),
+            Probe(id: "co1", selectors: [.manufacturer(0x0001)]),
+        ])
+        func ran(_ hex: String) -> [String] {
+            let ad = Advertisement(address: BDAddress(rawValue: 1), data: Hex.decode(hex)!)
+            return registry.decode(ad).readings.map(\.model)
+        }
+        #expect(ran("05ff 0100 aabb") == ["both", "co1"])  // company 1, 4 bytes
+        #expect(ran("07ff 0200 aabbccdd") == ["both"])  // company 2, 6 bytes
+        #expect(ran("07ff 0100 aabbccdd") == ["both", "co1"])  // any pairing of the two lists
+        #expect(ran("06ff 0100 aabbcc") == ["co1"])  // company 1, 5 bytes: not "both"
+        #expect(ran("05ff 0300 aabb") == [])  // 4 bytes, another company
+        // The company in one structure and the length in another do not make a match.
+        #expect(ran("06ff 0100 aabbcc 05ff 0300 aabb") == ["co1"])
+    }
+
     @Test func nameLengthSelectsExactlyThatLengthOfTheNameThatCounts() {
         #expect(Self.ran("0409 414243") == ["all", "name3"])
         #expect(Self.ran("0408 414243") == ["all", "name3"])  // a shortened name counts too

@@ -25,7 +25,10 @@
 /// lengths and s16/10); theengs decoder IBT-2X/4X/6XS tests (0xFFF6 = unplugged, omitted).
 public struct InkbirdBBQDecoder: SensorDecoder {
     public var id: StaticString { "inkbird_bbq" }
-    public let selectors: [DecoderSelector] = [.manufacturer(0x0000), .manufacturer(0x0001), .manufacturer(0x0002)]
+    // By company and length: Govee's frames under company 0x0001 (other lengths) never reach it.
+    public let selectors: [DecoderSelector] = [0x0000, 0x0001, 0x0002].flatMap { company in
+        [12, 14, 18, 22].map { DecoderSelector.manufacturerWithValueLength(company: company, length: $0) }
+    }
 
     public init() {}
 
