@@ -125,14 +125,14 @@ public enum ADType {
     // Always inlined: built in its caller's frame, the index is not copied out (an outlined init
     // cost two 64-byte copies per advertisement, callgrind).
     @inline(__always) init(walking bytes: Span<UInt8>) {
-        var dropped = DroppedEntries()
-        self.init(walking: bytes, spillingInto: &dropped)
+        var ignored = IgnoredEntries()
+        self.init(walking: bytes, reportingTo: &ignored)
     }
 
-    /// The same walk, handing each entry past the fourth of its kind to `spill`: for the hot walk
-    /// an empty sink (specialised away), for `ADOverflow` the list it keeps. One walk for both,
-    /// so that the overflow cannot disagree with the index.
-    @inline(__always) init<Spill: EntrySink>(walking bytes: Span<UInt8>, spillingInto spill: inout Spill) {
+    /// The same walk, handing each entry it records to `sink` as well: `ADOverflow` keeps those
+    /// past the fourth of their kind, `Registry` looks up the decoders each selects while the walk
+    /// has it at hand. One walk for all, so that none can disagree with the index.
+    @inline(__always) init<Sink: ADEntrySink>(walking bytes: Span<UInt8>, reportingTo sink: inout Sink) {
         var i = 0
         // Advertising data is at most 1,650 bytes (Core spec); positions are 16-bit, so a longer
         // buffer is walked up to 65,535 bytes and called truncated there.
@@ -145,7 +145,7 @@ public enum ADType {
                 truncated = true
                 break
             }
-            interpret(bytes, type: bytes[i + 1], at: i + 2, count: length - 1, spill: &spill)
+            interpret(bytes, type: bytes[i + 1], at: i + 2, count: length - 1, sink: &sink)
             i += 1 + length
         }
     }
@@ -176,9 +176,10 @@ public enum ADType {
         }
     }
 
-    /// Records an entry of a kind: in its index, or past the fourth in `spill`.
-    @inline(__always) private mutating func record<Spill: EntrySink>(
-        _ e: InlinePositions.Entry, _ kind: ADKind, _ spill: inout Spill
+    /// Records an entry of a kind in its index (past the fourth: counted, `spilled`), and hands it
+    /// to `sink`.
+    @inline(__always) private mutating func record<Sink: ADEntrySink>(
+        _ e: InlinePositions.Entry, _ kind: ADKind, _ bytes: Span<UInt8>, _ sink: inout Sink
     ) {
         let held: Bool
         switch kind {
@@ -187,25 +188,23 @@ public enum ADType {
         case .manufacturer: held = manufacturerIndex.append(e)
         case .other: held = otherIndex.append(e)
         }
-        if !held {
-            spilled = true
-            spill.add(e, kind)
-        }
+        if !held { spilled = true }
+        sink.add(e, kind, held: held, in: bytes)
     }
 
-    private mutating func interpret<Spill: EntrySink>(
-        _ bytes: Span<UInt8>, type: UInt8, at offset: Int, count: Int, spill: inout Spill
+    private mutating func interpret<Sink: ADEntrySink>(
+        _ bytes: Span<UInt8>, type: UInt8, at offset: Int, count: Int, sink: inout Sink
     ) {
         switch type {
         case ADType.flags:
             guard count >= 1 else { malformedFields += 1; return }
             flags = bytes[offset]
         case ADType.incompleteUUID16, ADType.completeUUID16:
-            addUUIDs(at: offset, count: count, size: 2, spill: &spill)
+            addUUIDs(bytes, at: offset, count: count, size: 2, sink: &sink)
         case ADType.incompleteUUID32, ADType.completeUUID32:
-            addUUIDs(at: offset, count: count, size: 4, spill: &spill)
+            addUUIDs(bytes, at: offset, count: count, size: 4, sink: &sink)
         case ADType.incompleteUUID128, ADType.completeUUID128:
-            addUUIDs(at: offset, count: count, size: 16, spill: &spill)
+            addUUIDs(bytes, at: offset, count: count, size: 16, sink: &sink)
         case ADType.shortenedLocalName, ADType.completeLocalName:
             // A complete name wins over a shortened one, whichever comes first.
             if localNameEntry == nil || type == ADType.completeLocalName {
@@ -221,34 +220,39 @@ public enum ADType {
         case ADType.serviceData16, ADType.serviceData32, ADType.serviceData128:
             let uuidSize = type == ADType.serviceData16 ? 2 : type == ADType.serviceData32 ? 4 : 16
             guard count >= uuidSize else { malformedFields += 1; return }
-            record(InlinePositions.Entry(type: type, offset: offset, length: count), .serviceData, &spill)
+            record(InlinePositions.Entry(type: type, offset: offset, length: count), .serviceData, bytes, &sink)
         case ADType.manufacturerSpecific:
             guard count >= 2 else { malformedFields += 1; return }
-            record(InlinePositions.Entry(type: type, offset: offset, length: count), .manufacturer, &spill)
+            record(InlinePositions.Entry(type: type, offset: offset, length: count), .manufacturer, bytes, &sink)
         default:
-            record(InlinePositions.Entry(type: type, offset: offset, length: count), .other, &spill)
+            record(InlinePositions.Entry(type: type, offset: offset, length: count), .other, bytes, &sink)
         }
     }
 
     /// A UUID list must be a whole number of UUIDs; otherwise none of it is read.
-    private mutating func addUUIDs<Spill: EntrySink>(at offset: Int, count: Int, size: Int, spill: inout Spill) {
+    private mutating func addUUIDs<Sink: ADEntrySink>(
+        _ bytes: Span<UInt8>, at offset: Int, count: Int, size: Int, sink: inout Sink
+    ) {
         guard count % size == 0 else { malformedFields += 1; return }
         var j = offset
         while j < offset + count {
-            record(InlinePositions.Entry(type: 0, offset: j, length: size), .uuid, &spill)
+            record(InlinePositions.Entry(type: 0, offset: j, length: size), .uuid, bytes, &sink)
             j += size
         }
     }
 }
 
-/// Where the walk puts the entries past the fourth of a kind.
-@usableFromInline protocol EntrySink {
-    mutating func add(_ e: InlinePositions.Entry, _ kind: ADKind)
+/// What else the walk hands each entry it records to (`ADIndex.init(walking:reportingTo:)`);
+/// `held` is false past the fourth of a kind, which the index only counts.
+@usableFromInline protocol ADEntrySink {
+    mutating func add(_ e: InlinePositions.Entry, _ kind: ADKind, held: Bool, in bytes: Span<UInt8>)
 }
 
-/// The hot walk's sink: nothing kept (the index only says `spilled`).
-@usableFromInline struct DroppedEntries: EntrySink {
-    @inline(__always) @usableFromInline mutating func add(_ e: InlinePositions.Entry, _ kind: ADKind) {}
+/// The index alone: nothing else done (specialised away).
+@usableFromInline struct IgnoredEntries: ADEntrySink {
+    @inline(__always) @usableFromInline mutating func add(
+        _ e: InlinePositions.Entry, _ kind: ADKind, held: Bool, in bytes: Span<UInt8>
+    ) {}
 }
 
 /// The entries past the fourth of each kind of one advertisement, by `ADKind.rawValue`, in order
@@ -256,14 +260,16 @@ public enum ADType {
 @usableFromInline final class ADOverflow: Sendable {
     @usableFromInline let entries: [[InlinePositions.Entry]]
 
-    private struct Kept: EntrySink {
+    private struct Kept: ADEntrySink {
         var entries: [[InlinePositions.Entry]] = [[], [], [], []]
-        mutating func add(_ e: InlinePositions.Entry, _ kind: ADKind) { entries[kind.rawValue].append(e) }
+        mutating func add(_ e: InlinePositions.Entry, _ kind: ADKind, held: Bool, in bytes: Span<UInt8>) {
+            if !held { entries[kind.rawValue].append(e) }
+        }
     }
 
     @usableFromInline init(walking bytes: Span<UInt8>) {
         var kept = Kept()
-        _ = ADIndex(walking: bytes, spillingInto: &kept)
+        _ = ADIndex(walking: bytes, reportingTo: &kept)
         entries = kept.entries
     }
 
@@ -302,10 +308,12 @@ public struct ADView: ~Escapable {
 
     /// Walks the AD structures of `bytes`, keeping four of each kind: a view to decode with
     /// `Registry`, which walks the rest when there are more (`ADIndex` invariant 3).
-    @_lifetime(copy bytes) @inline(__always) init(parsing bytes: Span<UInt8>, header: AdvertisementHeader) {
+    @_lifetime(copy bytes) @inline(__always) init<Sink: ADEntrySink>(
+        parsing bytes: Span<UInt8>, header: AdvertisementHeader, reportingTo sink: inout Sink
+    ) {
         self.header = header
         self.bytes = bytes
-        index = ADIndex(walking: bytes)
+        index = ADIndex(walking: bytes, reportingTo: &sink)
     }
 
     /// A view of bytes already walked (`AdvertisingData.view`).
@@ -544,8 +552,10 @@ public struct InlinePositions: Sendable, BitwiseCopyable {
         k &- Int(window) >= 0 && k &- Int(window) < Self.inlineCount
     }
 
-    /// Counts an entry, and holds it if it falls in the window; returns whether it does.
-    @inlinable @discardableResult public mutating func append(_ e: Entry) -> Bool {
+    /// Counts an entry, and holds it if it falls in the window; returns whether it does. Always
+    /// inlined: the walk specialised for a sink called it out of line (~22 instructions an
+    /// advertisement, callgrind).
+    @inlinable @inline(__always) @discardableResult public mutating func append(_ e: Entry) -> Bool {
         let slot = Int(total) &- Int(window)
         total += 1
         switch slot {

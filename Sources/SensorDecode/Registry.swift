@@ -8,68 +8,12 @@ public struct Registry: Sendable {
     /// At most 64, so that a set of decoders is one `UInt64` (bit i = `decoders[i]`).
     public static let maxDecoders = 64
     public let decoders: [any SensorDecoder]
-    private let byServiceData: SelectorTable
-    private let byCompany: SelectorTable
-    /// Decoder sets by a manufacturer value's length and by the local name's length, indexed by
-    /// the length: a load, where a hash lookup cost ~12 instructions for each manufacturer
-    /// structure and name (callgrind). 256 entries, one per value of the index's 8-bit length
-    /// field, so that no length can index past them (an AD value has at most 254 bytes).
-    private let byValueLength: [UInt64]
-    private let byNameLength: [UInt64]
-    private let anyManufacturer: UInt64
-    /// Decoders selected by company and length together (`manufacturerWithValueLength`): in
-    /// `byCompany` and `byValueLength` both, and run only when one structure matches both.
-    private let companyAndLength: UInt64
-    private let always: UInt64
+    private let selectors: Selectors
 
     public init(_ decoders: [any SensorDecoder]) {
         precondition(decoders.count <= Self.maxDecoders, "a registry holds at most \(Self.maxDecoders) decoders")
         self.decoders = decoders
-        var sd: [UInt16: UInt64] = [:]
-        var co: [UInt16: UInt64] = [:]
-        var length = [UInt64](repeating: 0, count: 256)
-        var nameLength = [UInt64](repeating: 0, count: 256)
-        var anyM: UInt64 = 0
-        var both: UInt64 = 0
-        var all: UInt64 = 0
-        for (i, d) in decoders.enumerated() {
-            let bit: UInt64 = 1 << UInt64(i)
-            for s in d.selectors {
-                switch s {
-                case .serviceData16(let u): sd[u, default: 0] |= bit
-                case .manufacturer(let c): co[c, default: 0] |= bit
-                case .anyManufacturer: anyM |= bit
-                case .manufacturerValueLength(let n):
-                    // A value is at most 254 bytes; a length no value can have selects nothing.
-                    if (2...254).contains(n) { length[n] |= bit }
-                case .manufacturerWithValueLength(let c, let n):
-                    both |= bit
-                    co[c, default: 0] |= bit
-                    if (2...254).contains(n) { length[n] |= bit }
-                case .localNameLength(let n):
-                    // A name is at most 254 bytes (one AD structure), and may be empty.
-                    if (0...254).contains(n) { nameLength[n] |= bit }
-                case .any: all |= bit
-                }
-            }
-        }
-        // Its companies and lengths are read together, so it can have no company or length alone.
-        for (i, d) in decoders.enumerated() where both & (1 << UInt64(i)) != 0 {
-            for s in d.selectors {
-                switch s {
-                case .manufacturer, .manufacturerValueLength:
-                    preconditionFailure("\(d.id): company-and-length selectors mixed with company or length ones")
-                default: break
-                }
-            }
-        }
-        byServiceData = SelectorTable(sd)
-        byCompany = SelectorTable(co)
-        byValueLength = length
-        byNameLength = nameLength
-        anyManufacturer = anyM
-        companyAndLength = both
-        always = all
+        selectors = Selectors(decoders)
     }
 
     /// Every decoder this project ships, in dispatch order.
@@ -131,15 +75,11 @@ public struct Registry: Sendable {
     @inline(__always) public func decode(
         _ header: AdvertisementHeader, _ bytes: Span<UInt8>, into result: inout Result
     ) {
-        decode(ADView(parsing: bytes, header: header), into: &result)
-    }
-
-    /// The same, for an advertisement with more than four structures of a kind (rare): the rest
-    /// are walked into an `ADOverflow`, kept alive over the decode (`ADIndex` invariant 3).
-    @inline(never) private func decode(spilled ad: ADView, into result: inout Result) {
-        var index = ad.index
-        let overflow = ADOverflow.complete(&index, ad.bytes)
-        withExtendedLifetime(overflow) { decode(ADView(ad.bytes, index, header: ad.header), into: &result) }
+        // The decoders each service or manufacturer data structure selects are gathered as the
+        // walk records it, while it has the entry at hand (`Selecting`).
+        var selecting = Selecting(selectors)
+        var ad = ADView(parsing: bytes, header: header, reportingTo: &selecting)
+        run(&ad, selecting.wanted, into: &result)
     }
 
     /// Decodes one advertisement with every decoder whose selector matches.
@@ -156,30 +96,33 @@ public struct Registry: Sendable {
         return result
     }
 
-    /// Decodes one advertisement into `result`, replacing what it held. A caller that decodes in
-    /// a loop passes the same result each time: its storage is reused (see `ReadingList`).
-    @inline(__always) public func decode(_ ad: ADView, into result: inout Result) {
-        if ad.index.spilled && ad.index.overflow == nil { return decode(spilled: ad, into: &result) }
+    /// Decodes one advertisement into `result`, replacing what it held, with the AD structures
+    /// already walked. A caller that decodes in a loop passes the same result each time: its
+    /// storage is reused (see `ReadingList`).
+    public func decode(_ ad: ADView, into result: inout Result) {
+        var wanted: UInt64 = 0
+        for k in 0..<ad.serviceDataCount {
+            wanted |= selectors.select(ad.index.entry(.serviceData, k), .serviceData, in: ad.bytes)
+        }
+        for k in 0..<ad.manufacturerDataCount {
+            wanted |= selectors.select(ad.index.entry(.manufacturer, k), .manufacturer, in: ad.bytes)
+        }
+        var ad = ad
+        run(&ad, wanted, into: &result)
+    }
+
+    /// Runs over `ad`, in list order, into `result`: the decoders `selected` (those its service and
+    /// manufacturer data chose), those its local name selects and those every advertisement runs.
+    /// `inout` only to be passed on without a copy (a borrowed view was copied, 168 bytes).
+    @inline(__always) private func run(_ ad: inout ADView, _ selected: UInt64, into result: inout Result) {
+        if ad.index.spilled && ad.index.overflow == nil { return run(spilled: ad, selected, into: &result) }
         result.readings.removeAll()
         // Keeping its storage: emptied, the list was allocated again at the next corrupt frame.
         if !result.malformed.isEmpty { result.malformed.removeAll(keepingCapacity: true) }
         // The decoders to run, as a set: each runs once however many of its selectors match, and
         // in list order. Building the set allocates nothing, so an advertisement no decoder wants
-        // (most of what a radio hears) costs only its AD walk and these lookups.
-        var wanted = always
-        for k in 0..<ad.serviceDataCount {
-            if let u = ad.serviceDataUUID16(at: k) { wanted |= byServiceData[u] }
-        }
-        if let name = ad.index.localNameEntry { wanted |= byNameLength[name.length] }
-        if ad.manufacturerDataCount > 0 {
-            wanted |= anyManufacturer
-            for k in 0..<ad.manufacturerDataCount {
-                let company = byCompany[ad.manufacturerCompany(at: k)]
-                let length = byValueLength[ad.manufacturerValueLength(at: k)]
-                // Either for most decoders; both, by this one structure, for the rest.
-                wanted |= ((company | length) & ~companyAndLength) | (company & length)
-            }
-        }
+        // (most of what a radio hears) costs only its AD walk and the lookups.
+        var wanted = selected | selectors.select(localName: ad.index.localNameEntry) | selectors.always
         while wanted != 0 {
             let index = wanted.trailingZeroBitCount
             wanted &= wanted - 1
@@ -195,44 +138,179 @@ public struct Registry: Sendable {
         }
         result.readings.decoderStart = 0
     }
+
+    /// The same, for an advertisement with more than four structures of a kind (rare): the rest
+    /// are walked into an `ADOverflow`, kept alive over the decode (`ADIndex` invariant 3).
+    @inline(never) private func run(spilled ad: ADView, _ selected: UInt64, into result: inout Result) {
+        var index = ad.index
+        let overflow = ADOverflow.complete(&index, ad.bytes)
+        var completed = ADView(ad.bytes, index, header: ad.header)
+        withExtendedLifetime(overflow) { run(&completed, selected, into: &result) }
+    }
+}
+
+/// The registry's tables from selector keys to decoder sets, in one immutable object that owns
+/// their memory: the walk's sink (`Selecting`) reads them through an unowned reference, touching
+/// no reference count. Swift arrays held here were retained and released at each read from the
+/// sink (~45 instructions an advertisement, callgrind).
+///
+/// Invariant: the tables are written once, in `init`, and freed in `deinit`; `byValueLength` and
+/// `byNameLength` have 256 entries, one per value of the index's 8-bit length field, so that no
+/// length read from an entry can index past them (an AD value has at most 254 bytes).
+private final class Selectors: @unchecked Sendable {
+    let byServiceData: SelectorTable
+    let byCompany: SelectorTable
+    /// Decoder sets by a manufacturer value's length and by the local name's length, indexed by
+    /// the length: a load, where a hash lookup cost ~12 instructions for each manufacturer
+    /// structure and name (callgrind).
+    let byValueLength: UnsafeMutablePointer<UInt64>
+    let byNameLength: UnsafeMutablePointer<UInt64>
+    let anyManufacturer: UInt64
+    /// Decoders selected by company and length together (`manufacturerWithValueLength`): in
+    /// `byCompany` and `byValueLength` both, and run only when one structure matches both.
+    let companyAndLength: UInt64
+    let always: UInt64
+
+    init(_ decoders: [any SensorDecoder]) {
+        var sd: [UInt16: UInt64] = [:]
+        var co: [UInt16: UInt64] = [:]
+        var length = [UInt64](repeating: 0, count: 256)
+        var nameLength = [UInt64](repeating: 0, count: 256)
+        var anyM: UInt64 = 0
+        var both: UInt64 = 0
+        var all: UInt64 = 0
+        for (i, d) in decoders.enumerated() {
+            let bit: UInt64 = 1 << UInt64(i)
+            for s in d.selectors {
+                switch s {
+                case .serviceData16(let u): sd[u, default: 0] |= bit
+                case .manufacturer(let c): co[c, default: 0] |= bit
+                case .anyManufacturer: anyM |= bit
+                case .manufacturerValueLength(let n):
+                    // A value is at most 254 bytes; a length no value can have selects nothing.
+                    if (2...254).contains(n) { length[n] |= bit }
+                case .manufacturerWithValueLength(let c, let n):
+                    both |= bit
+                    co[c, default: 0] |= bit
+                    if (2...254).contains(n) { length[n] |= bit }
+                case .localNameLength(let n):
+                    // A name is at most 254 bytes (one AD structure), and may be empty.
+                    if (0...254).contains(n) { nameLength[n] |= bit }
+                case .any: all |= bit
+                }
+            }
+        }
+        // Its companies and lengths are read together, so it can have no company or length alone.
+        for (i, d) in decoders.enumerated() where both & (1 << UInt64(i)) != 0 {
+            for s in d.selectors {
+                switch s {
+                case .manufacturer, .manufacturerValueLength:
+                    preconditionFailure("\(d.id): company-and-length selectors mixed with company or length ones")
+                default: break
+                }
+            }
+        }
+        byServiceData = SelectorTable(sd)
+        byCompany = SelectorTable(co)
+        byValueLength = .allocate(capacity: 256)
+        byValueLength.initialize(from: length, count: 256)
+        byNameLength = .allocate(capacity: 256)
+        byNameLength.initialize(from: nameLength, count: 256)
+        anyManufacturer = anyM
+        companyAndLength = both
+        always = all
+    }
+
+    deinit {
+        byServiceData.deallocate()
+        byCompany.deallocate()
+        byValueLength.deallocate()
+        byNameLength.deallocate()
+    }
+
+    /// The decoders one indexed entry selects: service data by its 16-bit UUID, manufacturer data
+    /// by company and value length (and any manufacturer data); other kinds, none.
+    @inline(__always) func select(_ e: InlinePositions.Entry, _ kind: ADKind, in bytes: Span<UInt8>) -> UInt64 {
+        switch kind {
+        case .serviceData:
+            return e.type == ADType.serviceData16 ? byServiceData[bytes.le16(e.offset)] : 0
+        case .manufacturer:
+            let company = byCompany[bytes.le16(e.offset)]
+            let length = byValueLength[e.length]
+            // Either for most decoders; both, by this one structure, for the rest.
+            return anyManufacturer | ((company | length) & ~companyAndLength) | (company & length)
+        case .uuid, .other:
+            return 0
+        }
+    }
+
+    /// The decoders the local name selects, by its length (the complete name, if there is one).
+    @inline(__always) func select(localName: InlinePositions.Entry?) -> UInt64 {
+        if let name = localName { byNameLength[name.length] } else { 0 }
+    }
+}
+
+/// The walk's sink that gathers the decoders each entry selects as it is recorded, while the walk
+/// has it at hand: reading them back out of the index afterwards loaded and spilled every inline
+/// entry (~40 instructions an advertisement, callgrind).
+private struct Selecting: ADEntrySink {
+    /// The registry's tables, which outlive the decode this sink is made for: read as a
+    /// guaranteed reference (an `unowned(unsafe)` one was retained and released at each entry).
+    let selectors: Unmanaged<Selectors>
+    var wanted: UInt64 = 0
+
+    init(_ selectors: Selectors) { self.selectors = .passUnretained(selectors) }
+
+    @inline(__always) mutating func add(
+        _ e: InlinePositions.Entry, _ kind: ADKind, held: Bool, in bytes: Span<UInt8>
+    ) {
+        wanted |= selectors._withUnsafeGuaranteedRef { $0.select(e, kind, in: bytes) }
+    }
 }
 
 /// Decoder sets by a 16-bit selector key (UUID, company id): an open-addressing hash table with a
 /// power-of-two number of slots, at most half full. Every advertisement looks up each of its
 /// manufacturer and service data keys, and nearly all of them are keys nobody registered: a probe
 /// usually ends at the first, empty slot (a binary search cost ~70 instructions per lookup,
-/// callgrind).
-private struct SelectorTable: Sendable {
-    /// Slot i holds `keys[i]` with its decoder set `sets[i]`; an empty slot has the set 0.
-    private let keys: [UInt16]
-    private let sets: [UInt64]
+/// callgrind). Its memory is its owner's (`Selectors`), allocated here and freed by `deallocate`.
+struct SelectorTable {
+    /// Slot i holds `keys[i]` with its decoder set `sets[i]`; an empty slot has the set 0, and at
+    /// least half the slots are empty, so that every probe ends.
+    private let keys: UnsafeMutablePointer<UInt16>
+    private let sets: UnsafeMutablePointer<UInt64>
+    private let mask: Int
     private let shift: UInt32
 
     init(_ table: [UInt16: UInt64]) {
         var bits: UInt32 = 2
         while (1 << bits) < 2 * table.count { bits += 1 }
         let size = 1 << Int(bits)
-        var keys = [UInt16](repeating: 0, count: size)
-        var sets = [UInt64](repeating: 0, count: size)
+        keys = .allocate(capacity: size)
+        keys.initialize(repeating: 0, count: size)
+        sets = .allocate(capacity: size)
+        sets.initialize(repeating: 0, count: size)
+        mask = size - 1
         shift = 32 - bits
         for (key, set) in table where set != 0 {
             var slot = Self.slot(key, shift)
-            while sets[slot] != 0 { slot = (slot + 1) & (size - 1) }
+            while sets[slot] != 0 { slot = (slot + 1) & mask }
             keys[slot] = key
             sets[slot] = set
         }
-        self.keys = keys
-        self.sets = sets
     }
 
-    /// Fibonacci hashing: the top bits of the key times 2^32 / φ.
+    func deallocate() {
+        keys.deallocate()
+        sets.deallocate()
+    }
+
+    /// Fibonacci hashing: the top bits of the key times 2^32 / φ, below the slot count.
     @inline(__always) private static func slot(_ key: UInt16, _ shift: UInt32) -> Int {
         Int((UInt32(key) &* 0x9E37_79B9) >> shift)
     }
 
     /// The decoders registered for `key`; empty when none.
     @inline(__always) subscript(key: UInt16) -> UInt64 {
-        let mask = keys.count - 1
         var slot = Self.slot(key, shift)
         while sets[slot] != 0 {
             if keys[slot] == key { return sets[slot] }

@@ -1,4 +1,5 @@
 import SensorDecode
+import TestSupport
 import Testing
 
 /// Dispatch by selector: which decoders the registry runs for an advertisement, and how often.
@@ -101,6 +102,46 @@ import Testing
             #expect(viaParsed.map(\.measurements) == one.map(\.measurements), "\(crowded)")
             #expect(parsed.manufacturerData.count + parsed.serviceData.count == 6)
         }
+    }
+
+    /// The registry chooses decoders two ways: from a header and bytes, as the walk records each
+    /// entry (replay, the live scanner), and from an already walked `AdvertisingData` (tools).
+    /// Random advertisements built of the structures decoders look at must get the same readings
+    /// and the same malformed reasons both ways.
+    @Test func bytesAndParsedDataChooseTheSameDecoders() {
+        var rng = SplitMix64(state: 0xD15_9A7C)
+        let keys = DeviceKeys([BDAddress(rawValue: 0xA4C1_388D_18B2): Array(repeating: 0x11, count: 16)])
+        let registry = Registry.standard(keys: keys)
+        let uuids: [UInt16] = [0xFCD2, 0x181C, 0x181A, 0xFE95, 0xFDCD, 0xFEAA, 0xFFE1, 0xFD3D, 0x0D00, 0x1234]
+        let companies: [UInt16] = [0xEC88, 0x0001, 0x8801, 0x0499, 0x2449, 0x0000, 0x0002, 0x004C, 0x0969, 0x1234]
+        var decoded = 0
+        for _ in 0..<20_000 {
+            var data: [UInt8] = []
+            for _ in 0..<Int.random(in: 1...7, using: &rng) {
+                let value = rng.bytes(maxLength: 22)
+                switch Int.random(in: 0..<5, using: &rng) {
+                case 0:
+                    let u = uuids.randomElement(using: &rng)!
+                    data += [UInt8(value.count + 3), 0x16, UInt8(u & 0xFF), UInt8(u >> 8)] + value
+                case 1:
+                    let c = companies.randomElement(using: &rng)!
+                    data += [UInt8(value.count + 3), 0xFF, UInt8(c & 0xFF), UInt8(c >> 8)] + value
+                case 2:
+                    let type: UInt8 = [0x08, 0x09].randomElement(using: &rng)!
+                    data += [UInt8(min(value.count, 12) + 1), type] + value.prefix(12)
+                case 3: data += [UInt8(value.count + 1), 0xFF] + value  // data where the company should be
+                default: data += [UInt8(value.count + 1), UInt8.random(in: 0...255, using: &rng)] + value
+                }
+            }
+            if Int.random(in: 0..<8, using: &rng) == 0 { data.removeLast(Int.random(in: 0...data.count, using: &rng)) }
+            let ad = Advertisement(address: BDAddress(rawValue: 0xA4C1_388D_18B2), rssi: -60, data: data)
+            let fromBytes = registry.decode(ad)
+            let fromParsed = registry.decode(ad, AdvertisingData(parsing: data))
+            #expect(fromBytes.readings == fromParsed.readings, "\(Hex.encode(data))")
+            #expect(fromBytes.malformed.map(\.reason) == fromParsed.malformed.map(\.reason), "\(Hex.encode(data))")
+            if !fromBytes.readings.isEmpty { decoded += 1 }
+        }
+        #expect(decoded > 500)  // the structures reached the decoders, not only the walk (689)
     }
 
     @Test func noDataMeansOnlyTheAlwaysDecoders() {
