@@ -138,14 +138,16 @@ public enum ADType {
         // buffer is walked up to 65,535 bytes and called truncated there.
         let end = min(bytes.count, InlinePositions.Entry.maxOffset)
         if bytes.count > InlinePositions.Entry.maxOffset { truncated = true }
+        // Unchecked reads: `i < end <= bytes.count` by the loop, and `i + 1 < end` once the
+        // structure's length (at least 1) is known to fit (two bounds checks a structure fewer).
         while i < end {
-            let length = Int(bytes[i])
+            let length = Int(bytes[unchecked: i])
             if length == 0 { break }  // zero length: end of significant part
             guard length <= end - i - 1 else {  // runs past the buffer
                 truncated = true
                 break
             }
-            interpret(bytes, type: bytes[i + 1], at: i + 2, count: length - 1, sink: &sink)
+            interpret(bytes, type: bytes[unchecked: i + 1], at: i + 2, count: length - 1, sink: &sink)
             i += 1 + length
         }
     }
