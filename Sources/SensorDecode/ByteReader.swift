@@ -122,14 +122,19 @@ extension Span where Element == UInt8 {
     }
     @inlinable public func u8(_ i: Int) -> UInt8 { self[i] }
     @inlinable public func i8(_ i: Int) -> Int8 { Int8(bitPattern: self[i]) }
-    @inlinable public func le16(_ i: Int) -> UInt16 { UInt16(self[i]) | UInt16(self[i + 1]) << 8 }
-    @inlinable public func be16(_ i: Int) -> UInt16 { UInt16(self[i]) << 8 | UInt16(self[i + 1]) }
+    /// A `T` read whole at byte `i`, in memory order: one bounds check of the whole range
+    /// (`RawSpan` checks it) where assembling bytes checked each (~4 instructions a byte).
+    @inlinable @inline(__always) func load<T: FixedWidthInteger & BitwiseCopyable>(_ i: Int, as: T.Type) -> T {
+        bytes.unsafeLoadUnaligned(fromByteOffset: i, as: T.self)
+    }
+    @inlinable public func le16(_ i: Int) -> UInt16 { UInt16(littleEndian: load(i, as: UInt16.self)) }
+    @inlinable public func be16(_ i: Int) -> UInt16 { UInt16(bigEndian: load(i, as: UInt16.self)) }
     @inlinable public func le16s(_ i: Int) -> Int16 { Int16(bitPattern: le16(i)) }
     @inlinable public func be16s(_ i: Int) -> Int16 { Int16(bitPattern: be16(i)) }
-    @inlinable public func le24(_ i: Int) -> UInt32 { UInt32(self[i]) | UInt32(self[i + 1]) << 8 | UInt32(self[i + 2]) << 16 }
-    @inlinable public func be24(_ i: Int) -> UInt32 { UInt32(self[i]) << 16 | UInt32(self[i + 1]) << 8 | UInt32(self[i + 2]) }
-    @inlinable public func le32(_ i: Int) -> UInt32 { UInt32(le16(i)) | UInt32(le16(i + 2)) << 16 }
-    @inlinable public func be32(_ i: Int) -> UInt32 { UInt32(be16(i)) << 16 | UInt32(be16(i + 2)) }
+    @inlinable public func le24(_ i: Int) -> UInt32 { UInt32(le16(i)) | UInt32(self[i + 2]) << 16 }
+    @inlinable public func be24(_ i: Int) -> UInt32 { UInt32(be16(i)) << 8 | UInt32(self[i + 2]) }
+    @inlinable public func le32(_ i: Int) -> UInt32 { UInt32(littleEndian: load(i, as: UInt32.self)) }
+    @inlinable public func be32(_ i: Int) -> UInt32 { UInt32(bigEndian: load(i, as: UInt32.self)) }
     /// True when there are bytes from offset `start` on and every one is 0xFF: a blank or erased
     /// frame, or a field that says "not available".
     @inlinable public func allFF(from start: Int = 0) -> Bool {
@@ -141,10 +146,10 @@ extension Span where Element == UInt8 {
     /// formats' payload MACs). One number in 16-bit words, not the generic byte-sequence init: a
     /// 32-bit read was an outlined call (callgrind).
     @inlinable public func macLE(_ i: Int) -> BDAddress {
-        BDAddress(rawValue: UInt64(le16(i)) | UInt64(le16(i + 2)) << 16 | UInt64(le16(i + 4)) << 32)
+        BDAddress(rawValue: UInt64(le32(i)) | UInt64(le16(i + 4)) << 32)
     }
     /// Six bytes at `i` as a device address in display order (most-significant byte first).
     @inlinable public func macBE(_ i: Int) -> BDAddress {
-        BDAddress(rawValue: UInt64(be16(i)) << 32 | UInt64(be16(i + 2)) << 16 | UInt64(be16(i + 4)))
+        BDAddress(rawValue: UInt64(be32(i)) << 16 | UInt64(be16(i + 4)))
     }
 }
