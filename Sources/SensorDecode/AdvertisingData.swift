@@ -133,6 +133,15 @@ public enum ADType {
     /// past the fourth of their kind, `Registry` looks up the decoders each selects while the walk
     /// has it at hand. One walk for all, so that none can disagree with the index.
     @inline(__always) init<Sink: ADEntrySink>(walking bytes: Span<UInt8>, reportingTo sink: inout Sink) {
+        walk(bytes, reportingTo: &sink)
+    }
+
+    /// An index of no structures, for `walk`.
+    @inline(__always) init() {}
+
+    /// Walks the AD structures of `bytes` into this index, which must be empty (`init()`): in
+    /// place, so that an index in its owner's storage is not walked elsewhere and copied in.
+    @inline(__always) mutating func walk<Sink: ADEntrySink>(_ bytes: Span<UInt8>, reportingTo sink: inout Sink) {
         var i = 0
         // Advertising data is at most 1,650 bytes (Core spec); positions are 16-bit, so a longer
         // buffer is walked up to 65,535 bytes and called truncated there.
@@ -306,24 +315,22 @@ public struct ADView: ~Escapable {
     public let header: AdvertisementHeader
     /// The bytes that were walked; every range below counts from their start.
     public let bytes: Span<UInt8>
-    @usableFromInline let index: ADIndex
+    /// Their index, borrowed from whoever walked them (one element): the view is a few words,
+    /// where holding the 120-byte index made every view a copy of it (a `memcpy` an
+    /// advertisement, ~35 instructions, callgrind).
+    @usableFromInline let indexes: Span<ADIndex>
 
-    /// Walks the AD structures of `bytes`, keeping four of each kind: a view to decode with
-    /// `Registry`, which walks the rest when there are more (`ADIndex` invariant 3).
-    @_lifetime(copy bytes) @inline(__always) init<Sink: ADEntrySink>(
-        parsing bytes: Span<UInt8>, header: AdvertisementHeader, reportingTo sink: inout Sink
-    ) {
+    /// A view of `bytes`, walked into `indexes[0]` (`AdvertisingData.view`, `Registry`).
+    @_lifetime(copy bytes, copy indexes) @inlinable
+    init(_ bytes: Span<UInt8>, _ indexes: Span<ADIndex>, header: AdvertisementHeader) {
+        precondition(indexes.count == 1, "a view has one index")
         self.header = header
         self.bytes = bytes
-        index = ADIndex(walking: bytes, reportingTo: &sink)
+        self.indexes = indexes
     }
 
-    /// A view of bytes already walked (`AdvertisingData.view`).
-    @_lifetime(copy bytes) @inlinable init(_ bytes: Span<UInt8>, _ index: ADIndex, header: AdvertisementHeader) {
-        self.header = header
-        self.bytes = bytes
-        self.index = index
-    }
+    /// The index of `bytes` (checked to be there when the view was made).
+    @inlinable @inline(__always) var index: ADIndex { indexes[unchecked: 0] }
 
     @inlinable public var flags: UInt8? { index.flags }
     /// Where the local name lies in `bytes`.
@@ -427,7 +434,9 @@ public struct ADView: ~Escapable {
 public struct AdvertisingData: Sendable {
     /// The bytes that were walked; every slice and list element below is a view into them.
     public let bytes: ArraySlice<UInt8>
-    @usableFromInline let index: ADIndex
+    /// The index, as one element that views borrow (`ADView.indexes`).
+    @usableFromInline let indexes: InlineArray<1, ADIndex>
+    @inlinable var index: ADIndex { indexes[0] }
     /// What `index.overflow` points at, kept for as long as this value (`ADIndex` invariant 3).
     private let overflow: ADOverflow?
 
@@ -439,19 +448,19 @@ public struct AdvertisingData: Sendable {
         self.bytes = bytes
         var index = ADIndex(walking: bytes.span)
         overflow = ADOverflow.complete(&index, bytes.span)
-        self.index = index
+        indexes = [index]
     }
 
     public init(parsing bytes: [UInt8]) { self.init(parsing: bytes[...]) }
 
     /// The same structures as decoders read them, for the advertisement `header` describes.
     @_lifetime(borrow self) public func view(_ header: AdvertisementHeader) -> ADView {
-        ADView(bytes.span, index, header: header)
+        ADView(bytes.span, indexes.span, header: header)
     }
 
     /// The same, with an empty header: for reading the structures alone.
     public var view: ADView {
-        @_lifetime(borrow self) get { view(AdvertisementHeader()) }
+        @_lifetime(borrow self) get { ADView(bytes.span, indexes.span, header: AdvertisementHeader()) }
     }
 
     public var flags: UInt8? { index.flags }

@@ -78,8 +78,9 @@ public struct Registry: Sendable {
         // The decoders each service or manufacturer data structure selects are gathered as the
         // walk records it, while it has the entry at hand (`Selecting`).
         var selecting = Selecting(selectors)
-        var ad = ADView(parsing: bytes, header: header, reportingTo: &selecting)
-        run(&ad, selecting.wanted, into: &result)
+        var index = InlineArray<1, ADIndex>(repeating: ADIndex())
+        index[0].walk(bytes, reportingTo: &selecting)  // in place (`ADView.indexes`)
+        run(ADView(bytes, index.span, header: header), selecting.wanted, into: &result)
     }
 
     /// Decodes one advertisement with every decoder whose selector matches.
@@ -107,14 +108,12 @@ public struct Registry: Sendable {
         for k in 0..<ad.manufacturerDataCount {
             wanted |= selectors.select(ad.index.entry(.manufacturer, k), .manufacturer, in: ad.bytes)
         }
-        var ad = ad
-        run(&ad, wanted, into: &result)
+        run(ad, wanted, into: &result)
     }
 
     /// Runs over `ad`, in list order, into `result`: the decoders `selected` (those its service and
     /// manufacturer data chose), those its local name selects and those every advertisement runs.
-    /// `inout` only to be passed on without a copy (a borrowed view was copied, 168 bytes).
-    @inline(__always) private func run(_ ad: inout ADView, _ selected: UInt64, into result: inout Result) {
+    @inline(__always) private func run(_ ad: ADView, _ selected: UInt64, into result: inout Result) {
         if ad.index.spilled && ad.index.overflow == nil { return run(spilled: ad, selected, into: &result) }
         result.readings.removeAll()
         // Keeping its storage: emptied, the list was allocated again at the next corrupt frame.
@@ -142,10 +141,9 @@ public struct Registry: Sendable {
     /// The same, for an advertisement with more than four structures of a kind (rare): the rest
     /// are walked into an `ADOverflow`, kept alive over the decode (`ADIndex` invariant 3).
     @inline(never) private func run(spilled ad: ADView, _ selected: UInt64, into result: inout Result) {
-        var index = ad.index
-        let overflow = ADOverflow.complete(&index, ad.bytes)
-        var completed = ADView(ad.bytes, index, header: ad.header)
-        withExtendedLifetime(overflow) { run(&completed, selected, into: &result) }
+        var index = InlineArray<1, ADIndex>(repeating: ad.index)
+        let overflow = ADOverflow.complete(&index[0], ad.bytes)
+        withExtendedLifetime(overflow) { run(ADView(ad.bytes, index.span, header: ad.header), selected, into: &result) }
     }
 }
 
