@@ -152,7 +152,7 @@ public enum ADType {
         while i < end {
             let length = Int(bytes[unchecked: i])
             if length == 0 { break }  // zero length: end of significant part
-            guard length <= end - i - 1 else {  // runs past the buffer
+            guard length <= end &- i &- 1 else {  // runs past the buffer (i < end: no overflow)
                 truncated = true
                 break
             }

@@ -302,9 +302,10 @@ struct SelectorTable {
         sets.deallocate()
     }
 
-    /// Fibonacci hashing: the top bits of the key times 2^32 / φ, below the slot count.
+    /// Fibonacci hashing: the top bits of the key times 2^32 / φ, below the slot count. A masking
+    /// shift: `shift` is below 32 (at least 4 slots), so no test for a shift past the width.
     @inline(__always) private static func slot(_ key: UInt16, _ shift: UInt32) -> Int {
-        Int((UInt32(key) &* 0x9E37_79B9) >> shift)
+        Int((UInt32(key) &* 0x9E37_79B9) &>> shift)
     }
 
     /// The decoders registered for `key`; empty when none.

@@ -39,12 +39,14 @@ enum GoveeFrame {
                 && name[3] == UInt8(ascii: "e") && name[4] == UInt8(ascii: "e"))
             || ((first == UInt8(ascii: "B") || first == UInt8(ascii: "H")) && second == UInt8(ascii: "5"))
         guard startsLikeGovee else { return nil }
-        func isDigit(_ c: UInt8) -> Bool { c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") }
+        // A digit's value, or 10 or more for any other byte.
+        func digit(_ i: Int) -> Int { Int(name[unchecked: i] &- UInt8(ascii: "0")) }
+        // Unchecked reads: the loop keeps `i + 3 < name.count`.
         var i = 0
         while i + 4 <= name.count {
-            if name[i] == UInt8(ascii: "5"), isDigit(name[i + 1]), isDigit(name[i + 2]), isDigit(name[i + 3]) {
-                return 5000 + Int(name[i + 1] - UInt8(ascii: "0")) * 100 + Int(name[i + 2] - UInt8(ascii: "0")) * 10
-                    + Int(name[i + 3] - UInt8(ascii: "0"))
+            if name[unchecked: i] == UInt8(ascii: "5") {
+                let (a, b, c) = (digit(i + 1), digit(i + 2), digit(i + 3))
+                if a < 10, b < 10, c < 10 { return 5000 + a * 100 + b * 10 + c }
             }
             i += 1
         }
