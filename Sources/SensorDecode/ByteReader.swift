@@ -145,11 +145,11 @@ extension Span where Element == UInt8 {
     /// Six bytes at `i` as a device address, least-significant byte first (HCI order, and most
     /// formats' payload MACs). One number in 16-bit words, not the generic byte-sequence init: a
     /// 32-bit read was an outlined call (callgrind).
-    @inlinable public func macLE(_ i: Int) -> BDAddress {
+    @inlinable @inline(__always) public func macLE(_ i: Int) -> BDAddress {
         BDAddress(rawValue: UInt64(le32(i)) | UInt64(le16(i + 4)) << 32)
     }
     /// Six bytes at `i` as a device address in display order (most-significant byte first).
-    @inlinable public func macBE(_ i: Int) -> BDAddress {
+    @inlinable @inline(__always) public func macBE(_ i: Int) -> BDAddress {
         BDAddress(rawValue: UInt64(be32(i)) << 16 | UInt64(be16(i + 4)))
     }
 }

@@ -185,7 +185,9 @@ public struct ReadingList: RandomAccessCollection, Sendable {
     }
 
     /// Bytes of the frame a reading keeps as text, copied, with the function that makes the text.
-    private mutating func keep(_ bytes: Span<UInt8>, format: @escaping DeferredText.Format) -> RunTimeText {
+    @inline(__always) private mutating func keep(
+        _ bytes: Span<UInt8>, format: @escaping DeferredText.Format
+    ) -> RunTimeText {
         let r = copy(bytes)
         return .copied(start: Int32(r.lowerBound), count: Int32(r.count), format: format)
     }
@@ -248,7 +250,7 @@ public struct ReadingList: RandomAccessCollection, Sendable {
 
     /// Where in `texts` the run-time texts of reading `i`, the reading begun last, are: made
     /// if it has none, after those of the readings before it (invariant 2).
-    private mutating func textIndex(ofCurrent i: Int) -> Int {
+    @inline(__always) private mutating func textIndex(ofCurrent i: Int) -> Int {
         if heads[i].runTimeTexts == 0 {
             if textCount == texts.count { texts.append(RunTimeTexts()) }
             textCount += 1

@@ -276,7 +276,9 @@ public struct BTHomeDecoder: SensorDecoder {
 
     /// Adds `object`'s quantity with value `v` to the reading begun last, numbered when the frame
     /// had that quantity before (`Met`).
-    private func add(_ object: Object, _ v: Double, to readings: inout ReadingList, _ met: inout Met) {
+    @inline(__always) private func add(
+        _ object: Object, _ v: Double, to readings: inout ReadingList, _ met: inout Met
+    ) {
         let n = met.meet(object.slot)
         // By code where it has one: the table's `Quantity` read out whole was a copy of its key.
         if n == 1 {
@@ -298,7 +300,7 @@ public struct BTHomeDecoder: SensorDecoder {
         private var again: [Int]? = nil
 
         /// Records one more instance of `slot` and returns its number, 1 for the first.
-        mutating func meet(_ slot: Int) -> Int {
+        @inline(__always) mutating func meet(_ slot: Int) -> Int {
             let bit = UInt64(1) << UInt64(slot & 63)
             if slot < 64 {
                 if once.0 & bit == 0 {

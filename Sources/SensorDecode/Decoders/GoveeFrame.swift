@@ -69,7 +69,7 @@ enum GoveeFrame {
     }
 
     /// The model number from the name, else from the service UUIDs.
-    static func modelNumber(_ ad: ADView) -> Int? {
+    @inline(__always) static func modelNumber(_ ad: ADView) -> Int? {
         if let name = ad.localNameRange, let number = modelNumber(fromName: ad.bytes.extracting(name)) {
             return number
         }
