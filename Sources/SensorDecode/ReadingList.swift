@@ -359,10 +359,12 @@ public struct ReadingList: RandomAccessCollection, Sendable {
     /// by field: a whole `RunTimeTexts()` stored over each was destroyed through its value
     /// witnesses (~5 instructions per advertisement more, callgrind).
     @inline(never) private mutating func emptyTexts(from start: Int) {
+        // Only what was set: a reading is usually given one of the three (an identity, a name),
+        // and storing over the others consumed each through a call (callgrind).
         for t in start..<textCount {
-            texts[t].frameKind = nil
-            texts[t].name = nil
-            texts[t].model = nil
+            if texts[t].frameKind != nil { texts[t].frameKind = nil }
+            if texts[t].name != nil { texts[t].name = nil }
+            if texts[t].model != nil { texts[t].model = nil }
         }
         textCount = start
     }
