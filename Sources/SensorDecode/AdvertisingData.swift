@@ -94,8 +94,9 @@ public enum ADType {
 /// 3. `overflow` does not keep its `ADOverflow` alive: whoever walks the bytes keeps it for as
 ///    long as the index is read (`AdvertisingData` holds it; `Registry` holds it over a decode,
 ///    whose views cannot outlive the call). An unowned reference, so that the index is plain
-///    bytes: an owned one made every view's destroy a call and a release test, ~22 instructions
-///    an advertisement (callgrind), for an array nearly no advertisement has.
+///    bytes, which views borrow through a span (`ADView.indexes`): an owned array here made every
+///    view's destroy a call and a release test, ~22 instructions an advertisement (callgrind), for
+///    an array nearly no advertisement has.
 @usableFromInline struct ADIndex: Sendable, BitwiseCopyable {
     @usableFromInline var flags: UInt8?
     /// Where the local name lies: a position, not a slice, so that the index holds no reference.
@@ -458,7 +459,8 @@ public struct AdvertisingData: Sendable {
         ADView(bytes.span, indexes.span, header: header)
     }
 
-    /// The same, with an empty header: for reading the structures alone.
+    /// The same, with an empty header: for reading the structures alone. (Written out: calling
+    /// `view(_:)` from this getter did not pass the lifetime checker.)
     public var view: ADView {
         @_lifetime(borrow self) get { ADView(bytes.span, indexes.span, header: AdvertisementHeader()) }
     }

@@ -143,8 +143,8 @@ extension Span where Element == UInt8 {
         return true
     }
     /// Six bytes at `i` as a device address, least-significant byte first (HCI order, and most
-    /// formats' payload MACs). One number in 16-bit words, not the generic byte-sequence init: a
-    /// 32-bit read was an outlined call (callgrind).
+    /// formats' payload MACs). Two whole reads (32 and 16 bits), not the generic byte-sequence
+    /// init.
     @inlinable @inline(__always) public func macLE(_ i: Int) -> BDAddress {
         BDAddress(rawValue: UInt64(le32(i)) | UInt64(le16(i + 4)) << 32)
     }

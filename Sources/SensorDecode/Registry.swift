@@ -271,7 +271,7 @@ private struct Selecting: ADEntrySink {
 /// manufacturer and service data keys, and nearly all of them are keys nobody registered: a probe
 /// usually ends at the first, empty slot (a binary search cost ~70 instructions per lookup,
 /// callgrind). Its memory is its owner's (`Selectors`), allocated here and freed by `deallocate`.
-struct SelectorTable {
+private struct SelectorTable {
     /// Slot i holds `keys[i]` with its decoder set `sets[i]`; an empty slot has the set 0, and at
     /// least half the slots are empty, so that every probe ends.
     private let keys: UnsafeMutablePointer<UInt16>
