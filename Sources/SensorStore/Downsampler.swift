@@ -132,13 +132,17 @@ final class RowFacts: Sendable {
         self.keyOrder = keyOrder
     }
 
-    /// `self` if it already says this (string equality: small strings compare in place), else new.
+    /// Whether these are the facts (string equality: small strings compare in place).
+    func says(addressType: AddressType, decoderID: String, model: String, name: String?, keyOrder: [Int]?) -> Bool {
+        addressType == self.addressType && decoderID == self.decoderID && model == self.model && name == self.name
+            && keyOrder == self.keyOrder
+    }
+
+    /// `self` if it already says this, else new.
     func with(
         addressType: AddressType, decoderID: String, model: String, name: String?, keyOrder: [Int]?
     ) -> RowFacts {
-        if addressType == self.addressType, decoderID == self.decoderID, model == self.model, name == self.name,
-            keyOrder == self.keyOrder
-        {
+        if says(addressType: addressType, decoderID: decoderID, model: model, name: name, keyOrder: keyOrder) {
             return self
         }
         return RowFacts(addressType: addressType, decoderID: decoderID, model: model, name: name, keyOrder: keyOrder)
@@ -178,15 +182,27 @@ struct Downsampler {
         var lastAcceptedOrder: [Int]?
         /// The open bucket's row as its first reading made it (its `listed` measurements are that
         /// reading's), `nil` when no bucket is open. Kept in the entry itself, not in a wrapper, so
-        /// it is moved out and in without copying its fields.
-        var open: StoredRow? = nil {
-            didSet { openStartMicros = open?.timeMicros ?? .max }
-        }
+        /// it is moved out and in without copying its fields; changed only by `setOpen` and
+        /// `takeOpen`, which keep `openStartMicros`. (Not a `didSet`: an observed property is
+        /// read and written through its accessors, so `take()` copied the row out and destroyed
+        /// the old one, four reference counts a reading where a move costs none.)
+        private(set) var open: StoredRow? = nil
         /// `open?.timeMicros`, or `Int64.max` when no bucket is open, as a plain number: the tick
         /// scans every sensor for due buckets once a second, and reading `open` through the array
         /// copied the whole entry (~60 instructions per sensor, where this read is ~7; callgrind).
-        /// Kept by `open`'s `didSet`, the one place it is written.
         private(set) var openStartMicros: Int64 = .max
+
+        /// Opens (or puts back) the bucket `row`.
+        mutating func setOpen(_ row: consuming StoredRow) {
+            openStartMicros = row.timeMicros
+            open = consume row
+        }
+
+        /// Moves the open bucket's row out, leaving none open.
+        mutating func takeOpen() -> StoredRow? {
+            openStartMicros = .max
+            return open.take()
+        }
         /// The facts of the sensor's latest row, reused by its next row when they still hold;
         /// and those of its latest folded row (always in key order), likewise.
         var facts: RowFacts? = nil
@@ -259,7 +275,7 @@ struct Downsampler {
     var openBuckets: Int { entries.reduce(0) { $0 + ($1.open == nil ? 0 : 1) } }
 
     /// Folds one reading; calls `emit` for every row that became complete.
-    mutating func add(_ r: Reading, emit: (consuming StoredRow) -> Void) {
+    mutating func add(_ r: consuming Reading, emit: (consuming StoredRow) -> Void) {
         statistics.readings += 1
         // One hash lookup for a known sensor: its entry is then changed in place (it is the only
         // reference to its arrays, so they are not copied).
@@ -277,8 +293,13 @@ struct Downsampler {
         }
         var out: StoredRow? = nil
         let start = bucketStart(r.timeMicros)
+        // The decoder's list moved out of the reading, which is dropped after this: the entry and
+        // the row then share it at the cost of one retain, where each use through `r` retained it
+        // (five a reading; callgrind).
+        var measurements: [Measurement] = []
+        swap(&measurements, &r.measurements)
         let accepted = Self.fold(
-            r, start: start, into: &entries[slot], intervalMicros: intervalMicros,
+            r, measurements, start: start, into: &entries[slot], intervalMicros: intervalMicros,
             duplicateWindowMicros: configuration.duplicateWindowMicros, statistics: &statistics, out: &out)
         if accepted { radioTimeMicros = max(radioTimeMicros, r.timeMicros) }
         if let row = out.take() {
@@ -287,43 +308,44 @@ struct Downsampler {
         }
     }
 
-    /// `add` for the sensor's entry `e`: drops a duplicate (returns `false`), or folds `r` into
-    /// the open bucket and sets `out` to a row that became complete.
+    /// `add` for the sensor's entry `e`: drops a duplicate (returns `false`), or folds `r` (whose
+    /// measurements are `measurements`) into the open bucket and sets `out` to a row that became
+    /// complete.
     private static func fold(
-        _ r: Reading, start: Int64, into e: inout Entry, intervalMicros: Int64, duplicateWindowMicros: Int64,
+        _ r: Reading, _ measurements: consuming [Measurement], start: Int64, into e: inout Entry, intervalMicros: Int64, duplicateWindowMicros: Int64,
         statistics: inout DownsampleStatistics, out: inout StoredRow?
     ) -> Bool {
-        let order = e.order(of: r.measurements)
+        let order = e.order(of: measurements)
         let sinceLast = r.timeMicros &- e.lastAcceptedMicros
         if e.lastAcceptedMicros != .min, sinceLast >= 0, sinceLast < duplicateWindowMicros,
-            StoredRow.sameMeasurements(e.lastAccepted, e.lastAcceptedOrder, r.measurements, order)
+            StoredRow.sameMeasurements(e.lastAccepted, e.lastAcceptedOrder, measurements, order)
         {
             statistics.duplicates += 1
             return false
         }
-        // Shared with the reading and the row (retains): the reading is usually dropped next.
-        e.lastAccepted = r.measurements
+        // Shared with the row (one retain).
+        e.lastAccepted = copy measurements
         e.lastAcceptedOrder = order
         e.lastAcceptedMicros = r.timeMicros
         e.lastHeardMicros = max(e.lastHeardMicros, r.timeMicros)
         if intervalMicros == 0 {
-            out = row(r, order, start, &e)
+            out = row(r, measurements, order, start, &e)
             return true
         }
         // The common case, each sensor heard once per bucket: the open bucket (one reading) is
         // moved out as the row and the new one moved in; nothing is copied or allocated.
         guard let openStart = e.open?.timeMicros else {
-            e.open = row(r, order, start, &e)
+            e.setOpen(row(r, measurements, order, start, &e))
             return true
         }
         if start > openStart {
             out = finish(&e)
-            e.open = row(r, order, start, &e)
+            e.setOpen(row(r, measurements, order, start, &e))
         } else if start < openStart {
             statistics.outOfOrder += 1
-            out = row(r, order, start, &e)
+            out = row(r, measurements, order, start, &e)
         } else {
-            fold(&e, r, order)
+            fold(&e, r, measurements, order)
         }
         return true
     }
@@ -395,24 +417,36 @@ struct Downsampler {
         return entries.removeLast()
     }
 
-    /// A row of the one reading `r`, sharing `e`'s facts when they still hold.
+    /// A row of the one reading `r` (its measurements `measurements`), sharing `e`'s facts when
+    /// they still hold.
     @inline(__always)
-    private static func row(_ r: Reading, _ order: [Int]?, _ start: Int64, _ e: inout Entry) -> StoredRow {
-        let facts =
-            e.facts?.with(
-                addressType: r.addressType, decoderID: r.decoderID, model: r.model, name: r.name, keyOrder: order)
-            ?? RowFacts(addressType: r.addressType, decoderID: r.decoderID, model: r.model, name: r.name, keyOrder: order)
-        e.facts = facts
+    private static func row(
+        _ r: Reading, _ measurements: consuming [Measurement], _ order: [Int]?, _ start: Int64, _ e: inout Entry
+    ) -> StoredRow {
+        let name = r.name
+        let facts: RowFacts
+        // Bound from `e.facts` when they hold (the one retain the row needs); assigning a result
+        // back to `e.facts` retained it twice and released the old reference.
+        if let known = e.facts,
+            known.says(addressType: r.addressType, decoderID: r.decoderID, model: r.model, name: name, keyOrder: order)
+        {
+            facts = known
+        } else {
+            facts = RowFacts(
+                addressType: r.addressType, decoderID: r.decoderID, model: r.model, name: name, keyOrder: order)
+            e.facts = facts
+        }
         return StoredRow(
             address: r.address, facts: facts, rssi: r.rssi, timeMicros: start, firstHeardMicros: r.timeMicros,
-            lastHeardMicros: r.timeMicros, samples: 1, listed: r.measurements)
+            lastHeardMicros: r.timeMicros, samples: 1, listed: measurements)
     }
 
-    /// Folds `r` (its key order `order`) into `e`'s open bucket, which it falls in.
-    private static func fold(_ e: inout Entry, _ r: Reading, _ order: [Int]?) {
-        guard var row = e.open.take() else { return }  // unreachable: the caller checked
+    /// Folds `r` (its measurements `measurements`, their key order `order`) into `e`'s open
+    /// bucket, which it falls in.
+    private static func fold(_ e: inout Entry, _ r: Reading, _ measurements: [Measurement], _ order: [Int]?) {
+        guard var row = e.takeOpen() else { return }  // unreachable: the caller checked
         // Moved out, not copied: the sole owner of its arrays while folding.
-        defer { e.open = row }
+        defer { e.setOpen(row) }
         if e.accumulators.isEmpty {
             e.accumulators.reserveCapacity(row.count)
             for k in 0..<row.count {
@@ -430,8 +464,8 @@ struct Downsampler {
                 keyOrder: row.keyOrder)
             if let rssi = r.rssi { row.rssi = rssi }
         }
-        for k in 0..<(order?.count ?? r.measurements.count) {
-            let m = r.measurements[order?[k] ?? k]
+        for k in 0..<(order?.count ?? measurements.count) {
+            let m = measurements[order?[k] ?? k]
             if let i = e.accumulators.firstIndex(where: { $0.quantity == m.quantity }) {
                 e.accumulators[i].sum += m.value
                 e.accumulators[i].count += 1
@@ -445,9 +479,11 @@ struct Downsampler {
 
     /// Closes `e`'s open bucket: its row, `nil` if none was open.
     private static func finish(_ e: inout Entry) -> StoredRow? {
-        guard var row = e.open.take() else { return nil }
-        // One reading: its measurements are the row's (see `Entry.accumulators`).
-        if e.accumulators.isEmpty { return row }
+        // One reading (or none open): its measurements are the row's (see `Entry.accumulators`).
+        // Returned as moved out: binding it to a local first made the optimizer copy the row
+        // and destroy the local (two reference counts a row).
+        if e.accumulators.isEmpty { return e.takeOpen() }
+        guard let row = e.takeOpen() else { return nil }
         // Accumulators were opened in key order (`fold` reads in key order), and a quantity first
         // seen later is appended: sort only in that rare case (String comparisons).
         var ms = e.accumulators.map { a in
@@ -456,14 +492,15 @@ struct Downsampler {
         if e.appended { ms.sort { $0.quantity < $1.quantity } }
         e.accumulators.removeAll(keepingCapacity: true)
         e.appended = false
-        row.listed = ms
         let f = row.facts
         let folded =
             e.foldedFacts?.with(
                 addressType: f.addressType, decoderID: f.decoderID, model: f.model, name: f.name, keyOrder: nil)
             ?? RowFacts(addressType: f.addressType, decoderID: f.decoderID, model: f.model, name: f.name, keyOrder: nil)
         e.foldedFacts = folded
-        row.facts = folded
-        return row
+        return StoredRow(
+            address: row.address, facts: folded, rssi: row.rssi, timeMicros: row.timeMicros,
+            firstHeardMicros: row.firstHeardMicros, lastHeardMicros: row.lastHeardMicros, samples: row.samples,
+            listed: ms)
     }
 }

@@ -66,20 +66,32 @@ struct SensorStats: Equatable {
 
     /// Adds one stored row with its `(quantity id, value)` items.
     mutating func addRow<C: Collection<(id: Int64, value: Double)>>(samples: Int64, time: Int64, _ items: C) {
+        beginRow(samples: samples, time: time)
+        var j = 0
+        for (id, v) in items {
+            addItem(j, id: id, value: v, samples: samples, time: time)
+            j += 1
+        }
+    }
+
+    /// `addRow` in steps, for a caller that has the items one at a time (the writer, as it encodes
+    /// them): `beginRow`, then `addItem` for item `j` = 0, 1, … of the row in order.
+    @inline(__always)
+    mutating func beginRow(samples: Int64, time: Int64) {
         rows += 1
         self.samples += samples
         lastTime = Swift.max(lastTime, time)
+    }
+
+    @inline(__always)
+    mutating func addItem(_ j: Int, id: Int64, value: Double, samples: Int64, time: Int64) {
+        let s = QuantityStats(samples: samples, value: value, time: time)
         // Rows of a sensor carry the same ids in the same (ascending) order, as `quantities` keeps
         // them: the item's position is tried before the search.
-        var j = 0
-        for (id, v) in items {
-            let s = QuantityStats(samples: samples, value: v, time: time)
-            if j < quantities.count, quantities[j].id == id {
-                quantities[j].stats.merge(s)
-            } else {
-                merge(id, s)
-            }
-            j += 1
+        if j < quantities.count, quantities[j].id == id {
+            quantities[j].stats.merge(s)
+        } else {
+            merge(id, s)
         }
     }
 

@@ -623,8 +623,8 @@ public final class SensorStore {
                 return s
             }
 
-            /// Adds row `i` (inserted; its sensor's mapping describes it) to its (hour, sensor) rollup.
-            func addToRollup(_ i: Int) {
+            /// Row `i`'s (hour, sensor) rollup, begun with the row: its items follow by `addItem`.
+            func beginRollup(_ i: Int) -> Int {
                 let time = rows[i].timeMicros
                 let s = slotOfRow[i]
                 let hour = Self.hour(time)
@@ -639,16 +639,27 @@ public final class SensorStore {
                     }
                     sensors[s].rollupHour = hour
                 }
-                let ids = sensors[s].ids
-                rollups[sensors[s].rollupSlot].stats.addRow(
-                    samples: Int64(rows[i].samples), time: time,
-                    sensors[s].order.lazy.map { (id: ids[$0], value: rows[i].measurement($0).value) })
+                rollups[sensors[s].rollupSlot].stats.beginRow(samples: Int64(rows[i].samples), time: time)
+                return sensors[s].rollupSlot
+            }
+
+            /// Adds row `i` (inserted; its sensor's mapping describes it) to its (hour, sensor) rollup.
+            func addToRollup(_ i: Int) {
+                let slot = beginRollup(i)
+                let s = slotOfRow[i]
+                for j in sensors[s].order.indices {
+                    let k = sensors[s].order[j]
+                    rollups[slot].stats.addItem(
+                        j, id: sensors[s].ids[k], value: rows[i].measurement(k).value,
+                        samples: Int64(rows[i].samples), time: rows[i].timeMicros)
+                }
             }
 
             /// Inserts rows `chunk` with one statement; returns how many were inserted. With
             /// `rollingUp`, each row goes to its rollup as its blob is written (one pass over its
-            /// values, no intermediate list): only for chunks that must insert every row, where
-            /// any other outcome throws and the rollups are dropped with the transaction.
+            /// values, no intermediate list, nothing captured: a lazy view over the row for
+            /// `addRow` retained three arrays a row): only for chunks that must insert every row,
+            /// where any other outcome throws and the rollups are dropped with the transaction.
             func insert(_ chunk: ArraySlice<Int>, rollingUp: Bool) throws(StoreError) -> Int {
                 // Every row's blob in one buffer, sized for the worst case, written in place. A
                 // row's mapping may change between rows of the chunk (a sensor's quantities
@@ -664,12 +675,20 @@ public final class SensorStore {
                 var at = 0
                 for i in chunk {
                     let s = try mapQuantities(i)
-                    for j in sensors[s].order {
-                        at += MeasurementCodec.writeVarint(UInt64(bitPattern: sensors[s].ids[j]), to: base + at)
-                        at += MeasurementCodec.writeValue(rows[i].measurement(j).value, to: base + at)
+                    let slot = rollingUp ? beginRollup(i) : -1
+                    let samples = Int64(rows[i].samples)
+                    let time = rows[i].timeMicros
+                    for j in sensors[s].order.indices {
+                        let k = sensors[s].order[j]
+                        let id = sensors[s].ids[k]
+                        let value = rows[i].measurement(k).value
+                        at += MeasurementCodec.writeVarint(UInt64(bitPattern: id), to: base + at)
+                        at += MeasurementCodec.writeValue(value, to: base + at)
+                        if rollingUp {
+                            rollups[slot].stats.addItem(j, id: id, value: value, samples: samples, time: time)
+                        }
                     }
                     ends.append(at)
-                    if rollingUp { addToRollup(i) }
                 }
                 let buffer = UnsafeRawBufferPointer(start: base, count: at)
                 let st = try insertStatement(rows: chunk.count)
