@@ -26,7 +26,13 @@ public struct Quantity: Hashable, Sendable, Comparable, CustomStringConvertible 
 
     public var description: String { key }
     public static func < (a: Quantity, b: Quantity) -> Bool { a.key < b.key }
-    public static func == (a: Quantity, b: Quantity) -> Bool { a.key == b.key && a.isInteger == b.isInteger }
+    @inlinable public static func == (a: Quantity, b: Quantity) -> Bool {
+        // Two declared quantities are equal exactly when their codes are (`vocabulary` holds each
+        // at its code, one key per code: QuantityTests), without a string comparison: the store
+        // compares every reading's quantities with its sensor's last ones.
+        if a.code != 0, b.code != 0 { return a.code == b.code }
+        return a.key == b.key && a.isInteger == b.isInteger
+    }
     public func hash(into hasher: inout Hasher) {
         hasher.combine(key)
         hasher.combine(isInteger)
