@@ -274,8 +274,10 @@ struct Downsampler {
     var trackedSensors: Int { entries.count }
     var openBuckets: Int { entries.reduce(0) { $0 + ($1.open == nil ? 0 : 1) } }
 
-    /// Folds one reading; calls `emit` for every row that became complete.
-    mutating func add(_ r: consuming Reading, emit: (consuming StoredRow) -> Void) {
+    /// Folds one reading; appends to `rows` every row that became complete. (Appended, not passed
+    /// to a closure: the writer's closure kept the store alive across each call, retaining and
+    /// releasing it three times a reading.)
+    mutating func add(_ r: consuming Reading, into rows: inout [StoredRow]) {
         statistics.readings += 1
         // One hash lookup for a known sensor: its entry is then changed in place (it is the only
         // reference to its arrays, so they are not copied).
@@ -283,7 +285,7 @@ struct Downsampler {
         if let known = index[r.address] {
             slot = known
         } else {
-            if entries.count >= max(1, configuration.maxSensors) { evictLeastRecentlyHeard(emit: emit) }
+            if entries.count >= max(1, configuration.maxSensors) { evictLeastRecentlyHeard(into: &rows) }
             slot = entries.count
             entries.append(
                 Entry(
@@ -291,7 +293,6 @@ struct Downsampler {
                     lastAcceptedOrder: nil))
             index.set(r.address, slot)
         }
-        var out: StoredRow? = nil
         let start = bucketStart(r.timeMicros)
         // The decoder's list moved out of the reading, which is dropped after this: the entry and
         // the row then share it at the cost of one retain, where each use through `r` retained it
@@ -300,20 +301,18 @@ struct Downsampler {
         swap(&measurements, &r.measurements)
         let accepted = Self.fold(
             r, measurements, start: start, into: &entries[slot], intervalMicros: intervalMicros,
-            duplicateWindowMicros: configuration.duplicateWindowMicros, statistics: &statistics, out: &out)
+            duplicateWindowMicros: configuration.duplicateWindowMicros, statistics: &statistics, into: &rows)
         if accepted { radioTimeMicros = max(radioTimeMicros, r.timeMicros) }
-        if let row = out.take() {
-            statistics.rows += 1
-            emit(row)
-        }
     }
 
     /// `add` for the sensor's entry `e`: drops a duplicate (returns `false`), or folds `r` (whose
-    /// measurements are `measurements`) into the open bucket and sets `out` to a row that became
-    /// complete.
+    /// measurements are `measurements`) into the open bucket, appending to `rows` a row that
+    /// became complete. Appended in place: an optional row handed back was destroyed through the
+    /// generic `Optional` value witness, ~60 instructions each time (callgrind).
     private static func fold(
-        _ r: Reading, _ measurements: consuming [Measurement], start: Int64, into e: inout Entry, intervalMicros: Int64, duplicateWindowMicros: Int64,
-        statistics: inout DownsampleStatistics, out: inout StoredRow?
+        _ r: Reading, _ measurements: consuming [Measurement], start: Int64, into e: inout Entry,
+        intervalMicros: Int64, duplicateWindowMicros: Int64, statistics: inout DownsampleStatistics,
+        into rows: inout [StoredRow]
     ) -> Bool {
         let order = e.order(of: measurements)
         let sinceLast = r.timeMicros &- e.lastAcceptedMicros
@@ -329,7 +328,8 @@ struct Downsampler {
         e.lastAcceptedMicros = r.timeMicros
         e.lastHeardMicros = max(e.lastHeardMicros, r.timeMicros)
         if intervalMicros == 0 {
-            out = row(r, measurements, order, start, &e)
+            statistics.rows += 1
+            rows.append(row(r, measurements, order, start, &e))
             return true
         }
         // The common case, each sensor heard once per bucket: the open bucket (one reading) is
@@ -339,11 +339,12 @@ struct Downsampler {
             return true
         }
         if start > openStart {
-            out = finish(&e)
+            finish(&e, &statistics, &rows)
             e.setOpen(row(r, measurements, order, start, &e))
         } else if start < openStart {
             statistics.outOfOrder += 1
-            out = row(r, measurements, order, start, &e)
+            statistics.rows += 1
+            rows.append(row(r, measurements, order, start, &e))
         } else {
             fold(&e, r, measurements, order)
         }
@@ -351,28 +352,20 @@ struct Downsampler {
     }
 
     /// Emits every open bucket that ended at or before `max(radio time, wallMicros)`.
-    mutating func closeDue(wallMicros: Int64? = nil, emit: (consuming StoredRow) -> Void) {
+    mutating func closeDue(wallMicros: Int64? = nil, into rows: inout [StoredRow]) {
         guard intervalMicros > 0 else { return }
         let now = max(radioTimeMicros, wallMicros ?? .min)
         // A corrupt capture can stamp any time: `now` near Int64.min must not trap (nothing is due).
         let (latestDue, overflowed) = now.subtractingReportingOverflow(intervalMicros)
         guard !overflowed else { return }
         for i in entries.indices {
-            if entries[i].openStartMicros <= latestDue, let row = Self.finish(&entries[i]) {
-                statistics.rows += 1
-                emit(row)
-            }
+            if entries[i].openStartMicros <= latestDue { Self.finish(&entries[i], &statistics, &rows) }
         }
     }
 
     /// Emits every open bucket (shutdown, end of a replay).
-    mutating func closeAll(emit: (consuming StoredRow) -> Void) {
-        for i in entries.indices {
-            if let row = Self.finish(&entries[i]) {
-                statistics.rows += 1
-                emit(row)
-            }
-        }
+    mutating func closeAll(into rows: inout [StoredRow]) {
+        for i in entries.indices { Self.finish(&entries[i], &statistics, &rows) }
     }
 
     private func bucketStart(_ t: Int64) -> Int64 {
@@ -386,7 +379,7 @@ struct Downsampler {
     }
 
     /// Drops the least recently heard eighth of the tracked sensors, emitting their open buckets.
-    private mutating func evictLeastRecentlyHeard(emit: (consuming StoredRow) -> Void) {
+    private mutating func evictLeastRecentlyHeard(into rows: inout [StoredRow]) {
         let n = max(1, entries.count / 8)
         // Sort (time, address) pairs read in place, and move each victim out: sorting, iterating
         // or looking up whole entries copied every bucket with its row and references, ~20 k
@@ -398,10 +391,7 @@ struct Downsampler {
         for i in entries.indices { heard.append((entries[i].lastHeardMicros, entries[i].address)) }
         heard.sort { $0.time != $1.time ? $0.time < $1.time : $0.address < $1.address }
         for (_, key) in heard.prefix(n) {
-            if var e = remove(key), let row = Self.finish(&e) {
-                statistics.rows += 1
-                emit(row)
-            }
+            if var e = remove(key) { Self.finish(&e, &statistics, &rows) }
             statistics.evictedSensors += 1
         }
     }
@@ -477,13 +467,16 @@ struct Downsampler {
         }
     }
 
-    /// Closes `e`'s open bucket: its row, `nil` if none was open.
-    private static func finish(_ e: inout Entry) -> StoredRow? {
-        // One reading (or none open): its measurements are the row's (see `Entry.accumulators`).
-        // Returned as moved out: binding it to a local first made the optimizer copy the row
-        // and destroy the local (two reference counts a row).
-        if e.accumulators.isEmpty { return e.takeOpen() }
-        guard let row = e.takeOpen() else { return nil }
+    /// Closes `e`'s open bucket, if one is open, and appends its row to `rows`.
+    private static func finish(
+        _ e: inout Entry, _ statistics: inout DownsampleStatistics, _ rows: inout [StoredRow]
+    ) {
+        guard let row = e.takeOpen() else { return }
+        statistics.rows += 1
+        // One reading: its measurements are the row's (see `Entry.accumulators`). Appended as
+        // moved out: binding a local copy first made the optimizer copy the row and destroy the
+        // local (two reference counts a row).
+        if e.accumulators.isEmpty { return rows.append(row) }
         // Accumulators were opened in key order (`fold` reads in key order), and a quantity first
         // seen later is appended: sort only in that rare case (String comparisons).
         var ms = e.accumulators.map { a in
@@ -498,9 +491,10 @@ struct Downsampler {
                 addressType: f.addressType, decoderID: f.decoderID, model: f.model, name: f.name, keyOrder: nil)
             ?? RowFacts(addressType: f.addressType, decoderID: f.decoderID, model: f.model, name: f.name, keyOrder: nil)
         e.foldedFacts = folded
-        return StoredRow(
-            address: row.address, facts: folded, rssi: row.rssi, timeMicros: row.timeMicros,
-            firstHeardMicros: row.firstHeardMicros, lastHeardMicros: row.lastHeardMicros, samples: row.samples,
-            listed: ms)
+        rows.append(
+            StoredRow(
+                address: row.address, facts: folded, rssi: row.rssi, timeMicros: row.timeMicros,
+                firstHeardMicros: row.firstHeardMicros, lastHeardMicros: row.lastHeardMicros, samples: row.samples,
+                listed: ms))
     }
 }

@@ -309,7 +309,9 @@ public final class SensorStore {
             counters.implausibleTimes += 1
             return pending.isEmpty ? .nothingPending : .notDue
         }
-        downsampler.add(reading) { append($0, now: now) }
+        let before = pending.count
+        downsampler.add(reading, into: &pending)
+        appended(since: before, now: now)
         assert(withinMemoryBounds())
         if pending.count >= configuration.batchRows { return flush(now: now, force: false) }
         return pending.isEmpty ? .nothingPending : .notDue
@@ -323,7 +325,9 @@ public final class SensorStore {
     ///     is silent; `nil` closes them by the radio's time only (replays).
     @discardableResult
     public func tick(now: Double, wallMicros: Int64? = nil) -> FlushResult {
-        downsampler.closeDue(wallMicros: wallMicros) { append($0, now: now) }
+        let before = pending.count
+        downsampler.closeDue(wallMicros: wallMicros, into: &pending)
+        appended(since: before, now: now)
         let result = flush(now: now, force: false)
         if currentFailure == nil, configuration.retentionSeconds != nil,
             pruneBacklog || now - lastPruneAt >= configuration.pruneEverySeconds
@@ -411,7 +415,9 @@ public final class SensorStore {
     /// Writes out every open bucket and commits. Call before exiting; the store stays usable.
     /// - Throws: the commit's `StoreError`; the rows then stay pending (a later call may succeed).
     public func close(now: Double) throws(StoreError) {
-        downsampler.closeAll { append($0, now: now) }
+        let before = pending.count
+        downsampler.closeAll(into: &pending)
+        appended(since: before, now: now)
         let result = flush(now: now, force: true)
         // The checkpoint running now is finished; closing the connection copies the rest.
         checkpointer.stop()
@@ -445,16 +451,19 @@ public final class SensorStore {
             && sensorCache.count <= cacheBound && rollupCache.count <= cacheBound
     }
 
-    /// Called from inside `downsampler`'s mutating methods: touches `pending` only.
-    private func append(_ row: consuming StoredRow, now: Double) {
-        if pending.isEmpty { pendingSince = now }
+    /// The bookkeeping of rows the downsampler appended to `pending` from index `before` on.
+    private func appended(since before: Int, now: Double) {
+        guard pending.count > before else { return }
+        if before == 0 { pendingSince = now }
         // A row shares its reading's measurement list (`StoredRow.listed`), which decoders reserve
         // for 8: harmless for one batch, but a backlog while the database refuses writes keeps
         // rows for long, so beyond a batch each row keeps a list of its own size (invariant 5's
         // `maxPendingRows` rows stay ~30 MB).
-        if pending.count >= configuration.batchRows { row.compact() }
-        pending.append(consume row)
-        if pending.count > max(1, configuration.maxPendingRows) {
+        if pending.count > configuration.batchRows {
+            for i in max(before, configuration.batchRows)..<pending.count { pending[i].compact() }
+        }
+        // As if checked after each row: the oldest tenth goes whenever the bound is passed.
+        while pending.count > max(1, configuration.maxPendingRows) {
             // Invariant 5: drop the oldest tenth at once (amortized O(1) per row).
             let n = max(1, configuration.maxPendingRows / 10)
             pending.removeFirst(n)

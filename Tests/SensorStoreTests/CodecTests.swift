@@ -92,8 +92,8 @@ import Testing
 
     func run(_ d: inout Downsampler, _ rs: [Reading], closeAll: Bool = true) -> [StoredRow] {
         var out: [StoredRow] = []
-        for r in rs { d.add(r) { out.append($0) } }
-        if closeAll { d.closeAll { out.append($0) } }
+        for r in rs { d.add(r, into: &out) }
+        if closeAll { d.closeAll(into: &out) }
         return out
     }
 
@@ -141,15 +141,15 @@ import Testing
         var d = Downsampler(DownsampleConfiguration(intervalSeconds: 60))
         let b = BDAddress(rawValue: 0xA4C1_3800_0002)
         var out: [StoredRow] = []
-        d.add(reading(t0 + 10_000_000, temp: 20, battery: 90)) { out.append($0) }
-        d.add(reading(t0 + 50_000_000, temp: 5, battery: 50, address: b)) { out.append($0) }
-        d.closeDue { out.append($0) }
+        d.add(reading(t0 + 10_000_000, temp: 20, battery: 90), into: &out)
+        d.add(reading(t0 + 50_000_000, temp: 5, battery: 50, address: b), into: &out)
+        d.closeDue(into: &out)
         #expect(out.isEmpty)
-        d.add(reading(t0 + 61_000_000, temp: 6, battery: 50, address: b)) { out.append($0) }  // b's own next bucket
+        d.add(reading(t0 + 61_000_000, temp: 6, battery: 50, address: b), into: &out)  // b's own next bucket
         #expect(out.map(\.address) == [b])
-        d.closeDue { out.append($0) }  // radio time 61 s: a's minute is over too
+        d.closeDue(into: &out)  // radio time 61 s: a's minute is over too
         #expect(out.map(\.address) == [b, a])
-        d.closeDue(wallMicros: t0 + 121_000_000) { out.append($0) }
+        d.closeDue(wallMicros: t0 + 121_000_000, into: &out)
         #expect(out.count == 3)
         #expect(d.openBuckets == 0)
     }
@@ -161,10 +161,10 @@ import Testing
         for i in 0..<10_000 {
             let r = reading(
                 t0 + Int64(i) * 1000, temp: Double(i), battery: 1, address: BDAddress(rawValue: rng.next()))
-            d.add(r) { rows.append($0) }
+            d.add(r, into: &rows)
             #expect(d.trackedSensors <= 64)
         }
-        d.closeAll { rows.append($0) }
+        d.closeAll(into: &rows)
         #expect(rows.reduce(0) { $0 + $1.samples } == 10_000)
         #expect(d.statistics.evictedSensors >= 10_000 - 64)
     }
@@ -175,10 +175,10 @@ import Testing
         var d = Downsampler(DownsampleConfiguration(intervalSeconds: 60, maxSensors: 16))
         func address(_ i: Int) -> BDAddress { BDAddress(rawValue: 0xC0_0000_0000 + UInt64(i)) }
         var rows: [StoredRow] = []
-        for i in 0..<16 { d.add(reading(t0 + Int64(i) * 1000, temp: 1, battery: 1, address: address(i))) { rows.append($0) } }
-        d.add(reading(t0 + 50_000, temp: 2, battery: 1, address: address(0))) { rows.append($0) }  // heard again
+        for i in 0..<16 { d.add(reading(t0 + Int64(i) * 1000, temp: 1, battery: 1, address: address(i)), into: &rows) }
+        d.add(reading(t0 + 50_000, temp: 2, battery: 1, address: address(0)), into: &rows)  // heard again
         #expect(rows.isEmpty)
-        d.add(reading(t0 + 60_000, temp: 3, battery: 1, address: address(16))) { rows.append($0) }
+        d.add(reading(t0 + 60_000, temp: 3, battery: 1, address: address(16)), into: &rows)
         #expect(rows.map(\.address) == [address(1), address(2)])
         #expect(d.trackedSensors == 15)
         #expect(d.statistics.evictedSensors == 2)
@@ -193,21 +193,19 @@ import Testing
         // Heard in an order that puts the least recently heard in the middle of the table.
         let order = [5, 9, 0, 1, 2, 3, 4, 6, 7, 8, 10, 11, 12, 13, 14, 15]
         for (k, i) in order.enumerated() {
-            d.add(reading(t0 + Int64(k) * 1000, temp: Double(i), battery: 1, address: address(i))) { rows.append($0) }
+            d.add(reading(t0 + Int64(k) * 1000, temp: Double(i), battery: 1, address: address(i)), into: &rows)
         }
-        d.add(reading(t0 + 20_000, temp: 16, battery: 1, address: address(16))) { rows.append($0) }
+        d.add(reading(t0 + 20_000, temp: 16, battery: 1, address: address(16)), into: &rows)
         #expect(rows.map(\.address) == [address(5), address(9)])
         rows.removeAll()
         // Every tracked sensor again, in the same minute: one more sample each, its own value.
         let left = (0..<17).filter { $0 != 5 && $0 != 9 }
         for (k, i) in left.enumerated() {
-            d.add(reading(t0 + 30_000 + Int64(k) * 1000, temp: Double(i) + 1, battery: 1, address: address(i))) {
-                rows.append($0)
-            }
+            d.add(reading(t0 + 30_000 + Int64(k) * 1000, temp: Double(i) + 1, battery: 1, address: address(i)), into: &rows)
         }
         #expect(rows.isEmpty)
         #expect(d.trackedSensors == 15)
-        d.closeAll { rows.append($0) }
+        d.closeAll(into: &rows)
         #expect(rows.count == 15)
         for r in rows {
             let i = Int(r.address.rawValue - 0xC0_0000_0000)
