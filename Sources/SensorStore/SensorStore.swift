@@ -603,7 +603,11 @@ public final class SensorStore {
 
             // Rows, encoded into one buffer per chunk, and their rollups aggregated in memory first
             // (one upsert per key).
+            // Rollup slots by key, made only once a row may go to an hour its sensor has left (the
+            // `others`): a sensor's fresh rows come in time order, so each change of hour among
+            // them is a new (hour, sensor), and hashing every key cost ~90 instructions a row.
             var rollupSlot: [RollupKey: Int] = [:]
+            var rollupSlotMade = false
             var rollups: [(key: RollupKey, stats: SensorStats)] = []
             var inserted = 0
             var ends: [Int] = []
@@ -633,18 +637,27 @@ public final class SensorStore {
             }
 
             /// Row `i`'s (hour, sensor) rollup, begun with the row: its items follow by `addItem`.
-            func beginRollup(_ i: Int) -> Int {
+            /// `inOrder`: the row is later than every row of its sensor before it in this batch.
+            func beginRollup(_ i: Int, inOrder: Bool) -> Int {
                 let time = rows[i].timeMicros
                 let s = slotOfRow[i]
                 let hour = Self.hour(time)
                 if sensors[s].rollupHour != hour {
                     let key = RollupKey(hour: hour, sensorID: sensors[s].id)
-                    if let k = rollupSlot[key] {
+                    if !inOrder && !rollupSlotMade {
+                        for k in rollups.indices { rollupSlot[rollups[k].key] = k }
+                        rollupSlotMade = true
+                    }
+                    if !inOrder, let k = rollupSlot[key] {
                         sensors[s].rollupSlot = k
                     } else {
                         sensors[s].rollupSlot = rollups.count
-                        rollupSlot[key] = rollups.count
-                        rollups.append((key, SensorStats()))
+                        if rollupSlotMade { rollupSlot[key] = rollups.count }
+                        // Room for the row's quantities at once: grown one at a time, each new
+                        // rollup reallocated its list twice (three quantities).
+                        var stats = SensorStats()
+                        stats.quantities.reserveCapacity(rows[i].count)
+                        rollups.append((key, stats))
                     }
                     sensors[s].rollupHour = hour
                 }
@@ -654,7 +667,7 @@ public final class SensorStore {
 
             /// Adds row `i` (inserted; its sensor's mapping describes it) to its (hour, sensor) rollup.
             func addToRollup(_ i: Int) {
-                let slot = beginRollup(i)
+                let slot = beginRollup(i, inOrder: false)
                 let s = slotOfRow[i]
                 for j in sensors[s].order.indices {
                     let k = sensors[s].order[j]
@@ -684,7 +697,7 @@ public final class SensorStore {
                 var at = 0
                 for i in chunk {
                     let s = try mapQuantities(i)
-                    let slot = rollingUp ? beginRollup(i) : -1
+                    let slot = rollingUp ? beginRollup(i, inOrder: true) : -1
                     let samples = Int64(rows[i].samples)
                     let time = rows[i].timeMicros
                     for j in sensors[s].order.indices {

@@ -312,6 +312,29 @@ private func sameStatistics(_ a: [String: Expected], _ b: [String: Expected]) ->
         #endif
     }
 
+    /// A batch whose late rows go back to hours its earlier rows of the same sensor opened, in
+    /// alternation (5:30, 6:30, 5:10, 6:10, 5:20 of one sensor, unfolded): each row counts once
+    /// in the one rollup of its hour (the commit looks the hour's rollup up for rows out of time
+    /// order, and only for them).
+    @Test func rowsOutOfTimeOrderInOneBatchGoToTheRollupsOfTheirHours() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        let hour: Int64 = 3_600_000_000
+        let base = (t0 / hour + 5) * hour
+        let minutes: [Int64] = [30, 90, 10, 70, 20]
+        let readings = minutes.map { m in
+            Reading(
+                address: BDAddress(rawValue: 0xA4C1_3800_0001), decoderID: "test", model: "M",
+                measurements: [Measurement(.temperatureC, Double(m))],
+                timeMicros: base + m * 60_000_000)
+        }
+        let store = try write(dir.file("a.db"), readings, interval: 0, batchRows: 100)
+        #expect(store.statistics.committedRows == 5)
+        #expect(store.statistics.committedBatches == 1)
+        let reader = try StoreReader(path: dir.file("a.db"))
+        #expect(try reader.verifyRollups() == [])
+    }
+
     @Test func sensorsTableKeepsLastFacts() throws {
         let dir = TempDir()
         defer { dir.cleanup() }
