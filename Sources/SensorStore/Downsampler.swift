@@ -355,7 +355,8 @@ struct Downsampler {
         return true
     }
 
-    /// Emits every open bucket that ended at or before `max(radio time, wallMicros)`.
+    /// Appends to `rows` the row of every open bucket that ended at or before `max(radio time,
+    /// wallMicros)`.
     mutating func closeDue(wallMicros: Int64? = nil, into rows: inout [StoredRow]) {
         guard intervalMicros > 0 else { return }
         let now = max(radioTimeMicros, wallMicros ?? .min)
@@ -367,7 +368,7 @@ struct Downsampler {
         }
     }
 
-    /// Emits every open bucket (shutdown, end of a replay).
+    /// Appends to `rows` the row of every open bucket (shutdown, end of a replay).
     mutating func closeAll(into rows: inout [StoredRow]) {
         for i in entries.indices { Self.finish(&entries[i], &statistics, &rows) }
     }

@@ -170,11 +170,12 @@ public final class SensorStore {
     /// Whether why the checkpoint thread cannot run (`Checkpointer.unavailable`) was logged.
     private var reportedWorkerUnavailable = false
     private let log: (String) -> Void
-    // Touched for every reading, from `add` and from inside `downsampler`'s mutating methods (the
-    // emit closure): their run-time exclusivity checks (swift_beginAccess, ~80 instructions each)
-    // cost more than the rest of `append`. Unchecked is sound here: the store is used from one
+    // Touched for every reading, from `add`, which hands `pending` to `downsampler`'s mutating
+    // methods: their run-time exclusivity checks (swift_beginAccess, ~80 instructions each) cost
+    // more than the rest of the bookkeeping. Unchecked is sound here: the store is used from one
     // thread (see THREADS), and no access to one of them overlaps another access to the same one
-    // (`append` touches `pending` and `pendingSince` only, while `add` modifies `downsampler`).
+    // (the downsampler appends to `pending` while `add` modifies `downsampler`; `appended` touches
+    // `pending` and `pendingSince` only).
     @exclusivity(unchecked) private var downsampler: Downsampler
     @exclusivity(unchecked) private var pending: [StoredRow] = []
     @exclusivity(unchecked) private var pendingSince: Double?
