@@ -186,11 +186,10 @@ public final class SensorStore {
     private var lastPruneAt = -Double.infinity
     /// What this connection's last commits left in `sensors` and `rollup_hourly`: each batch
     /// sensor's id, `last_seen_us` and quantity ids (`CachedSensor`), and each sensor's latest
-    /// rollup hour. Valid only while
-    /// `PRAGMA data_version` still reads `cacheVersion` (no other connection has committed since;
-    /// our own commits leave it unchanged), and emptied by a failed commit and by `pruneStep`, so
-    /// a batch reads back a sensor or a rollup only when the cache cannot vouch for it. Bounded
-    /// like the downsampler (invariant 5).
+    /// rollup hour. Valid only while `PRAGMA data_version` still reads `cacheVersion` (no other
+    /// connection has committed since; our own commits leave it unchanged), and emptied by a
+    /// failed commit and by `pruneStep`, so a batch reads back a sensor or a rollup only when the
+    /// cache cannot vouch for it. Bounded like the downsampler (invariant 5).
     private var sensorCache: [BDAddress: CachedSensor] = [:]
     private var rollupCache: [Int64: (hour: Int64, stats: SensorStats)] = [:]
     private var cacheVersion: Int64?
@@ -684,6 +683,9 @@ public final class SensorStore {
             }
 
             /// Adds row `i` (inserted; its sensor's mapping describes it) to its (hour, sensor) rollup.
+            /// The same per-item steps as `insert`'s loop, written out twice: a nested function
+            /// both called reached `sensors` and `rows` through run-time exclusivity checks in that
+            /// loop, +190 instructions a row (callgrind).
             func addToRollup(_ i: Int) {
                 let slot = beginRollup(i, inOrder: false)
                 let s = slotOfRow[i]

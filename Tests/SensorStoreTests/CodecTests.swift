@@ -201,7 +201,8 @@ import Testing
         // Every tracked sensor again, in the same minute: one more sample each, its own value.
         let left = (0..<17).filter { $0 != 5 && $0 != 9 }
         for (k, i) in left.enumerated() {
-            d.add(reading(t0 + 30_000 + Int64(k) * 1000, temp: Double(i) + 1, battery: 1, address: address(i)), into: &rows)
+            let r = reading(t0 + 30_000 + Int64(k) * 1000, temp: Double(i) + 1, battery: 1, address: address(i))
+            d.add(r, into: &rows)
         }
         #expect(rows.isEmpty)
         #expect(d.trackedSensors == 15)
