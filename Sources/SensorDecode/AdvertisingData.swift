@@ -175,17 +175,11 @@ public enum ADType {
     /// The `k`-th entry of a kind (`k` < its count): from the index, or past the fourth from
     /// `overflow` (invariant 2).
     @inlinable @inline(__always) func entry(_ kind: ADKind, _ k: Int) -> InlinePositions.Entry {
-        let index = positions(kind)
-        switch k {
-        case 0: return index.e0
-        case 1: return index.e1
-        case 2: return index.e2
-        case 3: return index.e3
-        default:
-            // Invariant 3: the walker keeps the overflow alive while the index is read.
-            guard let overflow else { preconditionFailure("entry \(k) of a spilled index read without its overflow") }
-            return overflow.takeUnretainedValue().entries[kind.rawValue][k - InlinePositions.inlineCount]
-        }
+        // Unchecked: 0 <= k < 4 here (a negative `k` goes on, and traps below).
+        if UInt(bitPattern: k) < UInt(InlinePositions.inlineCount) { return positions(kind).entries[unchecked: k] }
+        // Invariant 3: the walker keeps the overflow alive while the index is read.
+        guard let overflow else { preconditionFailure("entry \(k) of a spilled index read without its overflow") }
+        return overflow.takeUnretainedValue().entries[kind.rawValue][k - InlinePositions.inlineCount]
     }
 
     /// Records an entry of a kind in its index (past the fourth: counted, `spilled`), and hands it
@@ -544,10 +538,8 @@ public struct InlinePositions: Sendable, BitwiseCopyable {
     }
 
     @usableFromInline static let inlineCount = 4
-    @usableFromInline var e0 = Entry(type: 0, offset: 0, length: 0)
-    @usableFromInline var e1 = Entry(type: 0, offset: 0, length: 0)
-    @usableFromInline var e2 = Entry(type: 0, offset: 0, length: 0)
-    @usableFromInline var e3 = Entry(type: 0, offset: 0, length: 0)
+    /// The held entries, `entries[0..<min(count - window, 4)]`.
+    @usableFromInline var entries = InlineArray<4, Entry>(repeating: Entry(type: 0, offset: 0, length: 0))
     /// Entries in the whole buffer (an AD structure and an HCI report are at least two bytes, so
     /// fewer than 2^15 fit in the 65,535 bytes indexed).
     @usableFromInline var total: UInt16 = 0
@@ -573,25 +565,16 @@ public struct InlinePositions: Sendable, BitwiseCopyable {
     @inlinable @inline(__always) @discardableResult public mutating func append(_ e: Entry) -> Bool {
         let slot = Int(total) &- Int(window)
         total += 1
-        switch slot {
-        case 0: e0 = e
-        case 1: e1 = e
-        case 2: e2 = e
-        case 3: e3 = e
-        default: return false  // counted only: the owner keeps it elsewhere, or finds it again
-        }
+        // Counted only past the window: the owner keeps it elsewhere, or finds it again.
+        guard UInt(bitPattern: slot) < UInt(Self.inlineCount) else { return false }
+        entries[unchecked: slot] = e
         return true
     }
 
     /// The `k`-th entry, which must be held (`holds`).
     @inlinable public subscript(k: Int) -> Entry {
         precondition(holds(k) && k < count, "entry outside the window")
-        switch k &- Int(window) {
-        case 0: return e0
-        case 1: return e1
-        case 2: return e2
-        default: return e3
-        }
+        return entries[unchecked: k &- Int(window)]
     }
 }
 

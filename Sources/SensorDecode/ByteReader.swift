@@ -128,6 +128,11 @@ extension Span where Element == UInt8 {
         bytes.unsafeLoadUnaligned(fromByteOffset: i, as: T.self)
     }
     @inlinable public func le16(_ i: Int) -> UInt16 { UInt16(littleEndian: load(i, as: UInt16.self)) }
+    /// `le16(i)` unchecked, for a caller that knows `0 <= i` and `i + 2 <= count`: the registry's
+    /// selector keys, at positions the AD walk checked (four instructions a structure fewer).
+    @inlinable @inline(__always) func le16(unchecked i: Int) -> UInt16 {
+        UInt16(littleEndian: bytes.unsafeLoadUnaligned(fromUncheckedByteOffset: i, as: UInt16.self))
+    }
     @inlinable public func be16(_ i: Int) -> UInt16 { UInt16(bigEndian: load(i, as: UInt16.self)) }
     @inlinable public func le16s(_ i: Int) -> Int16 { Int16(bitPattern: le16(i)) }
     @inlinable public func be16s(_ i: Int) -> Int16 { Int16(bitPattern: be16(i)) }

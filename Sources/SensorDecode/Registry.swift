@@ -228,12 +228,16 @@ private final class Selectors: @unchecked Sendable {
 
     /// The decoders one indexed entry selects: service data by its 16-bit UUID, manufacturer data
     /// by company and value length (and any manufacturer data); other kinds, none.
+    ///
+    /// The keys are read unchecked: `e` is an entry of an index of `bytes` (`ADIndex` invariant 1:
+    /// it lies inside them), and the walk indexes 16-bit service data and manufacturer data only
+    /// with at least two bytes of value (`ADIndex.interpret`).
     @inline(__always) func select(_ e: InlinePositions.Entry, _ kind: ADKind, in bytes: Span<UInt8>) -> UInt64 {
         switch kind {
         case .serviceData:
-            return e.type == ADType.serviceData16 ? byServiceData[bytes.le16(e.offset)] : 0
+            return e.type == ADType.serviceData16 ? byServiceData[bytes.le16(unchecked: e.offset)] : 0
         case .manufacturer:
-            let company = byCompany[bytes.le16(e.offset)]
+            let company = byCompany[bytes.le16(unchecked: e.offset)]
             let length = byValueLength[e.length]
             // Either for most decoders; both, by this one structure, for the rest.
             return anyManufacturer | ((company | length) & ~companyAndLength) | (company & length)
@@ -267,13 +271,14 @@ private struct Selecting: ADEntrySink {
 }
 
 /// Decoder sets by a 16-bit selector key (UUID, company id): an open-addressing hash table with a
-/// power-of-two number of slots, at most half full. Every advertisement looks up each of its
+/// power-of-two number of slots, at most an eighth full. Every advertisement looks up each of its
 /// manufacturer and service data keys, and nearly all of them are keys nobody registered: a probe
-/// usually ends at the first, empty slot (a binary search cost ~70 instructions per lookup,
-/// callgrind). Its memory is its owner's (`Selectors`), allocated here and freed by `deallocate`.
+/// usually ends at the first, empty slot (a binary search cost ~70 instructions per lookup; a table
+/// half full, whose registered keys made chains, ~4 an advertisement more, callgrind). Its memory
+/// is its owner's (`Selectors`), allocated here and freed by `deallocate`.
 private struct SelectorTable {
     /// Slot i holds `keys[i]` with its decoder set `sets[i]`; an empty slot has the set 0, and at
-    /// least half the slots are empty, so that every probe ends.
+    /// least seven slots in eight are empty, so that every probe ends, most at once.
     private let keys: UnsafeMutablePointer<UInt16>
     private let sets: UnsafeMutablePointer<UInt64>
     private let mask: Int
@@ -281,7 +286,7 @@ private struct SelectorTable {
 
     init(_ table: [UInt16: UInt64]) {
         var bits: UInt32 = 2
-        while (1 << bits) < 2 * table.count { bits += 1 }
+        while (1 << bits) < 8 * table.count { bits += 1 }
         let size = 1 << Int(bits)
         keys = .allocate(capacity: size)
         keys.initialize(repeating: 0, count: size)
