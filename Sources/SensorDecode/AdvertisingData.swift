@@ -345,7 +345,9 @@ public struct ADView: ~Escapable {
     @inlinable @inline(__always) public func serviceDataRange(uuid16: UInt16) -> Range<Int>? {
         for k in 0..<index.serviceDataIndex.count {
             let e = index.entry(.serviceData, k)
-            if e.type == ADType.serviceData16, bytes.le16(e.offset) == uuid16 { return e.range(from: 2) }
+            // Unchecked: an indexed 16-bit service data value (k < count) lies inside the bytes
+            // and has at least two (`ADIndex` invariant 1, `interpret`).
+            if e.type == ADType.serviceData16, bytes.le16(unchecked: e.offset) == uuid16 { return e.range(from: 2) }
         }
         return nil
     }
@@ -407,8 +409,11 @@ public struct ADView: ~Escapable {
     /// Where the bytes after the company id of the first structure of `company` lie in `bytes`,
     /// if there is one.
     @inlinable @inline(__always) public func manufacturerPayloadRange(company: UInt16) -> Range<Int>? {
-        for k in 0..<manufacturerDataCount where manufacturerCompany(at: k) == company {
-            return manufacturerPayloadRange(at: k)
+        // Unchecked: an indexed manufacturer value (k < count) lies inside the bytes and has at
+        // least two (`ADIndex` invariant 1, `interpret`).
+        for k in 0..<manufacturerDataCount {
+            let e = index.entry(.manufacturer, k)
+            if bytes.le16(unchecked: e.offset) == company { return e.range(from: 2) }
         }
         return nil
     }
