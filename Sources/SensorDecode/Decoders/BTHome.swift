@@ -285,6 +285,13 @@ public struct BTHomeDecoder: SensorDecoder {
             let code = slots[object.slot].quantity.code
             if code != 0 { return readings.add(code: code, v) }
         }
+        addKeyed(object, n, v, to: &readings)
+    }
+
+    /// The same, for a quantity without a code or a repeat in the frame (rare): out of line, so
+    /// that `add` is small enough to be inlined (as a call it cost ~4 instructions an
+    /// advertisement more, callgrind).
+    @inline(never) private func addKeyed(_ object: Object, _ n: Int, _ v: Double, to readings: inout ReadingList) {
         readings.add(n == 1 ? slots[object.slot].quantity : slots[object.slot].numbered(n), v)
     }
 
@@ -311,6 +318,11 @@ public struct BTHomeDecoder: SensorDecoder {
                 once.1 |= bit
                 return 1
             }
+            return meetAgain(slot)
+        }
+
+        /// A slot met before in this frame (rare): out of line, as `meet` is inlined.
+        @inline(never) private mutating func meetAgain(_ slot: Int) -> Int {
             if again == nil { again = [] }
             again!.append(slot)  // in place: the optional is unwrapped for the mutation
             return 1 + again!.count(where: { $0 == slot })

@@ -125,7 +125,7 @@ enum GoveeFrame {
     /// Truncation is the arithmetic of the format, not a choice: the number is T·1000 + H, so T is
     /// `magnitude / 1000` in whole tenths. Reading `magnitude / 10000` as degrees (theengs) folds the
     /// humidity digits into the temperature: `0x811F09` is −7.3 °C and 48.1 %, not −7.3481 °C.
-    static func packed(_ raw: UInt32) -> (temperature: Double, humidity: Double)? {
+    @inline(__always) static func packed(_ raw: UInt32) -> (temperature: Double, humidity: Double)? {
         let magnitude = raw & 0x7F_FFFF
         let tenths = magnitude / 1000
         guard tenths <= 1000 else { return nil }

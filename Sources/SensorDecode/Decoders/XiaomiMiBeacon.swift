@@ -150,7 +150,9 @@ public struct XiaomiMiBeaconDecoder: SensorDecoder {
             begin(kind)
             return .decoded
         }
-        let objects = range.dropFirst(at)  // where the objects lie, counted from the bytes' start
+        // Where the objects lie, counted from the bytes' start (`at <= frame.count`, by the
+        // guards above): bounds, where `dropFirst` was a call per frame (callgrind).
+        let objects = (range.lowerBound + at)..<range.upperBound
 
         if control & 0x08 != 0 {
             guard version >= 4 else {
