@@ -24,8 +24,9 @@
 ///    a view for the length of a decode, `ADView`): bytes a reading keeps (the local name, a name
 ///    or identity the frame carries) are copied into `copied`. `copied[0..<radioNameCount]` is
 ///    the local name, copied by the first `begin` of an advertisement (whose readings all have
-///    it; a head's `hasRadioName` is true only for an advertisement with one); run-time texts'
-///    bytes follow, up to `copiedCount`.
+///    it; a head's `hasRadioName` is true only for an advertisement with one); the bytes its
+///    readings keep of their frames follow, up to `copiedCount`, at the positions their heads
+///    hold (`Head.copies`).
 ///    `texts[0..<textCount]` belong to readings `0..<endIndex`, in order; spares are empty, as a
 ///    reading that gets one sets only the field it is given: `truncate` and `removeAll` empty what
 ///    they drop.
@@ -49,24 +50,45 @@ public struct ReadingList: RandomAccessCollection, Sendable {
         /// `texts[runTimeTexts - 1]` holds what the decoder gave at run time for this reading;
         /// 0 when it gave nothing (most readings).
         var runTimeTexts: Int32 = 0
+        /// Which of the two positions below are this reading's (`Copies`; `begin` clears it):
+        /// bytes of its frame it keeps as text in `copied` (invariant 2), a name the frame
+        /// carries and an identity as its frame kind. Plain values in the head, where they were
+        /// run-time texts, emptied after every advertisement that had one (~30 instructions an
+        /// advertisement on the bench's vectors, one in ten an iBeacon, callgrind).
+        var copies: UInt8 = 0
+        var nameCopy = CopiedBytes()
+        var frameKindCopy = CopiedBytes()
+        /// What makes the frame kind's text of `frameKindCopy`; left from an earlier reading when
+        /// `copies` does not say `frameKind` (overwritten, never read).
+        var frameKindFormat: DeferredText.Format? = nil
     }
 
-    /// What a decoder gives a reading at run time, each winning over what `begin` had: a model
-    /// name (`setModel`), a name the frame carries (`begin(…name:)`), an identity the frame
-    /// carries (`setFrameKind`). Kept apart from the heads: a head of plain values is begun
-    /// without testing or releasing anything, where these three optionals in every head made it
-    /// 248 bytes and cost ~28 instructions per advertisement to clear and fill (callgrind).
+    /// Bits of `Head.copies`.
+    enum Copies {
+        static let name: UInt8 = 1
+        static let frameKind: UInt8 = 2
+    }
+
+    /// Where bytes a reading keeps lie in `copied`.
+    struct CopiedBytes: Sendable {
+        var start: Int32 = 0
+        var count: Int32 = 0
+        init() {}
+        init(_ range: Range<Int>) {
+            start = Int32(range.lowerBound)
+            count = Int32(range.count)
+        }
+        var range: Range<Int> { Int(start)..<Int(start + count) }
+    }
+
+    /// Words a decoder gives a reading at run time, each winning over what `begin` had: a model
+    /// name (`setModel`), a frame kind (`setFrameKind`). Kept apart from the heads: a head of
+    /// plain values is begun without testing or releasing anything, where optionals of strings
+    /// in every head made it 248 bytes and cost ~28 instructions per advertisement to clear and
+    /// fill (callgrind).
     struct RunTimeTexts: Sendable {
         var model: String? = nil
-        var name: RunTimeText? = nil
-        var frameKind: RunTimeText? = nil
-    }
-
-    /// A text a decoder gave at run time: words already, or bytes copied from the frame that
-    /// `format` makes into words when the reading is read.
-    enum RunTimeText: Sendable {
-        case text(String)
-        case copied(start: Int32, count: Int32, format: DeferredText.Format)
+        var frameKind: String? = nil
     }
 
     private var heads: [Head] = []
@@ -138,6 +160,7 @@ public struct ReadingList: RandomAccessCollection, Sendable {
             h[slot].frameKind = frameKind
             h[slot].hasRadioName = ad.index.localNameEntry != nil
             h[slot].runTimeTexts = 0
+            h[slot].copies = 0
         }
         // Once per advertisement, and only if it has a name: all its readings have that name.
         // The first reading: nothing else of this advertisement is copied yet (invariant 2).
@@ -155,8 +178,8 @@ public struct ReadingList: RandomAccessCollection, Sendable {
     /// Copies bytes a reading keeps into `copied`, after those already there, in place: emptying
     /// and appending went through the generic paths of `replaceSubrange` and
     /// `append(contentsOf:)`, ~60 instructions (callgrind). Returns where they are. Inlined into
-    /// `begin` and `keep`: as a call, with its own frame, it cost ~16 instructions an
-    /// advertisement more (callgrind).
+    /// `startCopies` and where a frame's bytes are kept: as a call, with its own frame, it cost
+    /// ~16 instructions an advertisement more (callgrind).
     @inline(__always) private mutating func copy(_ bytes: Span<UInt8>) -> Range<Int> {
         let start = copiedCount
         // Grown for more than ever before (rare: a legacy advertisement has at most 31 bytes).
@@ -185,16 +208,10 @@ public struct ReadingList: RandomAccessCollection, Sendable {
     ) {
         begin(ad, decoderID: decoderID, model: model, frameKind: frameKind)
         guard let name else { return }
-        let i = textIndex(ofCurrent: checkedCurrent())
-        texts[i].name = keep(name, format: { DisplayText.escape($0) })
-    }
-
-    /// Bytes of the frame a reading keeps as text, copied, with the function that makes the text.
-    @inline(__always) private mutating func keep(
-        _ bytes: Span<UInt8>, format: @escaping DeferredText.Format
-    ) -> RunTimeText {
-        let r = copy(bytes)
-        return .copied(start: Int32(r.lowerBound), count: Int32(r.count), format: format)
+        let kept = CopiedBytes(copy(name))
+        let i = checkedCurrent()
+        heads[i].nameCopy = kept
+        heads[i].copies |= Copies.name
     }
 
     /// Appends a measurement to the reading begun last.
@@ -237,7 +254,7 @@ public struct ReadingList: RandomAccessCollection, Sendable {
 
     /// Sets the frame kind of the reading begun last, made at run time.
     public mutating func setFrameKind(_ text: String) {
-        texts[textIndex(ofCurrent: checkedCurrent())].frameKind = .text(text)
+        texts[textIndex(ofCurrent: checkedCurrent())].frameKind = text
     }
 
     /// Sets the frame kind of the reading begun last to an identity the frame carries: `bytes`,
@@ -246,8 +263,15 @@ public struct ReadingList: RandomAccessCollection, Sendable {
     @inline(__always) public mutating func setFrameKind(
         copying bytes: Span<UInt8>, format: @escaping DeferredText.Format
     ) {
-        let i = textIndex(ofCurrent: checkedCurrent())
-        texts[i].frameKind = keep(bytes, format: format)
+        let kept = CopiedBytes(copy(bytes))
+        let i = checkedCurrent()
+        // The last frame kind given wins (rare: no decoder gives two).
+        if heads[i].runTimeTexts > 0 { texts[Int(heads[i].runTimeTexts) - 1].frameKind = nil }
+        heads.withUnsafeMutableBufferPointer { h in
+            h[i].frameKindCopy = kept
+            h[i].frameKindFormat = format
+            h[i].copies |= Copies.frameKind
+        }
     }
 
     /// Names the model of the reading begun last, where the name is made at run time (an
@@ -318,9 +342,11 @@ public struct ReadingList: RandomAccessCollection, Sendable {
         var model = heads[i].model.text
         var frameKind = heads[i].frameKind.map { DeferredText($0.text) }
         var name = heads[i].hasRadioName ? DeferredText.radio(copied[..<radioNameCount]) : nil
-        // What a decoder gave at run time wins over the literals and the local name.
+        // What a decoder gave at run time wins over the literals and the local name; words over
+        // kept bytes, which `setFrameKind(copying:)` makes the last frame kind given win.
+        if heads[i].copies != 0 { giveCopies(i, frameKind: &frameKind, name: &name) }
         if heads[i].runTimeTexts > 0 {
-            give(texts[Int(heads[i].runTimeTexts) - 1], model: &model, frameKind: &frameKind, name: &name)
+            give(texts[Int(heads[i].runTimeTexts) - 1], model: &model, frameKind: &frameKind)
         }
         var ofThis: [DecodeWarning] = []
         if warningCount > 0 { ofThis = warnings[..<warningCount].lazy.filter { $0.reading == i }.map(\.warning) }
@@ -332,22 +358,18 @@ public struct ReadingList: RandomAccessCollection, Sendable {
 
     /// Puts what a decoder gave at run time in place of what `begin` had. Apart from `reading`:
     /// most readings have none, and an empty `RunTimeTexts` made and destroyed for each cost more.
-    @inline(never) private func give(
-        _ given: RunTimeTexts, model: inout String, frameKind: inout DeferredText?, name: inout DeferredText?
-    ) {
+    @inline(never) private func give(_ given: RunTimeTexts, model: inout String, frameKind: inout DeferredText?) {
         if let text = given.model { model = text }
-        if let kind = given.frameKind { frameKind = text(kind) }
-        if let given = given.name { name = text(given) }
+        if let kind = given.frameKind { frameKind = DeferredText(kind) }
     }
 
-    /// A run-time text as a reading holds it: bytes as a view of `copied` (the reading's copy of
-    /// the array shares its storage until the list writes again).
-    private func text(_ given: RunTimeText) -> DeferredText {
-        switch given {
-        case .text(let words):
-            DeferredText(words)
-        case .copied(let start, let count, let format):
-            DeferredText(copied[Int(start)..<Int(start + count)], format: format)
+    /// The same for the bytes reading `i` keeps of its frame, as views of `copied` (the reading's
+    /// copy of the array shares its storage until the list writes again).
+    @inline(never) private func giveCopies(_ i: Int, frameKind: inout DeferredText?, name: inout DeferredText?) {
+        let copies = heads[i].copies
+        if copies & Copies.name != 0 { name = DeferredText.radio(copied[heads[i].nameCopy.range]) }
+        if copies & Copies.frameKind != 0, let format = heads[i].frameKindFormat {
+            frameKind = DeferredText(copied[heads[i].frameKindCopy.range], format: format)
         }
     }
 
@@ -367,11 +389,10 @@ public struct ReadingList: RandomAccessCollection, Sendable {
     /// by field: a whole `RunTimeTexts()` stored over each was destroyed through its value
     /// witnesses (~5 instructions per advertisement more, callgrind).
     @inline(never) private mutating func emptyTexts(from start: Int) {
-        // Only what was set: a reading is usually given one of the three (an identity, a name),
-        // and storing over the others consumed each through a call (callgrind).
+        // Only what was set: a reading is usually given one of the two, and storing over the
+        // other consumed it through a call (callgrind).
         for t in start..<textCount {
             if texts[t].frameKind != nil { texts[t].frameKind = nil }
-            if texts[t].name != nil { texts[t].name = nil }
             if texts[t].model != nil { texts[t].model = nil }
         }
         textCount = start

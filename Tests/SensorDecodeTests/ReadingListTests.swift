@@ -207,6 +207,33 @@ extension ReadingListTests {
         #expect(result.readings.map(\.frameKind) == [nil])
     }
 
+    /// Gives its reading a frame kind in words and one as copied bytes, in the order `copyLast` says.
+    struct TwoFrameKinds: SensorDecoder {
+        let id: StaticString
+        let copyLast: Bool
+        var selectors: [DecoderSelector] { [.any] }
+        func decode(_ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
+            readings.begin(ad, decoderID: id, model: "m")
+            if copyLast { readings.setFrameKind("words") }
+            readings.setFrameKind(copying: ad.bytes.extracting(0..<2), format: { Hex.encode($0) })
+            if !copyLast { readings.setFrameKind("words") }
+            return .decoded
+        }
+    }
+
+    /// A frame kind in words and one kept as bytes are held apart; the one given last wins.
+    @Test func theFrameKindGivenLastWins() {
+        let registry = Registry([
+            TwoFrameKinds(id: "bytes-last", copyLast: true), TwoFrameKinds(id: "words-last", copyLast: false),
+        ])
+        let ad = Advertisement(address: BDAddress(rawValue: 7), data: Hex.decode("4142 43 0309 5859")!)
+        var result = Registry.Result()
+        for _ in 0..<2 {  // the second time into a used result
+            registry.decode(ad, into: &result)
+            #expect(result.readings.map(\.frameKind) == ["4142", "words"])
+        }
+    }
+
     /// Whether `buffer`'s storage is unreferenced elsewhere: writing to it then copies nothing.
     static func isUnshared(_ buffer: inout [UInt8]) -> Bool {
         let before = buffer.withUnsafeBufferPointer { $0.baseAddress }
