@@ -157,8 +157,8 @@ public enum ADType {
                 truncated = true
                 break
             }
-            interpret(bytes, type: bytes[unchecked: i + 1], at: i + 2, count: length - 1, sink: &sink)
-            i += 1 + length
+            interpret(bytes, type: bytes[unchecked: i &+ 1], at: i &+ 2, count: length &- 1, sink: &sink)
+            i &+= 1 &+ length  // at most `end`, by the guard
         }
     }
 
@@ -569,7 +569,7 @@ public struct InlinePositions: Sendable, BitwiseCopyable {
     /// advertisement, callgrind).
     @inlinable @inline(__always) @discardableResult public mutating func append(_ e: Entry) -> Bool {
         let slot = Int(total) &- Int(window)
-        total += 1
+        total &+= 1  // fewer than 2^15 entries fit in the bytes indexed (above)
         // Counted only past the window: the owner keeps it elsewhere, or finds it again.
         guard UInt(bitPattern: slot) < UInt(Self.inlineCount) else { return false }
         entries[unchecked: slot] = e

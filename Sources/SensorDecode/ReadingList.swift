@@ -233,7 +233,7 @@ public struct ReadingList: RandomAccessCollection, Sendable {
     /// one, so that emptying a list (its count set to 0) costs nothing per element (invariant 1).
     @inline(__always) private static func put<T>(_ value: T, in list: inout [T], count: inout Int) {
         if count < list.count { list[count] = value } else { list.append(value) }
-        count += 1
+        count &+= 1  // below the array's count, an `Int`
     }
 
     /// Keeps a quantity that has no code, and returns the number an entry holds for it.
@@ -407,8 +407,8 @@ public struct ReadingList: RandomAccessCollection, Sendable {
     /// The next slot: a spare one if any, else a new one.
     @inline(__always) private mutating func claimSlot() -> Int {
         if endIndex == heads.count { addSlot() }
-        endIndex += 1
-        return endIndex - 1
+        endIndex &+= 1  // at most `heads.count`
+        return endIndex &- 1
     }
 
     /// A new slot, for a list that never held this many readings (rare after the first few).
