@@ -172,7 +172,8 @@ public struct ReadingList: RandomAccessCollection, Sendable {
     @inline(never) private mutating func startCopies(_ ad: ADView) {
         copiedCount = 0
         radioNameCount = 0
-        if let name = ad.localNameRange { radioNameCount = copy(ad.bytes.extracting(name)).count }
+        // Unchecked: the index's entries lie inside its bytes (`ADIndex` invariant 1).
+        if let name = ad.localNameRange { radioNameCount = copy(ad.bytes.extracting(unchecked: name)).count }
     }
 
     /// Copies bytes a reading keeps into `copied`, after those already there, in place: emptying
