@@ -211,8 +211,10 @@ public struct ReadingList: RandomAccessCollection, Sendable {
         guard let name else { return }
         let kept = CopiedBytes(copy(name))
         let i = checkedCurrent()
-        heads[i].nameCopy = kept
-        heads[i].copies |= Copies.name
+        heads.withUnsafeMutableBufferPointer { h in
+            h[i].nameCopy = kept
+            h[i].copies |= Copies.name
+        }
     }
 
     /// Appends a measurement to the reading begun last.

@@ -164,9 +164,10 @@ extension ReadingListTests {
     }
 }
 
-/// What decoders give readings at run time (a name the frame carries, an identity, a model name)
-/// is kept apart from the readings' heads (`ReadingList.RunTimeTexts`): it must reach the right
-/// reading, go with a reading that is dropped, and never keep the buffer an advertisement came in.
+/// What decoders give readings at run time (a name the frame carries, an identity, a model name),
+/// kept as copied bytes in the readings' heads or as words apart (`ReadingList.RunTimeTexts`), must
+/// reach the right reading, go with a reading that is dropped, and never keep the buffer an
+/// advertisement came in.
 extension ReadingListTests {
     /// Begins a plain reading and one with every run-time text, then gives `verdict`.
     struct Namer: SensorDecoder {
