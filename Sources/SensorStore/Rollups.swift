@@ -1,3 +1,5 @@
+import CSQLite
+
 /// Aggregates of stored rows: the `rollup_hourly` table's contents, and what summaries compute.
 ///
 /// One `rollup_hourly` row per (hour, sensor) holds the row-level counts in columns and the
@@ -149,5 +151,79 @@ struct SensorStats: Equatable {
                     lastTime: hourStart &+ Int64(bitPattern: at), last: last))
         }
         return true
+    }
+}
+
+/// Rollups computed again from the raw rows: for an (hour, sensor) whose row a merge changed
+/// (a stored value can only be taken out of a minimum or maximum by reading the hour again), and
+/// for the hours a bad horizon hid (`Schema.repairHorizon`).
+enum RollupRebuild {
+    /// Raw rows of one sensor in one hour, ordered by time (served by `readings_by_sensor`).
+    static let hourSQL = "SELECT time_us, samples, data FROM readings WHERE sensor_id = ?1 AND time_us >= ?2 AND time_us < ?3"
+
+    /// The aggregate of the raw rows of `sensorID` in `hour` (invariant 4's right-hand side), read
+    /// with `st` (prepared from `hourSQL`).
+    static func stats(hour: Int64, sensorID: Int64, using st: Statement) throws(StoreError) -> SensorStats {
+        try st.bind(1, sensorID)
+        try st.bind(2, hour * Schema.microsPerHour)
+        try st.bind(3, (hour + 1) * Schema.microsPerHour)
+        defer { st.reset() }
+        var stats = SensorStats()
+        var items: [(id: Int64, value: Double)] = []
+        while try st.step() {
+            items.removeAll(keepingCapacity: true)
+            guard MeasurementCodec.decode(st.blob(2), { items.append(($0, $1)) }) else {
+                throw StoreError.sqlite(
+                    code: SQLITE_CORRUPT, message: "malformed row of sensor \(sensorID) at \(st.int64(0)) µs",
+                    attempted: "recompute a rollup")
+            }
+            items.sort { $0.id < $1.id }
+            stats.addRow(samples: st.int64(1), time: st.int64(0), items)
+        }
+        return stats
+    }
+
+    /// Replaces every rollup of an hour before `hour` by the aggregate of its raw rows, one
+    /// (hour, sensor) at a time (memory stays one group's). Call inside a write transaction.
+    static func rebuild(_ c: Connection, before hour: Int64) throws(StoreError) {
+        let end = hour * Schema.microsPerHour
+        let del = try c.prepare("DELETE FROM rollup_hourly WHERE hour < ?1")
+        try del.bind(1, hour)
+        try del.run()
+        let keys = try c.prepare(
+            "SELECT DISTINCT sensor_id, time_us / \(Schema.microsPerHour) FROM readings WHERE time_us < ?1 AND time_us >= 0")
+        try keys.bind(1, end)
+        let rows = try c.prepare(hourSQL)
+        let insert = try c.prepare(
+            "INSERT OR REPLACE INTO rollup_hourly (hour, sensor_id, n_rows, n_samples, last_time_us, stats) "
+                + "VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
+        while try keys.step() {
+            let sensor = keys.int64(0)
+            let h = keys.int64(1)
+            let s = try stats(hour: h, sensorID: sensor, using: rows)
+            try write(s, hour: h, sensorID: sensor, using: insert)
+        }
+    }
+
+    /// Writes one rollup row with `st` (parameters `(hour, sensor_id, n_rows, n_samples,
+    /// last_time_us, stats)`).
+    static func write(_ s: SensorStats, hour: Int64, sensorID: Int64, using st: Statement) throws(StoreError) {
+        guard s.rows > 0 else { return }
+        let blob = [UInt8](unsafeUninitializedCapacity: max(1, s.quantities.count * SensorStats.maxStatsBytes)) {
+            buffer, count in
+            count = buffer.baseAddress.map { s.writeStats(hourStart: hour * Schema.microsPerHour, to: $0) } ?? 0
+        }
+        try st.bind(1, hour)
+        try st.bind(2, sensorID)
+        try st.bind(3, s.rows)
+        try st.bind(4, s.samples)
+        try st.bind(5, s.lastTime)
+        if blob.isEmpty {
+            try st.bindStatic(6, UnsafeRawBufferPointer(start: nil, count: 0))
+        } else {
+            try st.bind(6, blob)
+        }
+        defer { st.reset() }
+        try st.run()
     }
 }

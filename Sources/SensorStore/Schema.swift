@@ -148,6 +148,35 @@ enum Schema {
         }
     }
 
+    /// Undoes a retention horizon later than `nowMicros`, which the store before migration 2 set
+    /// from the newest reading (one stamped in 2100 moved it there, and readers then hid every row
+    /// before it). Rows below it may have been half-pruned, so the rollups of the hours before it
+    /// are computed again from the rows left, after which invariant 4 holds everywhere and the
+    /// horizon is removed (the next retention step sets a right one). Returns whether it did so.
+    /// `nowMicros` must be a plausible time (a clock reading 1970 would undo every horizon).
+    static func repairHorizon(_ c: Connection, nowMicros: Int64) throws(StoreError) -> Bool {
+        let attempted = "reset the retention horizon of \(c.path)"
+        guard let horizon = try c.scalarInt("SELECT value FROM meta WHERE key = 'prune_horizon_us'"),
+            horizon > nowMicros
+        else { return false }
+        try c.exec("BEGIN IMMEDIATE", attempted)
+        do throws(StoreError) {
+            // Re-read under the write lock: another writer may have repaired it meanwhile.
+            guard let h = try c.scalarInt("SELECT value FROM meta WHERE key = 'prune_horizon_us'"), h > nowMicros
+            else {
+                try c.exec("COMMIT", attempted)
+                return false
+            }
+            try RollupRebuild.rebuild(c, before: SensorStore.hour(min(h, storableTimes.upperBound)) + 1)
+            try c.exec("DELETE FROM meta WHERE key = 'prune_horizon_us'", attempted)
+            try c.exec("COMMIT", attempted)
+            return true
+        } catch {
+            _ = c.rollbackIfNeeded()
+            throw error
+        }
+    }
+
     /// Opens a store file: checks it read-only first (a file that is foreign, newer or damaged is
     /// never opened for writing, so not even a WAL checkpoint can touch it), then opens it for
     /// writing, migrates, and turns on WAL.

@@ -22,6 +22,8 @@ import SensorDecode
 // - *batch*: the rows committed in one transaction: every `batchSeconds` (monotonic, driven by
 //   the caller's `tick(now:)`) or every `batchRows` rows, whichever comes first.
 // - *horizon*: `meta.prune_horizon_us`; retention has removed, or is removing, rows before it.
+// - *trusted now*: the wall time the store believes (`TrustedTime` over the injected
+//   `StoreClock`), never a reading's stamp.
 //
 // INVARIANTS.
 // (1) A row counts as stored only after the COMMIT of its batch returned SQLITE_OK; until then
@@ -57,6 +59,11 @@ import SensorDecode
 //     start (logged once). So the WAL starts over within a few commits, unless readers
 //     always overlap or checkpoints fail (logged, invariant 6), as with SQLite's own
 //     (`CheckpointTests`).
+// (10) Time. Retention cuts at `retentionSeconds` before the trusted now (floored to the hour),
+//     so the horizon is never later than the trusted now; a reading is stored only if stamped
+//     from that cutoff (or the horizon) to `futureToleranceSeconds` after the trusted now, the
+//     others are counted and logged once. A horizon found later than now (set by a store before
+//     migration 2 from a future-stamped reading) is undone at open (`Schema.repairHorizon`).
 //
 // THREADS. A `SensorStore` is used from one thread (the logger loop); it is not Sendable. It
 // starts one thread of its own, with its own connection, for WAL checkpoints (Checkpointer.swift),
@@ -83,8 +90,16 @@ public struct StoreConfiguration: Sendable, Equatable {
     public var batchRows: Int
     /// Bound of the pending rows while the database refuses writes. Default 100 000 (~30 MB).
     public var maxPendingRows: Int
-    /// Keep this much history, measured back from the newest reading; `nil` keeps everything.
+    /// Keep this much history, measured back from the trusted current time (`StoreClock`, never
+    /// the readings' times); `nil` keeps everything. Any value is safe: the cutoff saturates.
     public var retentionSeconds: Int64?
+    /// A reading stamped later than this after the trusted current time is not stored (counted in
+    /// `futureTimes`, logged once). Default 600 s: captures from a machine whose clock is a little
+    /// fast still replay whole.
+    public var futureToleranceSeconds: Int64
+    /// A wall clock that stepped ahead is trusted once it has held for this long (`TrustedTime`).
+    /// Default 60 s.
+    public var clockSettleSeconds: Double
     public var pruneRowsPerStep: Int
     /// Seconds between retention steps once nothing is left to prune. Default 60.
     public var pruneEverySeconds: Double
@@ -100,7 +115,8 @@ public struct StoreConfiguration: Sendable, Equatable {
         downsample: DownsampleConfiguration = DownsampleConfiguration(), batchSeconds: Double = 5,
         batchRows: Int = 1000, maxPendingRows: Int = 100_000, retentionSeconds: Int64? = nil,
         pruneRowsPerStep: Int = 1000, pruneEverySeconds: Double = 60, busyTimeoutMillis: Int32 = 200,
-        maxCachedQuantities: Int = 4096, checkpointPages: Int = 1000
+        maxCachedQuantities: Int = 4096, checkpointPages: Int = 1000, futureToleranceSeconds: Int64 = 600,
+        clockSettleSeconds: Double = 60
     ) {
         self.downsample = downsample
         self.batchSeconds = batchSeconds
@@ -112,6 +128,8 @@ public struct StoreConfiguration: Sendable, Equatable {
         self.busyTimeoutMillis = busyTimeoutMillis
         self.maxCachedQuantities = maxCachedQuantities
         self.checkpointPages = checkpointPages
+        self.futureToleranceSeconds = futureToleranceSeconds
+        self.clockSettleSeconds = clockSettleSeconds
     }
 }
 
@@ -128,6 +146,10 @@ public struct StoreStatistics: Sendable, Equatable {
     public var droppedRows = 0
     /// Readings not stored because their time lies outside 1970…2255 (a corrupt capture's stamp).
     public var implausibleTimes = 0
+    /// Readings stamped more than `futureToleranceSeconds` after the trusted current time.
+    public var futureTimes = 0
+    /// Readings older than the retention horizon or cutoff (they would be deleted, or hidden, at once).
+    public var beyondRetention = 0
     public var prunedRows = 0
     /// WAL checkpoints completed, by the checkpoint thread or by the writer…
     public var checkpoints = 0
@@ -170,6 +192,15 @@ public final class SensorStore {
     /// Whether why the checkpoint thread cannot run (`Checkpointer.unavailable`) was logged.
     private var reportedWorkerUnavailable = false
     private let log: (String) -> Void
+    private let clock: any StoreClock
+    private var trustedTime: TrustedTime
+    /// The trusted current time at the last `refreshTime`, and what it admits: a reading is stored
+    /// only if its time lies in `acceptFrom...acceptUntil` (see `add`).
+    private var trustedNowMicros: Int64 = 0
+    private var acceptFrom: Int64 = .min
+    private var acceptUntil: Int64 = .max
+    /// `meta.prune_horizon_us` as this writer last read or wrote it.
+    private var horizonMicros: Int64 = .min
     // Touched for every reading, from `add`, which hands `pending` to `downsampler`'s mutating
     // methods: their run-time exclusivity checks (swift_beginAccess, ~80 instructions each) cost
     // more than the rest of the bookkeeping. Unchecked is sound here: the store is used from one
@@ -216,13 +247,15 @@ public final class SensorStore {
     /// - Throws: `StoreError` if the file cannot be opened, validated or migrated.
     public init(
         path: String, configuration: StoreConfiguration = StoreConfiguration(),
-        log: @escaping (String) -> Void = { _ in }
+        clock: any StoreClock = SystemClock(), log: @escaping (String) -> Void = { _ in }
     )
         throws(StoreError)
     {
         self.path = path
         self.configuration = configuration
         self.log = log
+        self.clock = clock
+        self.trustedTime = TrustedTime(settleSeconds: configuration.clockSettleSeconds)
         self.downsampler = Downsampler(configuration.downsample)
         let c = try Schema.open(path: path, create: true, busyTimeoutMillis: configuration.busyTimeoutMillis)
         // NORMAL in WAL: a commit is durable once the WAL is synced at checkpoint; a power cut can
@@ -280,6 +313,13 @@ public final class SensorStore {
         selectRollup = try c.prepare(
             "SELECT n_rows, n_samples, last_time_us, stats FROM rollup_hourly WHERE hour = ?1 AND sensor_id = ?2")
         dataVersion = try c.prepare("PRAGMA data_version")
+        let wall = clock.wallMicros()
+        if TrustedTime.plausible(wall), try Schema.repairHorizon(c, nowMicros: wall) {
+            log("store: \(path): the retention horizon lay in the future (set from a future-stamped reading); "
+                + "it is removed and the rollups before it computed again, so every stored row is visible")
+        }
+        horizonMicros = try c.scalarInt("SELECT value FROM meta WHERE key = 'prune_horizon_us'") ?? .min
+        refreshTime()
         // Last, once nothing can throw: an init that throws runs no deinit, which is what removes
         // the hook before the checkpointer goes. It replaces SQLite's own autocheckpoint.
         sqlite3_wal_hook(
@@ -303,11 +343,9 @@ public final class SensorStore {
     /// - Parameter now: the caller's monotonic clock, seconds.
     @discardableResult
     public func add(_ reading: consuming Reading, now: Double) -> FlushResult {
-        guard Schema.storableTimes.contains(reading.timeMicros) else {
-            if counters.implausibleTimes == 0 {
-                log("store: readings stamped outside 1970–2255 are not stored (the first: \(reading.timeMicros) µs)")
-            }
-            counters.implausibleTimes += 1
+        let time = reading.timeMicros
+        guard Schema.storableTimes.contains(time), time >= acceptFrom, time <= acceptUntil else {
+            refuse(time)
             return pending.isEmpty ? .nothingPending : .notDue
         }
         let before = pending.count
@@ -318,6 +356,56 @@ public final class SensorStore {
         return pending.isEmpty ? .nothingPending : .notDue
     }
 
+    /// Counts (and logs, the first of each kind) a reading `add` does not store for its time.
+    private func refuse(_ time: Int64) {
+        if !Schema.storableTimes.contains(time) {
+            if counters.implausibleTimes == 0 {
+                log("store: readings stamped outside 1970–2255 are not stored (the first: \(time) µs)")
+            }
+            counters.implausibleTimes += 1
+        } else if time > acceptUntil {
+            if counters.futureTimes == 0 {
+                log(
+                    "store: readings stamped more than \(configuration.futureToleranceSeconds) s after the current time "
+                        + "(\(trustedNowMicros) µs) are rejected (the first: \(time) µs)")
+            }
+            counters.futureTimes += 1
+        } else {
+            if counters.beyondRetention == 0 {
+                log("store: readings older than the retention cutoff (\(acceptFrom) µs) are rejected (the first: \(time) µs)")
+            }
+            counters.beyondRetention += 1
+        }
+    }
+
+    /// Reads the clocks: the trusted current time (`TrustedTime`), and from it the times `add`
+    /// accepts: from the retention cutoff (or the horizon, if later) to `futureToleranceSeconds`
+    /// after now.
+    private func refreshTime() {
+        trustedNowMicros = trustedTime.now(wall: clock.wallMicros(), monotonic: clock.monotonicSeconds())
+        let tolerance = Self.saturatingMicros(seconds: max(0, configuration.futureToleranceSeconds))
+        acceptUntil = trustedNowMicros.addingReportingOverflow(tolerance).overflow ? .max : trustedNowMicros + tolerance
+        acceptFrom = max(horizonMicros, retentionCutoff() ?? .min)
+    }
+
+    /// `seconds` in µs, saturating at the bounds of `Int64`.
+    static func saturatingMicros(seconds: Int64) -> Int64 {
+        let (us, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000)
+        return overflow ? (seconds < 0 ? .min : .max) : us
+    }
+
+    /// Where retention cuts now: `retentionSeconds` before the trusted current time, floored to
+    /// the hour; `nil` without retention, with a clock that cannot be right (`TrustedTime`
+    /// rule d), or when the cutoff lies before any storable time. Never traps: the arithmetic
+    /// saturates for any `retentionSeconds`.
+    func retentionCutoff() -> Int64? {
+        guard let keep = configuration.retentionSeconds, TrustedTime.plausible(trustedNowMicros) else { return nil }
+        let keepMicros = Self.saturatingMicros(seconds: max(0, keep))
+        let (t, overflow) = trustedNowMicros.subtractingReportingOverflow(keepMicros)
+        guard !overflow, t > Schema.storableTimes.lowerBound else { return nil }
+        return Self.hour(t) * Schema.microsPerHour
+    }
+
     /// The timer: closes finished downsampling buckets, commits when due, and runs one retention
     /// step when due. Call it at least every `batchSeconds` (a poll timeout is enough).
     /// - Parameters:
@@ -326,6 +414,7 @@ public final class SensorStore {
     ///     is silent; `nil` closes them by the radio's time only (replays).
     @discardableResult
     public func tick(now: Double, wallMicros: Int64? = nil) -> FlushResult {
+        refreshTime()
         let before = pending.count
         downsampler.closeDue(wallMicros: wallMicros, into: &pending)
         appended(since: before, now: now)
@@ -973,9 +1062,10 @@ public final class SensorStore {
     /// `pruneEverySeconds`, or at every tick while a backlog remains. Returns the rows deleted.
     @discardableResult
     public func pruneStep() throws(StoreError) -> Int {
-        guard let keep = configuration.retentionSeconds, downsampler.radioTimeMicros != .min else { return 0 }
-        // Hour-aligned, so whole rollup hours go and partial hours never straddle the horizon.
-        let cutoff = Self.hour(downsampler.radioTimeMicros - keep * 1_000_000) * Schema.microsPerHour
+        // Hour-aligned, so whole rollup hours go and partial hours never straddle the horizon;
+        // anchored on the trusted current time, so no reading's stamp can move it.
+        refreshTime()
+        guard let cutoff = retentionCutoff() else { return 0 }
         let attempted = "prune rows before \(cutoff) µs from \(path)"
         // It deletes rows and rollups behind the caches' back.
         dropCaches()
@@ -1010,6 +1100,7 @@ public final class SensorStore {
             try horizon.bind(1, cutoff)
             try horizon.run()
             try connection.exec("COMMIT", attempted)
+            horizonMicros = max(horizonMicros, cutoff)
             counters.prunedRows += deleted
             // At least a full step was older than the cutoff: more may remain, go on next tick.
             pruneBacklog = nth != nil

@@ -390,14 +390,20 @@ private func sameStatistics(_ a: [String: Expected], _ b: [String: Expected]) ->
         config.retentionSeconds = 3 * 3600
         config.pruneRowsPerStep = 100
         config.batchRows = 200
-        let store = try SensorStore(path: dir.file("a.db"), configuration: config)
-        let readings = (0..<(10 * 60 * 4)).map { tortureReading($0, sensors: 4) }  // 10 h, 4 sensors, 1/min
+        // Stored without retention first (the store rejects readings already past the cutoff),
+        // then opened with it at the newest reading's time.
+        let readings = (0..<(10 * 60 * 4)).map { tortureReading($0, sensors: 4, start: june2026Micros) }  // 10 h, 4 sensors, 1/min
+        let clock = FakeClock(wall: readings.last!.timeMicros)
+        var unlimited = config
+        unlimited.retentionSeconds = nil
+        let writer = try SensorStore(path: dir.file("a.db"), configuration: unlimited, clock: clock)
         var now = 0.0
         for r in readings {
             now += 0.01
-            store.add(r, now: now)
+            writer.add(r, now: now)
         }
-        try store.close(now: now)
+        try writer.close(now: now)
+        let store = try SensorStore(path: dir.file("a.db"), configuration: config, clock: clock)
         var steps = 0
         var last = -1
         while last != 0 {
@@ -663,5 +669,156 @@ private func sameStatistics(_ a: [String: Expected], _ b: [String: Expected]) ->
         #expect(FileManager.default.createFile(atPath: path, contents: Data()))
         let s = try SensorStore(path: path)
         #expect(try s.checkInvariants() == [])
+    }
+}
+
+/// Retention anchored on the trusted current time (issue 23 item 1): the readings' own stamps
+/// never move it, and no retention value traps.
+@Suite struct RetentionTests {
+    static let day: Int64 = 86_400_000_000
+    /// A week of 4 sensors every 10 minutes, ending an hour before `now`.
+    func week(now: Int64) -> [Reading] {
+        let start = now - 7 * Self.day - 3_600_000_000
+        return (0..<(7 * 144 * 4)).map { tortureReading($0, sensors: 4, start: start, step: 600_000_000) }
+    }
+
+    func store(_ path: String, keepDays: Int64?, clock: FakeClock, log: LogLines = LogLines()) throws -> SensorStore {
+        var config = StoreConfiguration()
+        config.downsample.intervalSeconds = 0
+        config.retentionSeconds = keepDays.map { $0 * 86_400 }
+        return try SensorStore(path: path, configuration: config, clock: clock, log: log.append)
+    }
+
+    func feed(_ store: SensorStore, _ readings: [Reading], clock: FakeClock) throws {
+        var now = 0.0
+        for r in readings {
+            now += 1
+            store.add(r, now: now)
+            store.tick(now: now)
+        }
+        try store.close(now: now)
+    }
+
+    func reading(at t: Int64) -> Reading {
+        var r = tortureReading(0, sensors: 1, start: t)
+        r.timeMicros = t
+        return r
+    }
+
+    @Test func aFutureStampedReadingIsRejectedAndNeitherDeletesNorHidesHistory() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        let now = june2026Micros
+        let clock = FakeClock(wall: now)
+        let path = dir.file("a.db")
+        let readings = week(now: now)
+        try feed(try store(path, keepDays: nil, clock: clock), readings, clock: clock)
+        let log = LogLines()
+        let keeping = try store(path, keepDays: 400, clock: clock, log: log)
+        try feed(keeping, [reading(at: 4_102_444_800_000_000)], clock: clock)  // 2100-01-01
+        #expect(keeping.statistics.futureTimes == 1)
+        #expect(keeping.statistics.prunedRows == 0)
+        #expect(log.lines.count == 1 && log.lines[0].contains("rejected"), "\(log.lines)")
+        try feed(try store(path, keepDays: nil, clock: clock), readings, clock: clock)
+        let reader = try StoreReader(path: path)
+        #expect(try exportAll(reader).rows.count == readings.count)
+        #expect(try reader.sensors().allSatisfy { $0.lastSeenMicros <= now })
+        #expect(try reader.verifyRollups() == [])
+    }
+
+    @Test func aWallClockAheadForThreeSecondsStoresNothingAheadAndPrunesNothing() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        let now = june2026Micros
+        let clock = FakeClock(wall: now)
+        let path = dir.file("a.db")
+        let readings = week(now: now)
+        try feed(try store(path, keepDays: nil, clock: clock), readings, clock: clock)
+        var config = StoreConfiguration()
+        config.downsample.intervalSeconds = 0
+        config.retentionSeconds = 400 * 86_400
+        config.pruneEverySeconds = 0  // a retention step at every tick, the jump's ticks included
+        let live = try SensorStore(path: path, configuration: config, clock: clock)
+        let jump: Int64 = 4_102_444_800_000_000 - now
+        var tickNow = 0.0
+        for second in 0..<10 {
+            clock.advance(1)
+            if (3..<6).contains(second) { clock.wall += jump }
+            live.add(reading(at: clock.wall), now: tickNow)
+            live.tick(now: tickNow)
+            if (3..<6).contains(second) { clock.wall -= jump }
+            tickNow += 1
+        }
+        try live.close(now: tickNow)
+        #expect(live.statistics.futureTimes == 3)
+        #expect(live.statistics.prunedRows == 0)
+        let reader = try StoreReader(path: path)
+        #expect(try exportAll(reader).rows.count == readings.count + 7)
+        #expect(try reader.verifyRollups() == [])
+    }
+
+    @Test func anOldCaptureReplayedWithKeepDropsOnlyWhatIsOlderThanKeepBeforeNow() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        let now = june2026Micros
+        let clock = FakeClock(wall: now)
+        let path = dir.file("a.db")
+        let recent = week(now: now)
+        try feed(try store(path, keepDays: nil, clock: clock), recent, clock: clock)
+        // A capture of 600 days ago to 580 days ago, and another of 30 days ago.
+        let old = (0..<200).map { tortureReading($0, sensors: 2, start: now - 600 * Self.day, step: 6 * 3_600_000_000) }
+        let month = (0..<40).map { tortureReading($0, sensors: 2, start: now - 30 * Self.day, step: 3_600_000_000) }
+        let replay = try store(path, keepDays: 400, clock: clock)
+        try feed(replay, old + month, clock: clock)
+        #expect(replay.statistics.beyondRetention == old.count)
+        let reader = try StoreReader(path: path)
+        let rows = try exportAll(reader).rows
+        #expect(rows.count == recent.count + month.count)
+        #expect(rows.allSatisfy { $0.timeMicros >= now - 400 * Self.day })
+        #expect(try reader.verifyRollups() == [])
+    }
+
+    @Test(arguments: [Int64.max, 10_000_000_000_000, 9_223_372_036_855, 0, -1, Int64.min])
+    func anyRetentionValueIsSafe(_ keep: Int64) throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        let now = june2026Micros
+        let clock = FakeClock(wall: now)
+        var config = StoreConfiguration()
+        config.downsample.intervalSeconds = 0
+        config.retentionSeconds = keep
+        let store = try SensorStore(path: dir.file("a.db"), configuration: config, clock: clock)
+        let readings = week(now: now)
+        try feed(store, readings, clock: clock)
+        try store.pruneStep()
+        let kept = try exportAll(try StoreReader(path: dir.file("a.db"))).rows.count
+        if keep >= 8 * 86_400 { #expect(kept == readings.count) } else { #expect(kept < readings.count) }
+    }
+
+    @Test func aHorizonInTheFutureIsUndoneAtOpenAndEveryRowIsVisibleAgain() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        let now = june2026Micros
+        let clock = FakeClock(wall: now)
+        let path = dir.file("a.db")
+        let readings = week(now: now)
+        try feed(try store(path, keepDays: nil, clock: clock), readings, clock: clock)
+        // What the old store left: a horizon 400 days before 2100, and the rollups of some hours
+        // gone with half their rows (a prune step interrupted by the next batch).
+        do {
+            let c = try Connection(path: path, readOnly: false, create: false, busyTimeoutMillis: 200)
+            try c.exec("INSERT INTO meta (key, value) VALUES ('prune_horizon_us', 4067870400000000)", "test")
+            try c.exec("DELETE FROM readings WHERE time_us < \(now - 6 * Self.day)", "test")
+            try c.exec("DELETE FROM rollup_hourly WHERE hour < \((now - 5 * Self.day) / 3_600_000_000)", "test")
+        }
+        let before = try exportAll(try StoreReader(path: path)).rows.count
+        #expect(before == 0)
+        let log = LogLines()
+        _ = try store(path, keepDays: nil, clock: clock, log: log)
+        #expect(log.lines.count == 1 && log.lines[0].contains("horizon"), "\(log.lines)")
+        let reader = try StoreReader(path: path)
+        let expected = readings.filter { $0.timeMicros >= now - 6 * Self.day }.count
+        #expect(try exportAll(reader).rows.count == expected)
+        #expect(try reader.verifyRollups() == [])
     }
 }

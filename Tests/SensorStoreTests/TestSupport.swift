@@ -42,3 +42,26 @@ func exportAll(_ reader: StoreReader, range: TimeRange = .all, sensors: [SensorS
     while let r = try c.next() { rows.append(r) }
     return (c.quantities, rows)
 }
+
+/// A clock the test sets (`StoreClock`): nothing reads the machine's clocks.
+final class FakeClock: StoreClock, @unchecked Sendable {
+    var wall: Int64
+    var monotonic: Double
+
+    init(wall: Int64, monotonic: Double = 1000) {
+        self.wall = wall
+        self.monotonic = monotonic
+    }
+
+    func wallMicros() -> Int64 { wall }
+    func monotonicSeconds() -> Double { monotonic }
+
+    /// Time passes: both clocks advance by `seconds`.
+    func advance(_ seconds: Double) {
+        wall += Int64(seconds * 1e6)
+        monotonic += seconds
+    }
+}
+
+/// 2026-06-01T00:00:00Z: a plausible "now" for tests (after `TrustedTime.earliestPlausibleMicros`).
+let june2026Micros: Int64 = 1_780_272_000_000_000
