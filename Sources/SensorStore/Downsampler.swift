@@ -154,7 +154,8 @@ public struct DownsampleStatistics: Sendable, Equatable {
     public var readings = 0
     public var duplicates = 0
     /// Readings older than their sensor's open bucket (clock stepped back, reordered sources):
-    /// stored as rows of their own.
+    /// rows of their own, which the writer merges into their interval's row (invariant 3 of
+    /// SensorStore.swift).
     public var outOfOrder = 0
     public var evictedSensors = 0
     public var rows = 0
@@ -501,5 +502,77 @@ struct Downsampler {
                 address: row.address, facts: folded, rssi: row.rssi, timeMicros: row.timeMicros,
                 firstHeardMicros: row.firstHeardMicros, lastHeardMicros: row.lastHeardMicros, samples: row.samples,
                 listed: ms))
+    }
+}
+
+/// A row's advertisements as invariant 3 of SensorStore.swift sees them: how many were folded,
+/// and the receive times of the first and the last. A row for a stored (time, sensor) is told
+/// from a replay of the stored one by these alone (`meets`).
+struct StoredSpan: Equatable {
+    var samples: Int64
+    var first: Int64
+    var last: Int64
+
+    enum Meeting: Equatable {
+        /// The incoming row's advertisements were all heard before or after the stored ones':
+        /// none of them is stored, so the two rows become one.
+        case merge
+        /// The spans overlap and the incoming row folded more advertisements (a longer capture
+        /// of the same ones, the full capture after a truncated one): it takes the stored row's place.
+        case replace
+        /// The spans overlap and the incoming row folded no more: the same advertisements again,
+        /// or some of them (a replay). Nothing changes.
+        case replay
+    }
+
+    /// What becomes of `incoming`, a row for the (time, sensor) of this stored one. Never counts
+    /// an advertisement twice: a merge joins rows whose spans are disjoint, and every other
+    /// outcome keeps one of the two folds whole.
+    func meets(_ incoming: StoredSpan) -> Meeting {
+        if incoming.first > last || incoming.last < first { return .merge }
+        return incoming.samples > samples ? .replace : .replay
+    }
+
+    /// The span of the merged row.
+    func merged(with o: StoredSpan) -> StoredSpan {
+        StoredSpan(samples: samples + o.samples, first: Swift.min(first, o.first), last: Swift.max(last, o.last))
+    }
+
+    /// The measurements of two merged rows (`a` of span `sa`, `b` of `sb`, each in ascending id):
+    /// a quantity in both is, for ids in `lastWins` (whole numbers: the folding rule keeps the
+    /// last value), the value of the row heard last, and otherwise the mean of both weighted by
+    /// their samples (a quantity missing from some of a row's advertisements is weighted by all
+    /// of them: rows do not count samples per quantity). A quantity in one row keeps its value.
+    static func merge(
+        _ a: [(id: Int64, value: Double)], _ sa: StoredSpan, _ b: [(id: Int64, value: Double)], _ sb: StoredSpan,
+        lastWins: Set<Int64>
+    ) -> [(id: Int64, value: Double)] {
+        var out: [(id: Int64, value: Double)] = []
+        out.reserveCapacity(Swift.max(a.count, b.count))
+        var i = 0
+        var j = 0
+        while i < a.count || j < b.count {
+            if j == b.count || (i < a.count && a[i].id < b[j].id) {
+                out.append(a[i])
+                i += 1
+            } else if i == a.count || b[j].id < a[i].id {
+                out.append(b[j])
+                j += 1
+            } else {
+                let id = a[i].id
+                let value: Double
+                if lastWins.contains(id) {
+                    value = sb.last > sa.last ? b[j].value : a[i].value
+                } else {
+                    let na = Double(sa.samples)
+                    let nb = Double(sb.samples)
+                    value = (a[i].value * na + b[j].value * nb) / (na + nb)
+                }
+                out.append((id, value))
+                i += 1
+                j += 1
+            }
+        }
+        return out
     }
 }

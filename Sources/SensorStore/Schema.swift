@@ -16,6 +16,8 @@ import CSQLite
 ///   per quantity (`(sensor_id, time, quantity_id, value, count)`), which also has to be
 ///   regrouped for export. A year of 50 sensors at 1/min (26.3 M rows) takes 50.7 bytes per
 ///   reading: table 32.2, `readings_by_sensor` 16.8, `rollup_hourly` 1.7.
+/// - Each row also keeps when its first and last advertisement were heard, as µs after `time_us`
+///   (migration 2), so a second row for its (time, sensor) is merged unless it is a replay.
 /// - `readings_by_sensor (sensor_id, time_us)` serves one sensor's export, its last rows, and
 ///   `forget`. It costs ~17 bytes per reading; without it a one-sensor query scans every sensor.
 /// - `rollup_hourly` keeps, per (hour, sensor), the row count and, packed in one blob, count/sum/
@@ -78,7 +80,16 @@ enum Schema {
             PRIMARY KEY (hour, sensor_id)
         ) WITHOUT ROWID;
         CREATE TABLE meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID;
+        """,
+        // 2: the receive times of a row's first and last advertisement, as µs after `time_us`
+        // (0 bytes for a row of one advertisement, `--interval 0`), so a second row for a stored
+        // (time, sensor) is merged unless it is a replay (invariant 3 in SensorStore.swift).
+        // NULL in rows stored before it: which advertisements they hold is unknown, so such a
+        // row is never merged into, as before.
         """
+        ALTER TABLE readings ADD COLUMN first_after_us INTEGER;
+        ALTER TABLE readings ADD COLUMN last_after_us INTEGER;
+        """,
     ]
 
     static var version: Int32 { Int32(migrations.count) }

@@ -31,9 +31,17 @@ import SensorDecode
 // (2) `PRAGMA user_version` equals the number of applied migrations, and `application_id` is
 //     `Schema.applicationID`. A file with a larger version, another application id, or that is
 //     not SQLite is never written (checked read-only before the writable open).
-// (3) `readings` has at most one row per (time_us, sensor_id): retransmissions and replays of
-//     the same data do not add rows (`INSERT OR IGNORE`; ignored rows are counted and skipped
-//     by the rollups).
+// (3) `readings` has at most one row per (time_us, sensor_id), and no advertisement is counted
+//     in it twice. A row keeps the receive times of its first and last advertisement
+//     (`first_after_us`, `last_after_us`; NULL in rows stored before migration 2). A row that
+//     meets a stored one of its (time, sensor) (`StoredSpan.meets`): heard wholly before or after
+//     the stored advertisements, it is merged in (samples added, continuous values weighted by
+//     samples, whole numbers the later row's, span widened); overlapping them, it takes the
+//     stored row's place if it folded more advertisements (the full capture after a truncated
+//     one), else it is a replay and changes nothing. Rows without a span are never merged into.
+//     A merged row's (hour, sensor) rollup is computed again from the rows in the same
+//     transaction. Limit: new advertisements stamped inside a stored row's span (a clock stepped
+//     back into an interval already committed) are taken for a replay.
 // (4) For every hour at or after the horizon, each `rollup_hourly` row equals the aggregate of
 //     the raw rows of its (hour, sensor): n_rows, n_samples, last time, and per quantity rows,
 //     samples, sum, min, max and the value at the latest time. Both are written
@@ -138,7 +146,10 @@ public struct StoreStatistics: Sendable, Equatable {
     public var downsample = DownsampleStatistics()
     /// Rows newly inserted by committed batches.
     public var committedRows = 0
-    /// Rows of committed batches that already existed (same sensor and time): not stored again.
+    /// Rows of committed batches whose (sensor, time) was stored with other advertisements: merged
+    /// into the stored row, or put in its place (invariant 3).
+    public var mergedRows = 0
+    /// Rows of committed batches already stored (the same advertisements again): not stored again.
     public var ignoredRows = 0
     public var committedBatches = 0
     public var failedCommits = 0
@@ -234,6 +245,11 @@ public final class SensorStore {
     /// Multi-row INSERTs by row count (`insertChunkSizes`), prepared on first use.
     private var insertReadings: [Int: Statement] = [:]
     private let selectRollup: Statement
+    /// A stored row by (time, sensor), its replacement (merges, invariant 3), and one sensor's
+    /// rows of an hour (`RollupRebuild.hourSQL`).
+    private let selectStored: Statement
+    private let updateStored: Statement
+    private let selectHourRows: Statement
     /// Multi-row rollup writes by row count (`insertChunkSizes`), prepared on first use.
     private var writeRollups: [Int: Statement] = [:]
     private let dataVersion: Statement
@@ -313,6 +329,12 @@ public final class SensorStore {
         selectRollup = try c.prepare(
             "SELECT n_rows, n_samples, last_time_us, stats FROM rollup_hourly WHERE hour = ?1 AND sensor_id = ?2")
         dataVersion = try c.prepare("PRAGMA data_version")
+        selectStored = try c.prepare(
+            "SELECT samples, data, first_after_us, last_after_us FROM readings WHERE time_us = ?1 AND sensor_id = ?2")
+        updateStored = try c.prepare(
+            "UPDATE readings SET samples = ?3, data = ?4, first_after_us = ?5, last_after_us = ?6 "
+                + "WHERE time_us = ?1 AND sensor_id = ?2")
+        selectHourRows = try c.prepare(RollupRebuild.hourSQL)
         let wall = clock.wallMicros()
         if TrustedTime.plausible(wall), try Schema.repairHorizon(c, nowMicros: wall) {
             log("store: \(path): the retention horizon lay in the future (set from a future-stamped reading); "
@@ -446,10 +468,11 @@ public final class SensorStore {
             guard due, now >= nextAttemptAt else { return .notDue }
         }
         do throws(StoreError) {
-            let inserted = try commit(pending)
+            let (inserted, merged) = try commit(pending)
             let n = pending.count
             counters.committedRows += inserted
-            counters.ignoredRows += n - inserted
+            counters.mergedRows += merged
+            counters.ignoredRows += n - inserted - merged
             counters.committedBatches += 1
             pending.removeAll(keepingCapacity: pending.count <= 4 * configuration.batchRows)
             pendingSince = nil
@@ -623,7 +646,7 @@ public final class SensorStore {
     /// and goes in multi-row chunks, each checked to insert all its rows; any other row (replays,
     /// out-of-order rows) goes alone, with its own `changes` check, after the new ones (it can only
     /// collide with a stored or an earlier row, never with a later new one).
-    private func commit(_ rows: [StoredRow]) throws(StoreError) -> Int {
+    private func commit(_ rows: [StoredRow]) throws(StoreError) -> (inserted: Int, merged: Int) {
         let attempted = "commit a batch of \(rows.count) rows to \(path)"
         try connection.exec("BEGIN IMMEDIATE", "begin a batch on \(path)")
         var newQuantities: [String: Int64] = [:]
@@ -716,6 +739,7 @@ public final class SensorStore {
             var rollupSlotMade = false
             var rollups: [(key: RollupKey, stats: SensorStats)] = []
             var inserted = 0
+            var mergedRows = 0
             var ends: [Int] = []
 
             /// Makes row `i`'s sensor's id mapping (`BatchSensor.ids`, `.order`) describe row `i`,
@@ -831,11 +855,13 @@ public final class SensorStore {
                         try st.bind(p + 1, sensors[slotOfRow[i]].id)
                         try st.bind(p + 2, rows[i].samples)
                         // The buffer outlives the run below. Left bound after it (no clearing
-                        // reset): every one of the statement's 4 × rows parameters is bound
+                        // reset): every one of the statement's 6 × rows parameters is bound
                         // again by this loop before its next run.
                         try st.bindStatic(p + 3, UnsafeRawBufferPointer(rebasing: buffer[start..<ends[k]]))
+                        try st.bind(p + 4, rows[i].firstHeardMicros &- rows[i].timeMicros)
+                        try st.bind(p + 5, rows[i].lastHeardMicros &- rows[i].timeMicros)
                         start = ends[k]
-                        p += 4
+                        p += 6
                     }
                     defer { st.resetKeepingBindings() }
                     try st.run()
@@ -862,16 +888,93 @@ public final class SensorStore {
                     inserted += n
                 }
             }
+            /// Row `i` (its sensor's mapping describes it) met a stored row of its (time, sensor):
+            /// merges it in, puts it in its place, or leaves it (invariant 3). Returns whether
+            /// the stored row changed.
+            func mergeIntoStored(_ i: Int) throws(StoreError) -> Bool {
+                let s = slotOfRow[i]
+                let time = rows[i].timeMicros
+                let q = selectStored
+                try q.bind(1, time)
+                try q.bind(2, sensors[s].id)
+                guard try q.step(), !q.isNull(2), !q.isNull(3) else {
+                    q.reset()
+                    return false  // stored before migration 2: which advertisements it holds is unknown
+                }
+                let stored = StoredSpan(samples: q.int64(0), first: time &+ q.int64(2), last: time &+ q.int64(3))
+                let incoming = StoredSpan(
+                    samples: Int64(rows[i].samples), first: rows[i].firstHeardMicros, last: rows[i].lastHeardMicros)
+                var items: [(id: Int64, value: Double)] = []
+                items.reserveCapacity(sensors[s].order.count)
+                for k in sensors[s].order { items.append((sensors[s].ids[k], rows[i].measurement(k).value)) }
+                let result: (span: StoredSpan, items: [(id: Int64, value: Double)])
+                switch stored.meets(incoming) {
+                case .replay:
+                    q.reset()
+                    return false
+                case .replace:
+                    q.reset()
+                    result = (incoming, items)
+                case .merge:
+                    var old: [(id: Int64, value: Double)] = []
+                    let ok = MeasurementCodec.decode(q.blob(1)) { old.append(($0, $1)) }
+                    q.reset()
+                    guard ok else {
+                        throw StoreError.sqlite(
+                            code: SQLITE_CORRUPT, message: "malformed row of sensor \(sensors[s].id) at \(time) µs",
+                            attempted: attempted)
+                    }
+                    var integer: Set<Int64> = []
+                    for k in sensors[s].order where rows[i].measurement(k).quantity.isInteger {
+                        integer.insert(sensors[s].ids[k])
+                    }
+                    result = (
+                        stored.merged(with: incoming), StoredSpan.merge(old, stored, items, incoming, lastWins: integer)
+                    )
+                }
+                var data: [UInt8] = []
+                MeasurementCodec.encode(result.items, into: &data)
+                let u = updateStored
+                try u.bind(1, time)
+                try u.bind(2, sensors[s].id)
+                try u.bind(3, result.span.samples)
+                if data.isEmpty {
+                    try u.bindStatic(4, UnsafeRawBufferPointer(start: nil, count: 0))
+                } else {
+                    try u.bind(4, data)
+                }
+                try u.bind(5, result.span.first &- time)
+                try u.bind(6, result.span.last &- time)
+                try u.run()
+                u.reset()
+                return true
+            }
+
+            var recompute: Set<RollupKey> = []
             for i in others {
-                guard try insert([i], rollingUp: false) == 1 else { continue }  // invariant 3: already stored
-                addToRollup(i)
-                inserted += 1
+                if try insert([i], rollingUp: false) == 1 {
+                    addToRollup(i)
+                    inserted += 1
+                } else if try mergeIntoStored(i) {
+                    mergedRows += 1
+                    recompute.insert(RollupKey(hour: Self.hour(rows[i].timeMicros), sensorID: sensors[slotOfRow[i]].id))
+                }
+            }
+            // A merged row's (hour, sensor) rollup is read again from the rows (its old value may
+            // have been the hour's minimum or maximum), this batch's rows of it included.
+            var recomputed: [RollupKey: SensorStats] = [:]
+            for k in recompute {
+                recomputed[k] = try RollupRebuild.stats(hour: k.hour, sensorID: k.sensorID, using: selectHourRows)
             }
 
             // Merge into the stored hour (read, merge, replace): one row per (hour, sensor).
             var written: [(key: RollupKey, stats: SensorStats)] = []
             written.reserveCapacity(rollups.count)
             for (k, batchStats) in rollups {
+                if let r = recomputed.removeValue(forKey: k) {
+                    written.append((k, r))
+                    continue
+                }
                 let hourStart = k.hour * Schema.microsPerHour
                 var merged = SensorStats()
                 let q = selectRollup
@@ -896,6 +999,7 @@ public final class SensorStore {
                 merged.merge(batchStats)
                 written.append((k, merged))
             }
+            for (k, r) in recomputed { written.append((k, r)) }
             // Written with multi-row statements (`insertChunkSizes`), every `stats` blob encoded in
             // place into one buffer: one statement per rollup cost a VM start, halt and reset each,
             // and each blob an array grown byte by byte. Keys are distinct (one rollup per (hour,
@@ -926,7 +1030,7 @@ public final class SensorStore {
                 quantityIDs.merge(newQuantities) { a, _ in a }
             }
             assert(withinMemoryBounds())
-            return inserted
+            return (inserted, mergedRows)
         } catch {
             if let e = connection.rollbackIfNeeded() { log(e.description) }
             dropCaches()
@@ -1024,7 +1128,8 @@ public final class SensorStore {
     /// data)` per row in order.
     private func insertStatement(rows n: Int) throws(StoreError) -> Statement {
         try Self.multiRow(
-            connection, "INSERT OR IGNORE INTO readings (time_us, sensor_id, samples, data)", columns: 4, rows: n,
+            connection, "INSERT OR IGNORE INTO readings (time_us, sensor_id, samples, data, first_after_us, last_after_us)",
+            columns: 6, rows: n,
             cache: &insertReadings)
     }
 

@@ -56,4 +56,72 @@ struct StoreDataLossTests {
         let summary = try CLI.run(["summary", "--format", "json", "--since", "30d", "--db", db])
         #expect(!summary.stdout.contains("2100-"), "\(summary.stdout)")
     }
+
+    // MARK: - Item 2
+
+    /// The start of the hour two days before now (so every time is in the past, inside any retention).
+    static func hourTwoDaysAgo() -> Int64 {
+        let h: Int64 = 3_600_000_000
+        return (nowMicros() - 48 * h) / h * h
+    }
+
+    func samples(_ rows: [[String: Any]]) -> Int { rows.reduce(0) { $0 + ($1["samples"] as? Int ?? 0) } }
+
+    @Test func aDayWithOneHourIntervalsReplayedInTwoHalvesKeepsEverySampleAndTheMean() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let start = Self.hourTwoDaysAgo()
+        let times = (0..<8640).map { start + Int64($0) * 10_000_000 }  // a day, every 10 s
+        let temperature = { (i: Int) in 1500 + (i * 37) % 1000 }
+        // Split in the middle of an hour: 12 h 30 min.
+        try Self.capture(dir.file("a.btsnoop"), times: Array(times[..<4500]), temperature: temperature)
+        try Self.capture(dir.file("b.btsnoop"), times: Array(times[4500...]),
+                         temperature: { temperature($0 + 4500) })
+        let db = dir.file("d.db")
+        for part in ["a", "b", "a", "b"] {  // and each half again: a replay adds nothing
+            _ = try replay([dir.file("\(part).btsnoop"), "--db", db, "--interval", "1h"])
+        }
+        let rows = try export(db)
+        #expect(rows.count == 24)
+        #expect(samples(rows) == 8640)
+        for (h, row) in rows.enumerated() {
+            let hour = (h * 360)..<((h + 1) * 360)
+            let mean = hour.map { Self.decoded(temperature($0)) }.reduce(0, +) / 360
+            #expect(abs((row["temperature_c"] as? Double ?? .nan) - mean) < 1e-9, "hour \(h): \(row)")
+        }
+    }
+
+    @Test(arguments: ["joined", "reversed"])
+    func aCaptureWhoseTimesGoBackwardsKeepsEverySample(_ order: String) throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let start = Self.hourTwoDaysAgo()
+        let forward = (0..<900).map { start + Int64($0) * 2_000_000 }  // 30 minutes, every 2 s
+        // Two captures joined end to end, the later period first; or every stamp going backwards.
+        let times = order == "joined" ? Array(forward[450...] + forward[..<450]) : forward.reversed()
+        try Self.capture(dir.file("back.btsnoop"), times: times, temperature: { 2000 + $0 % 97 })
+        let db = dir.file("d.db")
+        _ = try replay([dir.file("back.btsnoop"), "--db", db])
+        _ = try replay([dir.file("back.btsnoop"), "--db", db])
+        let rows = try export(db)
+        #expect(rows.count == 30)
+        #expect(samples(rows) == 900)
+    }
+
+    @Test func aTruncatedCaptureAndThenTheFullOneKeepTheWholeLastInterval() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let start = Self.hourTwoDaysAgo()
+        let times = (0..<1200).map { start + Int64($0) * 500_000 }  // 10 minutes, 120 a minute
+        try Self.capture(dir.file("full.btsnoop"), times: times)
+        try Self.capture(dir.file("cut.btsnoop"), times: Array(times[..<(4 * 120 + 35)]))
+        let db = dir.file("d.db")
+        _ = try replay([dir.file("cut.btsnoop"), "--db", db])
+        #expect(samples(try export(db)) == 4 * 120 + 35)
+        _ = try replay([dir.file("full.btsnoop"), "--db", db])
+        _ = try replay([dir.file("cut.btsnoop"), "--db", db])
+        let rows = try export(db)
+        #expect(rows.count == 10)
+        #expect(rows.map { $0["samples"] as? Int ?? 0 } == Array(repeating: 120, count: 10))
+    }
 }
