@@ -49,12 +49,15 @@ import SensorDecode
 //     while `StoreReader.forget` deletes it in steps; its last step removes the rollups.)
 // (5) Memory is bounded whatever the radio shows: the downsampler tracks ≤ `maxSensors`
 //     sensors (evicting the least recently heard eighth), `pending` holds ≤ `maxPendingRows`
-//     rows (dropping the oldest tenth, counted and logged once), the quantity id cache holds
+//     rows (`.dropOldest`: dropping the oldest tenth, counted and logged once; `.refuseReadings`:
+//     refusing readings while the rows pending and the open buckets would not fit), the quantity id cache holds
 //     ≤ `maxCachedQuantities` keys (cleared when full), and the commit caches of sensor ids and
 //     latest rollups hold ≤ max(64, `maxSensors`) entries each (cleared when full).
 // (6) A failure is logged once when it starts or changes kind (one line,
-//     `StoreError.description`) and once when writing resumes; retries happen at most every
-//     `batchSeconds`.
+//     `StoreError.description`) and once when writing resumes. Retries wait `batchSeconds` of
+//     the `StoreClock`'s monotonic time, doubling up to `maxRetrySeconds`; so a failing database
+//     costs a bounded number of attempts (each O(pending)) per real minute, whatever the pace of
+//     the caller's clock.
 // (7) Retention deletes at most `pruneRowsPerStep` rows per transaction, oldest first, and only
 //     rollup hours whose raw rows are all gone.
 // (8) No `readings` row of a sensor is later than its `sensors.last_seen_us`: a row's time is at
@@ -98,6 +101,12 @@ public struct StoreConfiguration: Sendable, Equatable {
     public var batchRows: Int
     /// Bound of the pending rows while the database refuses writes. Default 100 000 (~30 MB).
     public var maxPendingRows: Int
+    /// What happens at that bound (invariant 5). Default `.dropOldest`.
+    public var pendingOverflow: PendingOverflow
+    /// While the database refuses writes, the wait before the next attempt starts at
+    /// `batchSeconds` and doubles after each failed one up to this (monotonic seconds of the
+    /// `StoreClock`, not the caller's clock, which a replay runs on its capture's time). Default 60.
+    public var maxRetrySeconds: Double
     /// Keep this much history, measured back from the trusted current time (`StoreClock`, never
     /// the readings' times); `nil` keeps everything. Any value is safe: the cutoff saturates.
     public var retentionSeconds: Int64?
@@ -121,7 +130,8 @@ public struct StoreConfiguration: Sendable, Equatable {
 
     public init(
         downsample: DownsampleConfiguration = DownsampleConfiguration(), batchSeconds: Double = 5,
-        batchRows: Int = 1000, maxPendingRows: Int = 100_000, retentionSeconds: Int64? = nil,
+        batchRows: Int = 1000, maxPendingRows: Int = 100_000, pendingOverflow: PendingOverflow = .dropOldest,
+        maxRetrySeconds: Double = 60, retentionSeconds: Int64? = nil,
         pruneRowsPerStep: Int = 1000, pruneEverySeconds: Double = 60, busyTimeoutMillis: Int32 = 200,
         maxCachedQuantities: Int = 4096, checkpointPages: Int = 1000, futureToleranceSeconds: Int64 = 600,
         clockSettleSeconds: Double = 60
@@ -130,6 +140,8 @@ public struct StoreConfiguration: Sendable, Equatable {
         self.batchSeconds = batchSeconds
         self.batchRows = batchRows
         self.maxPendingRows = maxPendingRows
+        self.pendingOverflow = pendingOverflow
+        self.maxRetrySeconds = maxRetrySeconds
         self.retentionSeconds = retentionSeconds
         self.pruneRowsPerStep = pruneRowsPerStep
         self.pruneEverySeconds = pruneEverySeconds
@@ -139,6 +151,16 @@ public struct StoreConfiguration: Sendable, Equatable {
         self.futureToleranceSeconds = futureToleranceSeconds
         self.clockSettleSeconds = clockSettleSeconds
     }
+}
+
+/// What the store does when `maxPendingRows` rows wait while the database refuses writes.
+public enum PendingOverflow: Sendable, Equatable {
+    /// Drops the oldest tenth of the pending rows (counted in `droppedRows`, logged once): a
+    /// logger keeps the newest readings and goes on.
+    case dropOldest
+    /// Takes no more readings (`add` refuses them, counted in `refusedReadings`) and drops
+    /// nothing: a replay stops there, and replaying the capture again stores what is missing.
+    case refuseReadings
 }
 
 /// What the writer has done since it opened.
@@ -155,6 +177,8 @@ public struct StoreStatistics: Sendable, Equatable {
     public var failedCommits = 0
     /// Rows given up because `pending` reached `maxPendingRows` while the database was failing.
     public var droppedRows = 0
+    /// Readings `add` refused because `pending` was full (`PendingOverflow.refuseReadings`).
+    public var refusedReadings = 0
     /// Readings not stored because their time lies outside 1970…2255 (a corrupt capture's stamp).
     public var implausibleTimes = 0
     /// Readings stamped more than `futureToleranceSeconds` after the trusted current time.
@@ -221,7 +245,10 @@ public final class SensorStore {
     @exclusivity(unchecked) private var downsampler: Downsampler
     @exclusivity(unchecked) private var pending: [StoredRow] = []
     @exclusivity(unchecked) private var pendingSince: Double?
+    /// While failing: when (the clock's monotonic seconds) the next attempt may be made, and how
+    /// long the wait after the next failure will be.
     private var nextAttemptAt = -Double.infinity
+    private var retryDelay = 0.0
     private var failedAttempts = 0
     private var droppedThisEpisode = 0
     private var quantityIDs: [String: Int64] = [:]
@@ -357,6 +384,12 @@ public final class SensorStore {
 
     /// Rows waiting for their commit (not yet stored).
     public var pendingRows: Int { pending.count }
+    /// With `PendingOverflow.refuseReadings`: the database refuses writes and `pending` has room
+    /// for no more than the open buckets' rows, so `add` takes no reading (invariant 5).
+    public var isRefusingReadings: Bool {
+        configuration.pendingOverflow == .refuseReadings && currentFailure != nil
+            && pending.count + downsampler.trackedSensors + 1 > max(1, configuration.maxPendingRows)
+    }
     /// Sensors with in-memory downsampling state.
     public var trackedSensors: Int { downsampler.trackedSensors }
 
@@ -365,6 +398,10 @@ public final class SensorStore {
     /// - Parameter now: the caller's monotonic clock, seconds.
     @discardableResult
     public func add(_ reading: consuming Reading, now: Double) -> FlushResult {
+        if isRefusingReadings {
+            counters.refusedReadings += 1
+            return currentFailure.map { .failed($0) } ?? .notDue
+        }
         let time = reading.timeMicros
         guard Schema.storableTimes.contains(time), time >= acceptFrom, time <= acceptUntil else {
             refuse(time)
@@ -465,7 +502,8 @@ public final class SensorStore {
             let due =
                 pending.count >= configuration.batchRows
                 || now - (pendingSince ?? now) >= configuration.batchSeconds
-            guard due, now >= nextAttemptAt else { return .notDue }
+            guard due else { return .notDue }
+            if currentFailure != nil, clock.monotonicSeconds() < nextAttemptAt { return .notDue }
         }
         do throws(StoreError) {
             let (inserted, merged) = try commit(pending)
@@ -477,6 +515,7 @@ public final class SensorStore {
             pending.removeAll(keepingCapacity: pending.count <= 4 * configuration.batchRows)
             pendingSince = nil
             nextAttemptAt = -Double.infinity
+            retryDelay = 0
             reportCheckpoints()
             if currentFailure != nil {
                 log(
@@ -492,11 +531,18 @@ public final class SensorStore {
             failedAttempts += 1
             if currentFailure?.sqliteCode != error.sqliteCode || currentFailure == nil {
                 log(
-                    "\(error.description); keeping \(pending.count) rows in memory, retrying every \(configuration.batchSeconds) s"
+                    "\(error.description); keeping \(pending.count) rows in memory, retrying in "
+                        + "\(configuration.batchSeconds) s, then less often, up to every \(configuration.maxRetrySeconds) s"
                 )
             }
             currentFailure = error
-            nextAttemptAt = now + configuration.batchSeconds
+            // Backing off on the real clock (invariant 6): an attempt costs as much as the rows
+            // pending, so a fixed pace of the caller's clock made a replay's backlog quadratic.
+            retryDelay =
+                failedAttempts == 1
+                ? max(0, configuration.batchSeconds)
+                : min(max(configuration.batchSeconds, configuration.maxRetrySeconds), retryDelay * 2)
+            nextAttemptAt = clock.monotonicSeconds() + retryDelay
             return .failed(error)
         }
     }

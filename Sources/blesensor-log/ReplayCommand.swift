@@ -20,7 +20,8 @@ enum ReplayCommand {
         ],
         discussion: """
             EXIT STATUS: 0; 64 bad option; 65 the capture is truncated or corrupt (what came before the
-            damage is still stored) or the database is not ours; 66 the capture cannot be opened.
+            damage is still stored) or the database is not ours; 66 the capture cannot be opened; 74 the
+            database refused writes (disk full): what was committed stays, and replaying again adds the rest.
             """)
 
     static let subcommand = Subcommand(spec: spec, run: run)
@@ -30,7 +31,10 @@ enum ReplayCommand {
         let verbose = args.has("verbose")
         let log = EventLog(verbose: verbose)
         if args.has("jsonl"), args.value("db") != nil { throw .usage("--jsonl and --db exclude each other") }
-        let storeConfig = try StoreOptions.configuration(args)
+        var storeConfig = try StoreOptions.configuration(args)
+        // A replay can be run again (it stores nothing twice): at the pending bound it stops
+        // rather than drop rows.
+        storeConfig.pendingOverflow = .refuseReadings
         let only = try StoreOptions.onlyAddresses(args)
 
         let source: any HCIPacketSource
@@ -59,6 +63,7 @@ enum ReplayCommand {
         var clock = 0.0
         var captureTime: Double? = nil
         var lastTick = -Double.infinity
+        var stoppedFull = false
         loop: while true {
             let event: SourceEvent
             do { event = try source.next(timeout: 0) } catch {
@@ -87,9 +92,17 @@ enum ReplayCommand {
                     lastTick = clock
                 }
                 if let out, out.failed != nil { break loop }
+                if let store, store.isRefusingReadings {
+                    log.error(
+                        "\(path): stopped at packet \(packets): \(store.pendingRows) rows wait while the database "
+                            + "refuses writes; nothing committed is lost, and replaying the capture again once it "
+                            + "accepts writes stores what is missing")
+                    stoppedFull = true
+                    break loop
+                }
             }
         }
-        var status = ExitCode.ok
+        var status = stoppedFull ? ExitCode.ioError : ExitCode.ok
         if let out {
             try out.finish()
         }
@@ -104,6 +117,7 @@ enum ReplayCommand {
         }
         let stored = store.map {
             ", \($0.statistics.committedRows) rows stored in \(dbPath) in \($0.statistics.committedBatches) commits"
+                + ($0.statistics.failedCommits > 0 ? ", \($0.statistics.failedCommits) failed commit attempts" : "")
         } ?? ""
         if store != nil || verbose {
             log.info("\(path): \(packets) packets, \(pipeline.advertisements) advertisements, \(pipeline.readings) readings\(stored)")

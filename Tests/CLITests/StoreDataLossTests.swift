@@ -30,6 +30,15 @@ struct StoreDataLossTests {
         return CLI.jsonObjects(out)
     }
 
+    /// Rows `export --csv` prints (cheaper than parsing JSON for large stores).
+    func rowCount(_ db: String) throws -> Int {
+        let out = try CLI.run(["export", "--csv", "--db", db])
+        #expect(out.status == 0, "\(out.stderr)")
+        #expect(out.stdout.hasPrefix("time,"), "\(out.stdout.prefix(200))")
+        // Records end in CRLF, one grapheme to Swift: count the bytes.
+        return out.stdout.utf8.reduce(0) { $0 + ($1 == 10 ? 1 : 0) } - 1
+    }
+
     func replay(_ args: [String]) throws -> CLI.Output {
         let out = try CLI.run(["replay"] + args)
         #expect(out.status == 0, "replay \(args): \(out.stderr)")
@@ -123,5 +132,79 @@ struct StoreDataLossTests {
         let rows = try export(db)
         #expect(rows.count == 10)
         #expect(rows.map { $0["samples"] as? Int ?? 0 } == Array(repeating: 120, count: 10))
+    }
+
+    // MARK: - Item 6
+
+    /// Runs `tool args`, returning its exit status.
+    static func system(_ tool: String, _ args: [String]) -> Int32 {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: tool)
+        p.arguments = args
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        guard (try? p.run()) != nil else { return -1 }
+        p.waitUntilExit()
+        return p.terminationStatus
+    }
+
+    /// A 320 KiB tmpfs at `dir/mnt` (a real ENOSPC), or `nil` where mounting is not allowed.
+    static func smallFilesystem(_ dir: TempDir) throws -> String? {
+        let mnt = dir.file("mnt")
+        try FileManager.default.createDirectory(atPath: mnt, withIntermediateDirectories: true)
+        guard system("/bin/mount", ["-t", "tmpfs", "-o", "size=320k", "tmpfs", mnt]) == 0 else {
+            print("skipped: cannot mount a tmpfs here (needs root)")
+            return nil
+        }
+        return mnt
+    }
+
+    /// `n` readings a second apart, ending an hour ago.
+    static func readings(_ n: Int) -> [Int64] {
+        let end = nowMicros() - 3_600_000_000
+        return (0..<n).map { end - Int64(n - $0) * 1_000_000 }
+    }
+
+    /// The number in "…, N failed commit attempts" of replay's summary line.
+    static func failedAttempts(_ stderr: String) -> Int? {
+        guard let r = stderr.range(of: " failed commit attempts") else { return nil }
+        return Int(stderr[..<r.lowerBound].split(separator: " ").last ?? "")
+    }
+
+    @Test func aFullDiskMakesAFewAttemptsAndAReplayAgainStoresTheRest() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        guard let mnt = try Self.smallFilesystem(dir) else { return }
+        defer { _ = Self.system("/bin/umount", [mnt]) }
+        let times = Self.readings(24_000)  // 6.7 h of capture time, a retry every 5 s of it before
+        try Self.capture(dir.file("day.btsnoop"), times: times)
+        let db = mnt + "/d.db"
+        let full = try CLI.run(["replay", dir.file("day.btsnoop"), "--db", db, "--interval", "0"])
+        #expect(full.status == 74, "\(full.stderr)")
+        #expect(full.stderr.contains("full"), "\(full.stderr)")
+        let attempts = Self.failedAttempts(full.stderr)
+        #expect(attempts.map { (1...6).contains($0) } == true, "\(full.stderr)")
+        #expect(Self.system("/bin/mount", ["-o", "remount,size=64m", mnt]) == 0)
+        _ = try replay([dir.file("day.btsnoop"), "--db", db, "--interval", "0"])
+        let stored = try rowCount(db)
+        #expect(stored == times.count)
+    }
+
+    @Test func atThePendingBoundAReplayStopsAndDropsNothing() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        guard let mnt = try Self.smallFilesystem(dir) else { return }
+        defer { _ = Self.system("/bin/umount", [mnt]) }
+        let times = Self.readings(110_000)  // more than the 100,000 rows the store keeps pending
+        try Self.capture(dir.file("long.btsnoop"), times: times)
+        let db = mnt + "/d.db"
+        let full = try CLI.run(["replay", dir.file("long.btsnoop"), "--db", db, "--interval", "0"])
+        #expect(full.status == 74, "\(full.stderr)")
+        #expect(full.stderr.contains("stopped at packet"), "\(full.stderr)")
+        #expect(!full.stderr.contains("dropped"), "\(full.stderr)")
+        #expect(Self.system("/bin/mount", ["-o", "remount,size=64m", mnt]) == 0)
+        _ = try replay([dir.file("long.btsnoop"), "--db", db, "--interval", "0"])
+        let stored = try rowCount(db)
+        #expect(stored == times.count)
     }
 }

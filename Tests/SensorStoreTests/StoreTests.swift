@@ -541,7 +541,8 @@ private func sameStatistics(_ a: [String: Expected], _ b: [String: Expected]) ->
         config.downsample.intervalSeconds = 0
         config.batchRows = 10
         config.busyTimeoutMillis = 10
-        let store = try SensorStore(path: dir.file("a.db"), configuration: config, log: log.append)
+        let clock = FakeClock(wall: june2026Micros)
+        let store = try SensorStore(path: dir.file("a.db"), configuration: config, clock: clock, log: log.append)
         let other = try Connection(path: dir.file("a.db"), readOnly: false, create: false, busyTimeoutMillis: 10)
         try other.exec("BEGIN IMMEDIATE", "hold the write lock")
         var now = 0.0
@@ -554,6 +555,7 @@ private func sameStatistics(_ a: [String: Expected], _ b: [String: Expected]) ->
         #expect(log.lines.count == 1)
         try other.exec("COMMIT", "release the write lock")
         now += 10
+        clock.monotonic += 10  // retries wait on the store's clock (FailureBackoffTests)
         store.tick(now: now)
         #expect(store.currentFailure == nil)
         #expect(store.statistics.committedRows == 100)
@@ -820,5 +822,100 @@ private func sameStatistics(_ a: [String: Expected], _ b: [String: Expected]) ->
         let expected = readings.filter { $0.timeMicros >= now - 6 * Self.day }.count
         #expect(try exportAll(reader).rows.count == expected)
         #expect(try reader.verifyRollups() == [])
+    }
+}
+
+/// A database that refuses writes (issue 23 item 6): retries back off on the store's monotonic
+/// clock whatever the pace of the caller's, and the pending rows stay bounded.
+@Suite struct FailureBackoffTests {
+    func fullStore(_ path: String, clock: FakeClock, _ configure: (inout StoreConfiguration) -> Void = { _ in })
+        throws -> SensorStore
+    {
+        var config = StoreConfiguration()
+        config.downsample.intervalSeconds = 0
+        config.batchRows = 100
+        configure(&config)
+        let store = try SensorStore(path: path, configuration: config, clock: clock)
+        try store.setMaxPageCount(try store.pageCount() + 4)
+        return store
+    }
+
+    @Test func attemptsFollowTheRealClockAndBackOffToTheLimit() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        let clock = FakeClock(wall: june2026Micros)
+        let store = try fullStore(dir.file("a.db"), clock: clock)
+        // A replay's clock: an hour of capture time a second of real time.
+        var now = 0.0
+        var k = 0
+        func feed(_ n: Int) {
+            for _ in 0..<n {
+                now += 1
+                store.add(tortureReading(k, sensors: 5, start: june2026Micros - 86_400_000_000, step: 10_000_000), now: now)
+                store.tick(now: now)
+                k += 1
+            }
+        }
+        feed(20_000)
+        #expect(store.currentFailure?.isDiskFull == true)
+        let first = store.statistics.failedCommits
+        #expect(first == 1)
+        // Real time passes: attempts after 5, 10, 20, 40, 60, 60 s.
+        var attemptsAt: [Double] = []
+        var elapsed = 0.0
+        for _ in 0..<250 {
+            clock.monotonic += 1
+            elapsed += 1
+            let before = store.statistics.failedCommits
+            feed(1)
+            if store.statistics.failedCommits > before { attemptsAt.append(elapsed) }
+        }
+        #expect(attemptsAt == [5, 15, 35, 75, 135, 195])
+        try store.setMaxPageCount(1 << 30)
+        clock.monotonic += 60
+        feed(1)
+        #expect(store.currentFailure == nil)
+        try store.close(now: now)
+        #expect(store.statistics.committedRows == k)
+    }
+
+    @Test func refusingReadingsKeepsPendingBoundedAndDropsNothing() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        let clock = FakeClock(wall: june2026Micros)
+        let store = try fullStore(dir.file("a.db"), clock: clock) {
+            $0.maxPendingRows = 500
+            $0.pendingOverflow = .refuseReadings
+            $0.downsample.intervalSeconds = 60
+        }
+        var now = 0.0
+        for k in 0..<5000 {
+            now += 1
+            store.add(tortureReading(k, sensors: 7, start: june2026Micros - 86_400_000_000, step: 20_000_000), now: now)
+            store.tick(now: now)
+            #expect(store.pendingRows <= 500)
+        }
+        #expect(store.isRefusingReadings)
+        #expect(store.statistics.refusedReadings > 0)
+        #expect(store.statistics.droppedRows == 0)
+        #expect(try store.checkInvariants() == [])
+        _ = try? store.close(now: now)
+        #expect(store.pendingRows <= 500)
+    }
+
+    @Test func droppingTheOldestIsWhatALoggerDoes() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        let clock = FakeClock(wall: june2026Micros)
+        let store = try fullStore(dir.file("a.db"), clock: clock) { $0.maxPendingRows = 500 }
+        var now = 0.0
+        for k in 0..<5000 {
+            now += 1
+            store.add(tortureReading(k, sensors: 7, start: june2026Micros - 86_400_000_000), now: now)
+            store.tick(now: now)
+        }
+        #expect(store.pendingRows <= 500)
+        #expect(store.statistics.droppedRows > 0)
+        #expect(store.statistics.refusedReadings == 0)
     }
 }
