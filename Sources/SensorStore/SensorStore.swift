@@ -75,6 +75,10 @@ import SensorDecode
 //     from that cutoff (or the horizon) to `futureToleranceSeconds` after the trusted now, the
 //     others are counted and logged once. A horizon found later than now (set by a store before
 //     migration 2 from a future-stamped reading) is undone at open (`Schema.repairHorizon`).
+// (11) At most `maxNewSensorsPerHour` sensors are created per hour of the callers' clock, counted
+//     only by committed batches; the rows of an unknown address beyond that are not stored
+//     (counted, logged once), the rows of a known sensor always are. With invariant 5 this bounds
+//     what a crowd of spoofed addresses costs on disk as well as in memory.
 //
 // THREADS. A `SensorStore` is used from one thread (the logger loop); it is not Sendable. It
 // starts one thread of its own, with its own connection, for WAL checkpoints (Checkpointer.swift),
@@ -117,6 +121,10 @@ public struct StoreConfiguration: Sendable, Equatable {
     /// A wall clock that stepped ahead is trusted once it has held for this long (`TrustedTime`).
     /// Default 60 s.
     public var clockSettleSeconds: Double
+    /// At most this many sensors are created (first stored) per hour of the callers' clock (a
+    /// replay's is its capture's); readings of further unknown addresses are not stored until the
+    /// hour is over (invariant 11). Default 256: anyone in range can advertise random addresses.
+    public var maxNewSensorsPerHour: Int
     public var pruneRowsPerStep: Int
     /// Seconds between retention steps once nothing is left to prune. Default 60.
     public var pruneEverySeconds: Double
@@ -134,7 +142,7 @@ public struct StoreConfiguration: Sendable, Equatable {
         maxRetrySeconds: Double = 60, retentionSeconds: Int64? = nil,
         pruneRowsPerStep: Int = 1000, pruneEverySeconds: Double = 60, busyTimeoutMillis: Int32 = 200,
         maxCachedQuantities: Int = 4096, checkpointPages: Int = 1000, futureToleranceSeconds: Int64 = 600,
-        clockSettleSeconds: Double = 60
+        clockSettleSeconds: Double = 60, maxNewSensorsPerHour: Int = 256
     ) {
         self.downsample = downsample
         self.batchSeconds = batchSeconds
@@ -150,6 +158,7 @@ public struct StoreConfiguration: Sendable, Equatable {
         self.checkpointPages = checkpointPages
         self.futureToleranceSeconds = futureToleranceSeconds
         self.clockSettleSeconds = clockSettleSeconds
+        self.maxNewSensorsPerHour = maxNewSensorsPerHour
     }
 }
 
@@ -179,6 +188,9 @@ public struct StoreStatistics: Sendable, Equatable {
     public var droppedRows = 0
     /// Readings `add` refused because `pending` was full (`PendingOverflow.refuseReadings`).
     public var refusedReadings = 0
+    /// Rows not stored because their sensor was unknown and the hour's `maxNewSensorsPerHour`
+    /// sensors were made (invariant 11).
+    public var newSensorRowsRefused = 0
     /// Readings not stored because their time lies outside 1970…2255 (a corrupt capture's stamp).
     public var implausibleTimes = 0
     /// Readings stamped more than `futureToleranceSeconds` after the trusted current time.
@@ -250,6 +262,11 @@ public final class SensorStore {
     private var nextAttemptAt = -Double.infinity
     private var retryDelay = 0.0
     private var failedAttempts = 0
+    /// The hour (of the callers' clock, from `newSensorWindowStart`) whose new sensors
+    /// `newSensorsInWindow` counts (invariant 11), and whether the cap was logged.
+    private var newSensorWindowStart = -Double.infinity
+    private var newSensorsInWindow = 0
+    private var reportedSensorCap = false
     private var droppedThisEpisode = 0
     private var quantityIDs: [String: Int64] = [:]
     private var lastPruneAt = -Double.infinity
@@ -506,11 +523,24 @@ public final class SensorStore {
             if currentFailure != nil, clock.monotonicSeconds() < nextAttemptAt { return .notDue }
         }
         do throws(StoreError) {
-            let (inserted, merged) = try commit(pending)
+            if now - newSensorWindowStart >= 3600 || now < newSensorWindowStart {
+                newSensorWindowStart = now
+                newSensorsInWindow = 0
+            }
+            let before = newSensorsInWindow
+            let (inserted, merged, refused) = try commit(pending)
             let n = pending.count
             counters.committedRows += inserted
             counters.mergedRows += merged
-            counters.ignoredRows += n - inserted - merged
+            counters.newSensorRowsRefused += refused
+            counters.ignoredRows += n - inserted - merged - refused
+            if refused > 0, !reportedSensorCap {
+                reportedSensorCap = true
+                log(
+                    "store: \(configuration.maxNewSensorsPerHour) new sensors this hour (\(before) before this batch): "
+                        + "readings of further unknown addresses are not stored until the hour is over; "
+                        + "known sensors are always stored")
+            }
             counters.committedBatches += 1
             pending.removeAll(keepingCapacity: pending.count <= 4 * configuration.batchRows)
             pendingSince = nil
@@ -681,6 +711,9 @@ public final class SensorStore {
         /// The rollup the previous row went to, so consecutive rows of one hour hash nothing.
         var rollupHour = Int64.min
         var rollupSlot = -1
+        /// Not in `sensors` and over this hour's budget of new sensors (invariant 11): its rows
+        /// are not stored.
+        var refused = false
     }
 
     /// One transaction: sensors, quantities, rows, rollups. Returns the rows newly inserted.
@@ -692,7 +725,7 @@ public final class SensorStore {
     /// and goes in multi-row chunks, each checked to insert all its rows; any other row (replays,
     /// out-of-order rows) goes alone, with its own `changes` check, after the new ones (it can only
     /// collide with a stored or an earlier row, never with a later new one).
-    private func commit(_ rows: [StoredRow]) throws(StoreError) -> (inserted: Int, merged: Int) {
+    private func commit(_ rows: [StoredRow]) throws(StoreError) -> (inserted: Int, merged: Int, refused: Int) {
         let attempted = "commit a batch of \(rows.count) rows to \(path)"
         try connection.exec("BEGIN IMMEDIATE", "begin a batch on \(path)")
         var newQuantities: [String: Int64] = [:]
@@ -728,6 +761,7 @@ public final class SensorStore {
                 }
                 slotOfRow[i] = s
             }
+            var created = 0
             for s in sensors.indices {
                 let address = Int64(bitPattern: sensors[s].address.rawValue)
                 // Before the update raises it: no stored row of the sensor is later (invariant 8).
@@ -744,6 +778,14 @@ public final class SensorStore {
                     known = try q.step() ? q.int64(0) : nil
                     sensors[s].newAbove = known == nil ? Int64.min : q.int64(1)
                     q.reset()
+                }
+                if known == nil {
+                    // Invariant 11: a flood of unknown addresses gets so many sensors an hour.
+                    guard newSensorsInWindow + created < max(0, configuration.maxNewSensorsPerHour) else {
+                        sensors[s].refused = true
+                        continue
+                    }
+                    created += 1
                 }
                 sensors[s].lastSeen = max(sensors[s].newAbove, rows[sensors[s].latest].lastHeardMicros)
                 let row = rows[sensors[s].latest]
@@ -765,10 +807,13 @@ public final class SensorStore {
             var fresh: [Int] = []
             var others: [Int] = []
             fresh.reserveCapacity(rows.count)
+            var refusedRows = 0
             for i in rows.indices {
                 let s = slotOfRow[i]
                 let t = rows[i].timeMicros
-                if t > sensors[s].newAbove {
+                if sensors[s].refused {
+                    refusedRows += 1
+                } else if t > sensors[s].newAbove {
                     fresh.append(i)
                     sensors[s].newAbove = t
                 } else {
@@ -1062,7 +1107,7 @@ public final class SensorStore {
             // Committed: the caches now describe the file (see `sensorCache`).
             cacheVersion = version
             if sensorCache.count + sensors.count > cacheBound { sensorCache.removeAll() }
-            for b in sensors {
+            for b in sensors where !b.refused {
                 sensorCache[b.address] = CachedSensor(
                     id: b.id, lastSeen: b.lastSeen, quantities: b.quantities, ids: b.ids, order: b.order)
             }
@@ -1076,7 +1121,8 @@ public final class SensorStore {
                 quantityIDs.merge(newQuantities) { a, _ in a }
             }
             assert(withinMemoryBounds())
-            return (inserted, mergedRows)
+            newSensorsInWindow += created
+            return (inserted, mergedRows, refusedRows)
         } catch {
             if let e = connection.rollbackIfNeeded() { log(e.description) }
             dropCaches()

@@ -15,7 +15,7 @@ enum ReplayCommand {
         options: [
             StoreAccess.dbOption,
             .flag("jsonl", help: "Print the readings as JSON lines instead of storing them."),
-            StoreOptions.interval, StoreOptions.keep, StoreOptions.only,
+            StoreOptions.interval, StoreOptions.keep, StoreOptions.only, NewSensorsOption.spec,
             .flag("verbose", short: "v", help: "Log every reading on standard error."),
         ],
         discussion: """
@@ -35,6 +35,7 @@ enum ReplayCommand {
         // A replay can be run again (it stores nothing twice): at the pending bound it stops
         // rather than drop rows.
         storeConfig.pendingOverflow = .refuseReadings
+        try NewSensorsOption.apply(args, to: &storeConfig)
         let only = try StoreOptions.onlyAddresses(args)
 
         let source: any HCIPacketSource

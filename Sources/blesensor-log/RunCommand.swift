@@ -15,7 +15,7 @@ enum RunCommand {
         name: "run",
         abstract: "Log sensor readings to the database until stopped.",
         options: ScanOptions.specs + [
-            StoreAccess.dbOption, StoreOptions.interval, StoreOptions.keep, StoreOptions.only,
+            StoreAccess.dbOption, StoreOptions.interval, StoreOptions.keep, StoreOptions.only, NewSensorsOption.spec,
             .value("duration", "D", help: "Stop after D (e.g. 10m, 24h); default: run until SIGTERM/SIGINT."),
             .value("capture", "FILE", help: "Also write every HCI packet to FILE (btsnoop, opens in Wireshark and btmon)."),
             .flag("verbose", short: "v", help: "Log every reading and the scanner's commands on standard error."),
@@ -36,7 +36,8 @@ enum RunCommand {
         let verbose = args.has("verbose")
         let log = EventLog(verbose: verbose)
         let (transportSpec, scanConfig) = try ScanOptions.configuration(args)
-        let storeConfig = try StoreOptions.configuration(args)
+        var storeConfig = try StoreOptions.configuration(args)
+        try NewSensorsOption.apply(args, to: &storeConfig)
         let only = try StoreOptions.onlyAddresses(args)
         let duration = try ScanOptions.duration(args)
         let dbPath = StoreAccess.databasePath(args)

@@ -207,4 +207,42 @@ struct StoreDataLossTests {
         let stored = try rowCount(db)
         #expect(stored == times.count)
     }
+
+    // MARK: - Item 7 (the store's part)
+
+    @Test func aCrowdOfSpoofedAddressesGetsTheHoursCapOfSensors() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let start = Self.hourTwoDaysAgo()
+        let w = try CaptureWriter(path: dir.file("crowd.btsnoop"))
+        for i in 0..<2000 {
+            let address = BDAddress(rawValue: 0xA4C1_3800_0000 + UInt64(i))
+            let ad = SyntheticCapture.pvvxAD(address, tempCenti: 2000, humidityCenti: 5000, battery: 80)
+            try w.write(HCIPacket(type: .event, bytes: SyntheticCapture.event(address, ad), incoming: true,
+                                  timeMicros: start + Int64(i) * 100_000))
+        }
+        try w.close()
+        let db = dir.file("d.db")
+        let out = try replay([dir.file("crowd.btsnoop"), "--db", db])
+        #expect(out.stderr.contains("new sensors"), "\(out.stderr)")
+        #expect(Set(try export(db).map { $0["address"] as? String ?? "" }).count == 256)
+        let few = dir.file("few.db")
+        _ = try replay([dir.file("crowd.btsnoop"), "--db", few, "--max-new-sensors", "5"])
+        #expect(Set(try export(few).map { $0["address"] as? String ?? "" }).count == 5)
+        // Known sensors are always stored, even with no room for new ones: the first, heard again
+        // two hours later, next to a stranger.
+        let w2 = try CaptureWriter(path: dir.file("later.btsnoop"))
+        for (k, raw) in [UInt64(0xA4C1_3800_0000), 0xA4C1_3800_9999].enumerated() {
+            let address = BDAddress(rawValue: raw)
+            let ad = SyntheticCapture.pvvxAD(address, tempCenti: 2100, humidityCenti: 5000, battery: 80)
+            try w2.write(HCIPacket(type: .event, bytes: SyntheticCapture.event(address, ad), incoming: true,
+                                   timeMicros: start + 7_200_000_000 + Int64(k)))
+        }
+        try w2.close()
+        let before = try export(few).count
+        _ = try replay([dir.file("later.btsnoop"), "--db", few, "--max-new-sensors", "0"])
+        let after = try export(few)
+        #expect(after.count == before + 1)
+        #expect(Set(after.map { $0["address"] as? String ?? "" }).count == 5)
+    }
 }

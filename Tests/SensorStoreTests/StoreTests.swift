@@ -919,3 +919,50 @@ private func sameStatistics(_ a: [String: Expected], _ b: [String: Expected]) ->
         #expect(store.statistics.refusedReadings == 0)
     }
 }
+
+/// Invariant 11: a crowd of unknown addresses gets `maxNewSensorsPerHour` sensors an hour, and
+/// known sensors are always stored.
+@Suite struct NewSensorCapTests {
+    func reading(sensor: Int, at t: Int64) -> Reading {
+        var r = tortureReading(sensor, sensors: 1_000_000, start: t)
+        r.timeMicros = t
+        return r
+    }
+
+    @Test func unknownAddressesBeyondTheHoursCapAreNotStoredAndKnownOnesAlwaysAre() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        let log = LogLines()
+        var config = StoreConfiguration()
+        config.downsample.intervalSeconds = 0
+        config.maxNewSensorsPerHour = 10
+        config.batchRows = 50
+        let store = try SensorStore(
+            path: dir.file("a.db"), configuration: config, clock: FakeClock(wall: june2026Micros), log: log.append)
+        let start = june2026Micros - 86_400_000_000
+        var now = 0.0
+        var t = start
+        func hear(_ sensor: Int) {
+            now += 1
+            t += 1_000_000
+            store.add(reading(sensor: sensor, at: t), now: now)
+            store.tick(now: now)
+        }
+        for round in 0..<3 {
+            for sensor in 0..<100 { hear(sensor) }
+            #expect(round >= 0)
+        }
+        _ = store.flush(now: now)
+        #expect(store.statistics.committedRows == 30)
+        #expect(store.statistics.newSensorRowsRefused == 270)
+        #expect(log.lines.filter { $0.contains("new sensors") }.count == 1, "\(log.lines)")
+        // The next hour: ten more sensors; the first ten are known and still stored.
+        now += 3600
+        for sensor in 0..<100 { hear(sensor) }
+        try store.close(now: now)
+        let reader = try StoreReader(path: dir.file("a.db"))
+        #expect(try reader.sensors().count == 20)
+        #expect(try exportAll(reader).rows.count == 30 + 20)
+        #expect(log.lines.filter { $0.contains("new sensors") }.count == 1, "\(log.lines)")
+    }
+}
