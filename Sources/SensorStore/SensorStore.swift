@@ -87,7 +87,7 @@ import SensorDecode
 //
 // USAGE (the logger loop; `now` is CLOCK_MONOTONIC seconds, read by the caller):
 // ```
-// let store = try SensorStore(path: path, configuration: config, log: { logLine($0) })
+// let store = try SensorStore(path: path, configuration: config, clock: SystemClock(), log: { logLine($0) })
 // poll loop: for each decoded reading → store.add(reading, now: now)
 //            on every wake-up or timeout (≤ batchSeconds) → store.tick(now: now, wallMicros: wall)
 // at SIGTERM/SIGINT → try store.close(now: now)      // writes open buckets, commits
@@ -217,7 +217,9 @@ public enum FlushResult: Sendable, Equatable {
 /// The logger's sink: downsamples readings and writes them in batches (see the file header).
 ///
 /// Driven by the caller's loop: `add(_:now:)` for each reading, `tick(now:)` from the timer, both
-/// with the caller's monotonic clock in seconds, so the writer reads no clock itself.
+/// with the caller's clock in seconds, which paces batches and retention steps. The real time
+/// (retention's anchor, how far ahead a reading may be stamped, the pace of retries) comes from
+/// the injected `StoreClock` only.
 public final class SensorStore {
     public let path: String
     public let configuration: StoreConfiguration
@@ -303,6 +305,8 @@ public final class SensorStore {
     /// - Parameters:
     ///   - path: the database file. A file that is not ours, newer, or damaged is refused
     ///     untouched (invariant 2).
+    ///   - clock: the real time (`StoreClock`); a horizon it shows to lie in the future is undone
+    ///     (invariant 10).
     ///   - log: receives one-line messages about failures and recoveries (invariant 6).
     /// - Throws: `StoreError` if the file cannot be opened, validated or migrated.
     public init(
@@ -510,8 +514,8 @@ public final class SensorStore {
         return result
     }
 
-    /// Commits every pending row now, whatever the timers say (still at most once per
-    /// `batchSeconds` while failing, unless `force`).
+    /// Commits every pending row now, whatever the timers say (while failing, only once the
+    /// retry's wait is over, unless `force`: invariant 6).
     @discardableResult
     public func flush(now: Double, force: Bool = true) -> FlushResult {
         guard !pending.isEmpty else { return .nothingPending }
