@@ -701,6 +701,15 @@ private func sameStatistics(_ a: [String: Expected], _ b: [String: Expected]) ->
         try store.close(now: now)
     }
 
+    /// A store at `dir/a.db` holding `week(now:)` for a clock at June 2026, stored without retention.
+    func seeded(_ dir: TempDir) throws -> (path: String, clock: FakeClock, readings: [Reading]) {
+        let clock = FakeClock(wall: june2026Micros)
+        let path = dir.file("a.db")
+        let readings = week(now: clock.wall)
+        try feed(try store(path, keepDays: nil, clock: clock), readings, clock: clock)
+        return (path, clock, readings)
+    }
+
     func reading(at t: Int64) -> Reading {
         var r = tortureReading(0, sensors: 1, start: t)
         r.timeMicros = t
@@ -710,11 +719,8 @@ private func sameStatistics(_ a: [String: Expected], _ b: [String: Expected]) ->
     @Test func aFutureStampedReadingIsRejectedAndNeitherDeletesNorHidesHistory() throws {
         let dir = TempDir()
         defer { dir.cleanup() }
-        let now = june2026Micros
-        let clock = FakeClock(wall: now)
-        let path = dir.file("a.db")
-        let readings = week(now: now)
-        try feed(try store(path, keepDays: nil, clock: clock), readings, clock: clock)
+        let (path, clock, readings) = try seeded(dir)
+        let now = clock.wall
         let log = LogLines()
         let keeping = try store(path, keepDays: 400, clock: clock, log: log)
         try feed(keeping, [reading(at: 4_102_444_800_000_000)], clock: clock)  // 2100-01-01
@@ -731,11 +737,8 @@ private func sameStatistics(_ a: [String: Expected], _ b: [String: Expected]) ->
     @Test func aWallClockAheadForThreeSecondsStoresNothingAheadAndPrunesNothing() throws {
         let dir = TempDir()
         defer { dir.cleanup() }
-        let now = june2026Micros
-        let clock = FakeClock(wall: now)
-        let path = dir.file("a.db")
-        let readings = week(now: now)
-        try feed(try store(path, keepDays: nil, clock: clock), readings, clock: clock)
+        let (path, clock, readings) = try seeded(dir)
+        let now = clock.wall
         var config = StoreConfiguration()
         config.downsample.intervalSeconds = 0
         config.retentionSeconds = 400 * 86_400
@@ -746,8 +749,8 @@ private func sameStatistics(_ a: [String: Expected], _ b: [String: Expected]) ->
         for second in 0..<10 {
             clock.advance(1)
             if (3..<6).contains(second) { clock.wall += jump }
+            live.tick(now: tickNow)  // reads the clock: the reading below meets the jumped time
             live.add(reading(at: clock.wall), now: tickNow)
-            live.tick(now: tickNow)
             if (3..<6).contains(second) { clock.wall -= jump }
             tickNow += 1
         }
@@ -762,11 +765,8 @@ private func sameStatistics(_ a: [String: Expected], _ b: [String: Expected]) ->
     @Test func anOldCaptureReplayedWithKeepDropsOnlyWhatIsOlderThanKeepBeforeNow() throws {
         let dir = TempDir()
         defer { dir.cleanup() }
-        let now = june2026Micros
-        let clock = FakeClock(wall: now)
-        let path = dir.file("a.db")
-        let recent = week(now: now)
-        try feed(try store(path, keepDays: nil, clock: clock), recent, clock: clock)
+        let (path, clock, recent) = try seeded(dir)
+        let now = clock.wall
         // A capture of 600 days ago to 580 days ago, and another of 30 days ago.
         let old = (0..<200).map { tortureReading($0, sensors: 2, start: now - 600 * Self.day, step: 6 * 3_600_000_000) }
         let month = (0..<40).map { tortureReading($0, sensors: 2, start: now - 30 * Self.day, step: 3_600_000_000) }
@@ -800,11 +800,8 @@ private func sameStatistics(_ a: [String: Expected], _ b: [String: Expected]) ->
     @Test func aHorizonInTheFutureIsUndoneAtOpenAndEveryRowIsVisibleAgain() throws {
         let dir = TempDir()
         defer { dir.cleanup() }
-        let now = june2026Micros
-        let clock = FakeClock(wall: now)
-        let path = dir.file("a.db")
-        let readings = week(now: now)
-        try feed(try store(path, keepDays: nil, clock: clock), readings, clock: clock)
+        let (path, clock, readings) = try seeded(dir)
+        let now = clock.wall
         // What the old store left: a horizon 400 days before 2100, and the rollups of some hours
         // gone with half their rows (a prune step interrupted by the next batch).
         do {
