@@ -32,7 +32,9 @@ enum ExportCommand {
         for (name, keyPath) in [("since", \TimeRange.from), ("until", \TimeRange.to)] {
             guard let text = args.value(name) else { continue }
             guard let t = TimeArguments.time(text, nowMicros: now) else {
-                throw .usage("--\(name) wants an ISO 8601 date/time or a duration like 24h, got '\(text)'")
+                throw .usage(
+                    "--\(name) wants an ISO 8601 date/time or a duration ago like 24h (at most "
+                        + "\(TimeArguments.describe(TimeArguments.maxDurationSeconds))), got '\(text)'")
             }
             range[keyPath: keyPath] = t
         }

@@ -63,8 +63,9 @@ enum SummaryCommand {
         }
         var staleMicros: Int64 = 30 * 60_000_000
         if let text = args.value("stale") {
-            guard let d = TimeArguments.duration(text), d > 0 else { throw .usage("--stale wants a duration like 30m, got '\(text)'") }
-            staleMicros = Int64(d * 1e6)
+            let d = try TimeArguments.duration(
+                text, option: "stale", in: 0...TimeArguments.maxDurationSeconds, positive: true, example: "30m")
+            staleMicros = Int64(d * 1e6)  // below 2^57: see maxDurationSeconds
         }
         var batteryBelow = 20.0
         if let text = args.value("battery-below") {
