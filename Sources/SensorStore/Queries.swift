@@ -86,6 +86,7 @@ public final class ExportCursor {
         }
         guard more else {
             close()
+            try reader.checkUnlockedReadHeld("export from \(reader.path)")
             return false
         }
         timeMicros = s.int64(0)

@@ -103,15 +103,44 @@ public enum SummaryGrouping: Sendable, Equatable {
 /// query at a time: finish (or `close()`) an `ExportCursor` before the next call.
 public final class StoreReader {
     public let path: String
-    let connection: Connection
+    private(set) var connection: Connection
+    /// How `connection` reads the file (see `Schema.openForReading`).
+    private var access: ReadAccess
+    private let busyTimeoutMillis: Int32
     /// Quantity ids are never renumbered (Schema), so the cache only ever grows with the table.
     var quantitiesByID: [Int64: Quantity] = [:]
 
-    /// Opens an existing store (never creates one). A file that is not ours, newer, or damaged
-    /// is refused untouched.
+    /// `connection` was opened by `Schema.open`, for writing.
+    private var writable = false
+
+    /// Opens an existing store (never creates one) read-only, so that a user who may only read
+    /// the file can query it; `setAlias` and `forget` open it for writing when called. A file
+    /// that is not ours, newer, or damaged is refused untouched.
     public init(path: String, busyTimeoutMillis: Int32 = 5000) throws(StoreError) {
         self.path = path
+        self.busyTimeoutMillis = busyTimeoutMillis
+        (connection, access) = try Schema.openForReading(path: path, busyTimeoutMillis: busyTimeoutMillis)
+    }
+
+    /// Reopens the file for writing, once, before the first write: a user who may not write it
+    /// gets the writer's one-line error (SQLITE_READONLY, exit 73) here.
+    private func openForWriting() throws(StoreError) {
+        guard !writable else { return }
         connection = try Schema.open(path: path, create: false, busyTimeoutMillis: busyTimeoutMillis)
+        access = .shared
+        writable = true
+    }
+
+    /// Fails when the file was read without locks and a writer came meanwhile: what was read may
+    /// mix two states. A query that has not printed anything yet reads again instead
+    /// (`inReadTransaction`); an export, already streaming, ends with this error.
+    func checkUnlockedReadHeld(_ attempted: @autoclosure () -> String) throws(StoreError) {
+        guard access.writerCame else { return }
+        throw .sqlite(
+            code: SQLITE_BUSY,
+            message: "the logger opened the database during a read that had to go without locks (its folder is not "
+                + "writable and no writer had it open); run it again",
+            attempted: attempted())
     }
 
     // MARK: - Sensors
@@ -130,10 +159,12 @@ public final class StoreReader {
 
     /// Every stored sensor, by address.
     public func sensors() throws(StoreError) -> [SensorInfo] {
-        let s = try connection.prepare("SELECT \(Self.sensorColumns) FROM sensors ORDER BY address")
-        var out: [SensorInfo] = []
-        while try s.step() { out.append(Self.sensor(s)) }
-        return out
+        try inReadTransaction { () throws(StoreError) -> [SensorInfo] in
+            let s = try connection.prepare("SELECT \(Self.sensorColumns) FROM sensors ORDER BY address")
+            var out: [SensorInfo] = []
+            while try s.step() { out.append(Self.sensor(s)) }
+            return out
+        }
     }
 
     /// The sensor a selector names.
@@ -158,6 +189,7 @@ public final class StoreReader {
             guard !alias.isEmpty, alias.utf8.count <= 64 else { throw .invalidArgument("an alias is 1 to 64 bytes") }
             guard BDAddress(alias) == nil else { throw .invalidArgument("alias '\(alias)' looks like an address") }
         }
+        try openForWriting()
         let target = try sensor(selector)
         if let alias {
             do throws(StoreError) {
@@ -182,6 +214,7 @@ public final class StoreReader {
     /// - Returns: the number of readings deleted.
     @discardableResult
     public func forget(_ selector: SensorSelector, rowsPerStep: Int = 1000) throws(StoreError) -> Int {
+        try openForWriting()
         let target = try sensor(selector)
         let attempted = "forget \(target.address) in \(path)"
         var total = 0
@@ -223,16 +256,26 @@ public final class StoreReader {
         }
     }
 
-    /// Runs `body` in one read snapshot.
+    /// Runs `body` in one read snapshot. Read without locks (see `checkUnlockedReadHeld`), it
+    /// reads again, through the writer's `-shm` once it exists, if a writer came meanwhile.
     func inReadTransaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
-        try connection.exec("BEGIN", "begin a read on \(path)")
-        do throws(StoreError) {
-            let v = try body()
-            try connection.exec("COMMIT", "end a read on \(path)")
-            return v
-        } catch {
-            _ = connection.rollbackIfNeeded()
-            throw error
+        // Inside the caller's snapshot already (a query reading the sensors): part of it.
+        if !connection.isAutocommit { return try body() }
+        var attempts = 0
+        while true {
+            try connection.exec("BEGIN", "begin a read on \(path)")
+            let v: T
+            do throws(StoreError) {
+                v = try body()
+                try connection.exec("COMMIT", "end a read on \(path)")
+            } catch {
+                _ = connection.rollbackIfNeeded()
+                throw error
+            }
+            attempts += 1
+            guard access.writerCame else { return v }
+            if attempts >= 3 { try checkUnlockedReadHeld("read \(path)") }
+            (connection, access) = try Schema.openForReading(path: path, busyTimeoutMillis: busyTimeoutMillis)
         }
     }
 
