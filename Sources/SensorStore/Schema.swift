@@ -179,7 +179,7 @@ enum Schema {
         var c = try Connection(path: path, readOnly: true, create: false, busyTimeoutMillis: busyTimeoutMillis)
         var access = ReadAccess.shared
         let i: Inspection
-        do { i = try inspect(c) } catch {
+        do { i = try whileBusy(timeoutMillis: busyTimeoutMillis) { () throws(StoreError) in try inspect(c) } } catch {
             let code = error.sqliteExtendedCode
             guard code == readOnlyDirectory || code.map({ $0 & 0xFF }) == SQLITE_CANTOPEN,
                 FileIdentity(path + "-wal") == nil
@@ -202,7 +202,36 @@ enum Schema {
     /// Opens a store file: checks it read-only first (a file that is foreign, newer or damaged is
     /// never opened for writing, so not even a WAL checkpoint can touch it), then opens it for
     /// writing, migrates, and turns on WAL.
+    ///
+    /// Processes opening one new file together take turns through SQLite's locks; where SQLite
+    /// answers SQLITE_BUSY at once rather than wait (it does so where waiting could deadlock, and
+    /// for the switch to WAL), the whole open is tried again, for up to `busyTimeoutMillis`: each
+    /// step re-reads what the others did, so trying again is safe.
     static func open(path: String, create: Bool, busyTimeoutMillis: Int32) throws(StoreError) -> Connection {
+        try whileBusy(timeoutMillis: busyTimeoutMillis) { () throws(StoreError) in
+            try openOnce(path: path, create: create, busyTimeoutMillis: busyTimeoutMillis)
+        }
+    }
+
+    /// `body`, tried again after a short, growing pause while it fails with SQLITE_BUSY or
+    /// SQLITE_LOCKED and `timeoutMillis` have not passed.
+    static func whileBusy<T>(timeoutMillis: Int32, _ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        func now() -> Double {
+            var ts = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &ts)
+            return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+        }
+        let deadline = now() + Double(max(0, timeoutMillis)) / 1000
+        var pauseMicros: UInt32 = 2000
+        while true {
+            do { return try body() } catch where error.isBusy && now() < deadline {
+                usleep(pauseMicros)
+                pauseMicros = min(pauseMicros * 2, 100_000)
+            }
+        }
+    }
+
+    private static func openOnce(path: String, create: Bool, busyTimeoutMillis: Int32) throws(StoreError) -> Connection {
         var st = stat()
         let exists = stat(path, &st) == 0
         if exists, access(path, W_OK) != 0 {
