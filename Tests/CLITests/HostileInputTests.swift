@@ -63,4 +63,170 @@ struct HostileInputTests {
         let summary = try CLI.run(["summary", "--db", db, "--since", "1000000d", "--stale", "1000000d", "--battery-below", "0"])
         #expect(summary.status == 0, "\(summary.stderr)")
     }
+
+    // MARK: - Decode input
+
+    /// Peak RSS in KiB from `/usr/bin/time -v`'s report on standard error.
+    static func peakKiB(_ stderr: String) -> Int? {
+        guard let line = stderr.split(separator: "\n").first(where: { $0.contains("Maximum resident set size") }) else { return nil }
+        return Int(line.split(separator: ":").last!.trimmingCharacters(in: .whitespaces))
+    }
+
+    static var hasTime: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/time") }
+
+    @Test(.enabled(if: hasTime, "needs /usr/bin/time to measure peak memory"))
+    func anEndlessLineIsRejectedInBoundedMemory() throws {
+        // 64 MiB without a newline (as `< /dev/zero` gives without end), then a good line: the
+        // long one is one error, the next is still decoded, and memory stays far below the input.
+        let good = "11:22:33:44:55:66 020106 0303e1ff 1016e1ff a10164ff803200 665544332211"
+        let input = String(repeating: "\0", count: 64 << 20) + "\n" + good + "\n"
+        let out = try CLI.run(["decode"], stdin: input, through: ["/usr/bin/time", "-v"])
+        #expect(out.status == 65, "\(out.stderr.prefix(300))")
+        let lines = out.stderr.split(separator: "\n")
+        #expect(lines.first?.hasPrefix("line 1: longer than") == true, "\(out.stderr.prefix(300))")
+        #expect(CLI.jsonObjects(out).count == 1)
+        let peak = try #require(Self.peakKiB(out.stderr), "\(out.stderr.suffix(500))")
+        #expect(peak < 32 << 10, "decode peaked at \(peak) KiB")
+    }
+
+    @Test func aTrailingCommentIsAComment() throws {
+        let ad = "11:22:33:44:55:66 020106 0303e1ff 1016e1ff a10164ff803200 665544332211"
+        let out = try CLI.run(["decode"], stdin: "# a whole-line comment\n\(ad)  # the issue's example\n\(ad)#tight\n")
+        #expect(out.status == 0, "\(out.stderr)")
+        #expect(out.stderr.isEmpty)
+        #expect(CLI.jsonObjects(out).count == 2)
+    }
+
+    @Test func controlBytesOfTheInputAreEscapedInMessages() throws {
+        // A 17-character token with ':' is taken for an address; ESC and BEL must not reach the
+        // terminal raw, nor a forged line break split the message.
+        let token = "\u{1B}[2J:\u{07}:\u{1B}]0;pwnd!\u{07}"
+        try #require(token.count == 17)
+        let out = try CLI.run(["decode"], stdin: token + " 0201\n" + "11:22:33:44:55:66 02\r01\u{1B}\n")
+        #expect(out.status == 65)
+        #expect(!out.stderr.utf8.contains { $0 < 0x20 && $0 != 10 }, "\(Array(out.stderr.utf8))")
+        #expect(out.stderr.contains("\\x1b[2J:\\x07"), "\(out.stderr)")
+        #expect(out.stderr.split(separator: "\n").count == 2, "\(out.stderr)")
+        // Arguments are input too.
+        let arg = try CLI.run(["export", "--since", "x\u{1B}[31m\ny"])
+        #expect(arg.status == 64)
+        #expect(!arg.stderr.utf8.contains { $0 < 0x20 && $0 != 10 } && arg.stderr.contains("x\\x1b[31m\\x0ay"), "\(arg.stderr)")
+    }
+
+    // MARK: - Captures
+
+    @Test func aCaptureErrorNamesTheFileOnce() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let garbage = dir.file("t.cap")
+        try Data("garbage, no capture at all".utf8).write(to: URL(fileURLWithPath: garbage))
+        let good = dir.file("good.btsnoop")
+        try SyntheticCapture().write(to: good)
+        let cut = dir.file("cut.btsnoop")
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: good))
+        try bytes.prefix(bytes.count - 3).write(to: URL(fileURLWithPath: cut))
+        for (path, code) in [(garbage, Int32(65)), (cut, 65), (dir.file("none.cap"), 66), (dir.path, 66)] {
+            let out = try CLI.run(["replay", path, "--db", dir.file("r.db")])
+            #expect(out.status == code, "\(path): \(out.stderr)")
+            let error = try #require(out.stderr.split(separator: "\n").first { $0.hasPrefix("Error: ") }, "\(out.stderr)")
+            #expect(error.components(separatedBy: path).count == 2, "\(error)")
+        }
+    }
+
+    /// A pcap file (link type 201, µs) of one legacy advertising report per record.
+    static func pcap(fractions: [UInt32]) -> Data {
+        func le32(_ v: UInt32) -> [UInt8] { [0, 8, 16, 24].map { UInt8(truncatingIfNeeded: v >> UInt32($0)) } }
+        var out: [UInt8] = le32(0xA1B2_C3D4) + [2, 0, 4, 0] + le32(0) + le32(0) + le32(65535) + le32(201)
+        let ad = SyntheticCapture.pvvxAD(SyntheticCapture.pvvx, tempCenti: 2100, humidityCenti: 5000, battery: 80)
+        let body: [UInt8] = [0, 0, 0, 1, 0x04] + SyntheticCapture.event(SyntheticCapture.pvvx, ad)
+        for (i, f) in fractions.enumerated() {
+            out += le32(UInt32(SyntheticCapture.start / 1_000_000) + UInt32(i) * 60) + le32(f) + le32(UInt32(body.count))
+                + le32(UInt32(body.count)) + body
+        }
+        return Data(out)
+    }
+
+    @Test func aPcapMicrosecondFieldOfASecondOrMoreIsMalformed() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let good = dir.file("good.pcap")
+        try Self.pcap(fractions: [0, 999_999, 5]).write(to: URL(fileURLWithPath: good))
+        let ok = try CLI.run(["replay", good, "--db", dir.file("good.db"), "--interval", "0"])
+        #expect(ok.status == 0, "\(ok.stderr)")
+        let bad = dir.file("bad.pcap")
+        try Self.pcap(fractions: [0, 1_000_000, 5]).write(to: URL(fileURLWithPath: bad))
+        let db = dir.file("bad.db")
+        let out = try CLI.run(["replay", bad, "--db", db, "--interval", "0"])
+        #expect(out.status == 65, "\(out.stderr)")
+        #expect(out.stderr.contains("microsecond field 1000000"), "\(out.stderr)")
+        // What came before the damage is stored.
+        #expect(CLI.jsonObjects(try CLI.run(["export", "--jsonl", "--db", db])).count == 1)
+    }
+
+    // MARK: - CSV numbers
+
+    @Test func exportedMeansCarryNoFloatNoise() throws {
+        // The pvvx sensor's humidity is 45.67 in every advertisement: a minute's mean of six
+        // of them is 45.67000000000001 as a double, and must print as 45.67.
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let cap = dir.file("c.btsnoop")
+        try SyntheticCapture().write(to: cap)
+        let db = dir.file("readings.db")
+        try #require(try CLI.run(["replay", cap, "--db", db, "--interval", "60s"]).status == 0)
+        let csv = try CLI.run(["export", "--csv", "--db", db, "--sensor", SyntheticCapture.pvvx.description])
+        let rows = csv.stdout.split(separator: "\r\n").dropFirst()
+        #expect(rows.count == 20)
+        let header = csv.stdout.split(separator: "\r\n").first!.split(separator: ",", omittingEmptySubsequences: false)
+        let column = try #require(header.firstIndex(of: "humidity_pct"))
+        for row in rows {
+            #expect(row.split(separator: ",", omittingEmptySubsequences: false)[column] == "45.67", "\(row)")
+        }
+        let jsonl = try CLI.run(["export", "--jsonl", "--db", db, "--sensor", SyntheticCapture.pvvx.description])
+        #expect(jsonl.stdout.components(separatedBy: "\"humidity_pct\":45.67,").count == 21, "\(jsonl.stdout.prefix(400))")
+    }
+
+    // MARK: - Replay and signals
+
+    @Test(arguments: [SIGTERM, SIGINT, SIGHUP])
+    func aSignalledReplayCommitsWhatItHasAndExitsZero(_ signal: Int32) throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        // 400,000 readings, far more than the replay gets through before the signal.
+        let cap = dir.file("long.btsnoop")
+        let w = try CaptureWriter(path: cap)
+        let ad = SyntheticCapture.pvvxAD(SyntheticCapture.pvvx, tempCenti: 2100, humidityCenti: 5000, battery: 80)
+        let event = SyntheticCapture.event(SyntheticCapture.pvvx, ad)
+        for i in 0..<400_000 {
+            try w.write(HCIPacket(type: .event, bytes: event, incoming: true, timeMicros: SyntheticCapture.start + Int64(i) * 100_000))
+        }
+        try w.close()
+        let db = dir.file("readings.db")
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: CLI.binary)
+        p.arguments = ["replay", cap, "--db", db, "--interval", "0", "-v"]
+        let err = Pipe()
+        p.standardError = err
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        // -v logs each reading: once one is logged, the replay is under way.
+        var seen = Data()
+        while !seen.contains(UInt8(ascii: "{")) {
+            let chunk = err.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            seen += chunk
+        }
+        try #require(p.isRunning, "the replay ended before the signal: \(String(decoding: seen, as: UTF8.self).suffix(300))")
+        kill(p.processIdentifier, signal)
+        let rest = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        let stderr = String(decoding: seen + rest, as: UTF8.self)
+        let summary = stderr.split(separator: "\n").filter { !$0.contains("{") }.joined(separator: "\n")
+        #expect(p.terminationReason == .exit && p.terminationStatus == 0, "\(p.terminationStatus): \(summary)")
+        #expect(summary.contains("stopped by a signal after"), "\(summary)")
+        // Every row it says it stored is there, and it did not get through the whole capture.
+        let stored = summary.components(separatedBy: " rows stored").first?.split(separator: " ").last.flatMap { Int($0) }
+        let rows = CLI.jsonObjects(try CLI.run(["export", "--jsonl", "--db", db])).count
+        #expect(rows > 0 && rows < 400_000 && stored == rows, "\(rows) rows; \(summary)")
+    }
 }
