@@ -112,6 +112,8 @@ public final class StoreReader {
 
     /// `connection` was opened by `Schema.open`, for writing.
     private var writable = false
+    /// `sensor(id:)`'s statement, prepared once per connection (export looks sensors up by id).
+    private var sensorByIDStatement: Statement?
 
     /// Opens an existing store (never creates one) read-only, so that a user who may only read
     /// the file can query it; `setAlias` and `forget` open it for writing when called. A file
@@ -126,6 +128,7 @@ public final class StoreReader {
     /// gets the writer's one-line error (SQLITE_READONLY, exit 73) here.
     private func openForWriting() throws(StoreError) {
         guard !writable else { return }
+        sensorByIDStatement = nil
         connection = try Schema.open(path: path, create: false, busyTimeoutMillis: busyTimeoutMillis)
         access = .shared
         writable = true
@@ -145,10 +148,10 @@ public final class StoreReader {
 
     // MARK: - Sensors
 
-    private static let sensorColumns =
+    static let sensorColumns =
         "id, address, address_type, decoder_id, model, alias, radio_name, first_seen_us, last_seen_us, last_battery_pct, last_rssi_dbm"
 
-    private static func sensor(_ s: Statement) -> SensorInfo {
+    static func sensor(_ s: Statement) -> SensorInfo {
         SensorInfo(
             id: s.int64(0), address: BDAddress(rawValue: UInt64(bitPattern: s.int64(1))),
             addressType: AddressType(rawValue: UInt8(truncatingIfNeeded: s.int64(2))), decoderID: s.text(3) ?? "",
@@ -157,14 +160,36 @@ public final class StoreReader {
             lastRSSI: s.isNull(10) ? nil : Int8(truncatingIfNeeded: s.int64(10)))
     }
 
-    /// Every stored sensor, by address.
+    /// Every stored sensor, by address. Holds them all: `forEachSensor` streams them instead.
     public func sensors() throws(StoreError) -> [SensorInfo] {
-        try inReadTransaction { () throws(StoreError) -> [SensorInfo] in
+        var out: [SensorInfo] = []
+        try forEachSensor { out.append($0) }
+        return out
+    }
+
+    /// Calls `body` with every stored sensor, by address (the address index, no sort), one at a
+    /// time from one snapshot: memory does not grow with the number of sensors (anyone in range
+    /// can make up a million addresses).
+    public func forEachSensor(_ body: (SensorInfo) throws(StoreError) -> Void) throws(StoreError) {
+        try inReadTransaction { () throws(StoreError) in
             let s = try connection.prepare("SELECT \(Self.sensorColumns) FROM sensors ORDER BY address")
-            var out: [SensorInfo] = []
-            while try s.step() { out.append(Self.sensor(s)) }
-            return out
+            while try s.step() { try body(Self.sensor(s)) }
         }
+    }
+
+    /// The sensor with rowid `id` in the current snapshot, `nil` if none.
+    func sensor(id: Int64) throws(StoreError) -> SensorInfo? {
+        let s: Statement
+        if let cached = sensorByIDStatement {
+            s = cached
+            s.reset()
+        } else {
+            s = try connection.prepare("SELECT \(Self.sensorColumns) FROM sensors WHERE id = ?1")
+            sensorByIDStatement = s
+        }
+        try s.bind(1, id)
+        defer { s.reset() }
+        return try s.step() ? Self.sensor(s) : nil
     }
 
     /// The sensor a selector names.
@@ -275,6 +300,7 @@ public final class StoreReader {
             attempts += 1
             guard access.writerCame else { return v }
             if attempts >= 3 { try checkUnlockedReadHeld("read \(path)") }
+            sensorByIDStatement = nil
             (connection, access) = try Schema.openForReading(path: path, busyTimeoutMillis: busyTimeoutMillis)
         }
     }
@@ -307,12 +333,6 @@ public final class StoreReader {
             let s = try sensor(sel)
             out[s.id] = s
         }
-        return out
-    }
-
-    func allSensorsByID() throws(StoreError) -> [Int64: SensorInfo] {
-        var out: [Int64: SensorInfo] = [:]
-        for s in try sensors() { out[s.id] = s }
         return out
     }
 

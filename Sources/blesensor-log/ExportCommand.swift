@@ -74,7 +74,7 @@ enum ExportCommand {
                     let sid = cursor.sensorID
                     let slot = Int(UInt64(bitPattern: sid) & 63)
                     if sensorText[slot].id != sid {
-                        let s = cursor.sensor
+                        let s = try cursor.sensor
                         let text = ",\(s.address)," + CSV.text(s.alias ?? "") + "," + CSV.text(s.model)
                         sensorText[slot] = (sid, Array(text.utf8))
                     }
