@@ -172,6 +172,7 @@ extension StoreReader {
         if let f = range.from, let t = range.to, f > t {
             throw .invalidArgument("the time range ends before it starts")
         }
+        try reopenIfWriterCame()
         try connection.exec("BEGIN", "begin an export from \(path)")
         do throws(StoreError) {
             try loadQuantities()

@@ -135,8 +135,7 @@ public final class StoreReader {
     }
 
     /// Fails when the file was read without locks and a writer came meanwhile: what was read may
-    /// mix two states. A query that has not printed anything yet reads again instead
-    /// (`inReadTransaction`); an export, already streaming, ends with this error.
+    /// mix two states. The next read opens the file again (`reopenIfWriterCame`).
     func checkUnlockedReadHeld(_ attempted: @autoclosure () -> String) throws(StoreError) {
         guard access.writerCame else { return }
         throw .sqlite(
@@ -281,28 +280,32 @@ public final class StoreReader {
         }
     }
 
-    /// Runs `body` in one read snapshot. Read without locks (see `checkUnlockedReadHeld`), it
-    /// reads again, through the writer's `-shm` once it exists, if a writer came meanwhile.
+    /// Runs `body` in one read snapshot. Read without locks (see `checkUnlockedReadHeld`), the
+    /// file is first opened again if a writer came since (through the writer's `-shm` now), and a
+    /// writer that comes during the read fails it at the end: `body` may have handed rows out.
     func inReadTransaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
         // Inside the caller's snapshot already (a query reading the sensors): part of it.
         if !connection.isAutocommit { return try body() }
-        var attempts = 0
-        while true {
-            try connection.exec("BEGIN", "begin a read on \(path)")
-            let v: T
-            do throws(StoreError) {
-                v = try body()
-                try connection.exec("COMMIT", "end a read on \(path)")
-            } catch {
-                _ = connection.rollbackIfNeeded()
-                throw error
-            }
-            attempts += 1
-            guard access.writerCame else { return v }
-            if attempts >= 3 { try checkUnlockedReadHeld("read \(path)") }
-            sensorByIDStatement = nil
-            (connection, access) = try Schema.openForReading(path: path, busyTimeoutMillis: busyTimeoutMillis)
+        try reopenIfWriterCame()
+        try connection.exec("BEGIN", "begin a read on \(path)")
+        let v: T
+        do throws(StoreError) {
+            v = try body()
+            try connection.exec("COMMIT", "end a read on \(path)")
+        } catch {
+            _ = connection.rollbackIfNeeded()
+            throw error
         }
+        try checkUnlockedReadHeld("read \(path)")
+        return v
+    }
+
+    /// Before a read: a file read without locks that a writer has opened since is opened again,
+    /// so the read sees what it committed.
+    func reopenIfWriterCame() throws(StoreError) {
+        guard access.writerCame else { return }
+        sensorByIDStatement = nil
+        (connection, access) = try Schema.openForReading(path: path, busyTimeoutMillis: busyTimeoutMillis)
     }
 
     // MARK: - Shared helpers
