@@ -178,6 +178,14 @@ public final class CaptureReader {
         }
         let seconds = Int64(input.u32(0, bigEndian: bigEndian))
         let fraction = Int64(input.u32(4, bigEndian: bigEndian))
+        // The fraction of a second, in µs (or ns): a field of a second or more is no time stamp
+        // (libpcap never writes one), so the record header is damaged.
+        let perSecond: Int64 = nanoseconds ? 1_000_000_000 : 1_000_000
+        guard fraction < perSecond else {
+            throw SourceError.format(
+                "pcap record's \(nanoseconds ? "nanosecond" : "microsecond") field \(fraction) is not below \(perSecond)",
+                offset: at + 4)
+        }
         let included = input.u32(8, bigEndian: bigEndian)
         guard included <= UInt32(Self.maxRecordLength) else {
             throw SourceError.format(

@@ -14,8 +14,6 @@ import SensorDecode
 public final class ExportCursor {
     /// Every quantity present in the exported rows, sorted by key: the CSV header.
     public let quantities: [Quantity]
-    /// The sensors the rows may name (all, or the selected ones), by id.
-    public let sensors: [Int64: SensorInfo]
 
     /// The current row (after `step()` returned `true`): its time (µs), sensor and samples.
     // Unchecked exclusivity here and below: written once per row by `step()` only, and a cursor
@@ -31,28 +29,27 @@ public final class ExportCursor {
     private let reader: StoreReader
     @exclusivity(unchecked) private var statement: Statement?
     private let cells: UnsafeMutableBufferPointer<Double>
-    /// `sensors` again, as an array indexed by id where the ids are dense enough (they are
-    /// rowids, so usually 1...n): a row costs an array read, not a hash.
-    private let sensorByID: [SensorInfo?]
-    /// Column in `quantities` by quantity id (-1: not a column), likewise dense; ids beyond it
-    /// are looked up in `sparseColumns`. Precomputed so that a row needs no hashing or sorting.
+    /// The sensors of recent rows, direct-mapped by id (rowids: consecutive ids never collide).
+    /// The rows' sensors are looked up in the snapshot as they come rather than loaded up front,
+    /// so memory stays bounded whatever the number of sensors; rows of one minute name the same
+    /// few sensors over and over.
+    private var sensorCache: [SensorInfo?] = Array(repeating: nil, count: ExportCursor.sensorCacheSize)
+    private static let sensorCacheSize = 4096
+    /// Column in `quantities` by quantity id (-1: not a column), as an array indexed by id where
+    /// the ids are dense enough (they are rowids, so usually 1...n); ids beyond it are looked up
+    /// in `sparseColumns`. Precomputed so that a row needs no hashing or sorting.
     private let columnByID: [Int32]
     private let sparseColumns: [Int64: Int]
     /// The reader's quantities by id, likewise (for `row()`).
     private let quantityByID: [Quantity?]
 
     /// - Parameter columns: the quantity ids of `quantities`, in the same order.
-    init(
-        reader: StoreReader, quantities: [Quantity], columns: [Int64], sensors: [Int64: SensorInfo],
-        statement: Statement
-    ) {
+    init(reader: StoreReader, quantities: [Quantity], columns: [Int64], statement: Statement) {
         self.reader = reader
         self.quantities = quantities
-        self.sensors = sensors
         self.statement = statement
         cells = .allocate(capacity: quantities.count)
         cells.initialize(repeating: .nan)
-        sensorByID = Self.dense(sensors, limit: 4 * sensors.count + 64)
         quantityByID = Self.dense(reader.quantitiesByID, limit: 4096)
         var byID: [Int64: Int] = [:]
         // Only ids the quantities table knows get a column: a row naming an unknown id (a damaged
@@ -86,6 +83,7 @@ public final class ExportCursor {
         }
         guard more else {
             close()
+            try reader.checkUnlockedReadHeld("export from \(reader.path)")
             return false
         }
         timeMicros = s.int64(0)
@@ -111,13 +109,19 @@ public final class ExportCursor {
     /// The current row's sensor. A sensor missing from the snapshot's table would be a damaged
     /// file; it shows as its id with `?` for model and decoder.
     public var sensor: SensorInfo {
-        let sid = sensorID
-        let known = sid >= 0 && sid < sensorByID.count ? sensorByID[Int(sid)] : sensors[sid]
-        return known
-            ?? SensorInfo(
-                id: sid, address: BDAddress(rawValue: 0), addressType: .publicDevice, decoderID: "?", model: "?",
-                alias: nil, radioName: nil, firstSeenMicros: 0, lastSeenMicros: 0, lastBatteryPercent: nil,
-                lastRSSI: nil)
+        get throws(StoreError) {
+            let sid = sensorID
+            let slot = Int(UInt64(bitPattern: sid) % UInt64(Self.sensorCacheSize))
+            if let cached = sensorCache[slot], cached.id == sid { return cached }
+            let info =
+                try reader.sensor(id: sid)
+                ?? SensorInfo(
+                    id: sid, address: BDAddress(rawValue: 0), addressType: .publicDevice, decoderID: "?", model: "?",
+                    alias: nil, radioName: nil, firstSeenMicros: 0, lastSeenMicros: 0, lastBatteryPercent: nil,
+                    lastRSSI: nil)
+            sensorCache[slot] = info
+            return info
+        }
     }
 
     /// The current row as a value, with every measurement it stores (also those of quantities
@@ -135,7 +139,7 @@ public final class ExportCursor {
             if let badID { ms.append(Measurement(try reader.quantity(badID), .nan)) }
             if ms.count > 1 { ms.sort { $0.quantity < $1.quantity } }
         }
-        return ExportRow(timeMicros: timeMicros, sensor: sensor, samples: samples, measurements: ms)
+        return ExportRow(timeMicros: timeMicros, sensor: try sensor, samples: samples, measurements: ms)
     }
 
     /// The next row, or `nil` at the end (which also ends the snapshot).
@@ -168,14 +172,13 @@ extension StoreReader {
         if let f = range.from, let t = range.to, f > t {
             throw .invalidArgument("the time range ends before it starts")
         }
+        try reopenIfWriterCame()
         try connection.exec("BEGIN", "begin an export from \(path)")
         do throws(StoreError) {
             try loadQuantities()
             let from = try effectiveFrom(range)
             let to = range.to ?? .max
             let selected = try resolve(selectors)
-            let sensors: [Int64: SensorInfo]
-            if let selected { sensors = selected } else { sensors = try allSensorsByID() }
             let present = try quantitiesPresent(from: from, to: to, sensors: selected.map { Set($0.keys) })
             let s: Statement
             if let selected, selected.count == 1, let id = selected.keys.first {
@@ -197,8 +200,7 @@ extension StoreReader {
             try s.bind(1, from)
             try s.bind(2, to)
             return ExportCursor(
-                reader: self, quantities: present.map(\.quantity), columns: present.map(\.id), sensors: sensors,
-                statement: s)
+                reader: self, quantities: present.map(\.quantity), columns: present.map(\.id), statement: s)
         } catch {
             _ = connection.rollbackIfNeeded()
             throw error
@@ -249,39 +251,54 @@ extension StoreReader {
 
     // MARK: - Summary
 
-    private struct GroupKey: Hashable {
-        var sensor: Int64
-        var period: Int64
-    }
-
-    /// Per-sensor statistics over a time range, whole or split by hour or day.
-    ///
-    /// Whole hours come from `rollup_hourly` (invariant 4), the partial hours at the edges from
-    /// raw rows, all in one snapshot; so a 24 h summary reads a few thousand rows whatever the
-    /// size of the database.
-    /// - Parameters:
-    ///   - range: `[from, to)` in µs; clipped to the retention horizon.
-    ///   - sensors: addresses or aliases; empty summarizes every sensor with rows in the range.
-    ///   - grouping: one summary per sensor, or per sensor and hour/day.
+    /// Per-sensor statistics over a time range, whole or split by hour or day, of the sensors
+    /// that have rows in it. Holds them all: `forEachSensorSummary` streams them instead.
     /// - Returns: sorted by sensor address, then period.
     public func summary(
         range: TimeRange = .all, sensors selectors: [SensorSelector] = [], by grouping: SummaryGrouping = .none
     ) throws(StoreError) -> [SensorSummary] {
+        var out: [SensorSummary] = []
+        try forEachSensorSummary(range: range, sensors: selectors, by: grouping) { _, summaries in
+            out += summaries
+        }
+        return out
+    }
+
+    /// Calls `body` with every sensor (or the selected ones), by address, and its statistics over
+    /// a time range, whole or split by hour or day (empty when it has no rows there), all from
+    /// one snapshot.
+    ///
+    /// Whole hours come from `rollup_hourly` (invariant 4), the partial hours at the edges from
+    /// raw rows; so a 24 h summary reads a few thousand rows whatever the size of the database.
+    /// One statement walks the sensors in address order, a second the rollup and raw rows in
+    /// (address, time) order, and the two are merged: one sensor's periods are in memory at a
+    /// time, never all sensors' (anyone in range can make up a million addresses). The second
+    /// is sorted by SQLite, which spills to temporary files beyond its cache, so its memory is
+    /// bounded too.
+    /// - Parameters:
+    ///   - range: `[from, to)` in µs; clipped to the retention horizon.
+    ///   - sensors: addresses or aliases; empty means every sensor.
+    ///   - grouping: one summary per sensor, or per sensor and hour/day, sorted by period.
+    public func forEachSensorSummary(
+        range: TimeRange = .all, sensors selectors: [SensorSelector] = [], by grouping: SummaryGrouping = .none,
+        _ body: (SensorInfo, [SensorSummary]) throws(StoreError) -> Void
+    ) throws(StoreError) {
         if let f = range.from, let t = range.to, f > t {
             throw .invalidArgument("the time range ends before it starts")
         }
-        return try inReadTransaction { () throws(StoreError) -> [SensorSummary] in
+        try inReadTransaction { () throws(StoreError) in
             try loadQuantities()
             let from = try effectiveFrom(range)
             let to = range.to ?? .max
             let selected = try resolve(selectors)
-            let filter = selected.map { Set($0.keys) }
             let h = Schema.microsPerHour
             let period: (Int64) -> Int64
+            var dayOffset: Int64? = nil
             switch grouping {
             case .none: period = { _ in 0 }
             case .hour: period = { SensorStore.hour($0) * h }
             case .day(let offset):
+                dayOffset = offset
                 period = { t in
                     let local = t + offset * 1_000_000
                     let d: Int64 = 86_400_000_000
@@ -289,87 +306,114 @@ extension StoreReader {
                     return day * d - offset * 1_000_000
                 }
             }
-            var groups: [GroupKey: SensorStats] = [:]
-            var (hours, raw) = Self.split(from: from, to: to)
-            // An hour that a period boundary cuts (days at a UTC+5:30 midnight) cannot come from
-            // its rollup: its raw rows are read instead; every other hour still uses the rollup.
-            let cut: (Int64) -> Bool = { hourStart in period(hourStart) != period(hourStart + h - 1) }
-            if case .day(let offset) = grouping, offset % 3600 != 0, !hours.isEmpty {
-                let extent = try connection.prepare("SELECT min(hour), max(hour) FROM rollup_hourly")
-                if try extent.step(), !extent.isNull(0) {
-                    let lo = max(hours.lowerBound, extent.int64(0))
-                    let hi = min(hours.upperBound, extent.int64(1) + 1)
-                    var hour = lo
-                    while hour < hi {
-                        if cut(hour * h) { raw.append((hour * h)..<(hour * h + h)) }
-                        hour += 1
-                    }
-                }
-            }
+            let (hours, raw) = Self.split(from: from, to: to)
+            let ids: String? = selected.map { $0.keys.sorted().map(String.init).joined(separator: ",") }
+            let only: String = ids.map { " AND %@ IN (\($0))" } ?? ""
+            // An hour that a local midnight cuts (days at a UTC+5:30 midnight) cannot come from
+            // its rollup: its raw rows are read instead. An hour starting `L` seconds into the
+            // local day holds a midnight strictly inside it when L > 86400 - 3600.
+            let cutHour = "(?5 AND ((%@ * 3600 + ?6) % 86400 + 86400) % 86400 > 82800)"
+            func sub(_ template: String, _ column: String) -> String { template.replacingAll("%@", with: column) }
+            let rollups: String =
+                "SELECT s.address, r.hour * 3600000000, 0, r.n_rows, r.n_samples, r.last_time_us, r.stats "
+                + "FROM rollup_hourly r JOIN sensors s ON s.id = r.sensor_id "
+                + "WHERE r.hour >= ?1 AND r.hour < ?2 AND NOT \(sub(cutHour, "r.hour"))\(sub(only, "r.sensor_id"))"
+            let rawRows: String =
+                "SELECT s.address, x.time_us, 1, 1, x.samples, x.time_us, x.data "
+                + "FROM readings x JOIN sensors s ON s.id = x.sensor_id "
+                + "WHERE ((x.time_us >= ?3 AND x.time_us < ?4) OR (x.time_us >= ?7 AND x.time_us < ?8) "
+                + "OR (x.time_us >= ?9 AND x.time_us < ?10 AND \(sub(cutHour, "(x.time_us / 3600000000)"))))"
+                + sub(only, "x.sensor_id")
+            let data = try connection.prepare(rollups + " UNION ALL " + rawRows + " ORDER BY 1, 2")
+            try data.bind(1, hours.lowerBound)
+            try data.bind(2, hours.upperBound)
+            let edges = raw + Array(repeating: 0..<0, count: 2 - raw.count)
+            try data.bind(3, edges[0].lowerBound)
+            try data.bind(4, edges[0].upperBound)
+            try data.bind(7, edges[1].lowerBound)
+            try data.bind(8, edges[1].upperBound)
+            try data.bind(5, dayOffset != nil ? 1 : 0)
+            try data.bind(6, dayOffset ?? 0)
+            // The whole hours in µs, clamped where the range is unbounded.
+            let (low, lowOverflow) = hours.lowerBound.multipliedReportingOverflow(by: h)
+            let (high, highOverflow) = hours.upperBound.multipliedReportingOverflow(by: h)
+            try data.bind(9, lowOverflow ? Int64.min : low)
+            try data.bind(10, highOverflow ? Int64.max : high)
+
+            let which: String = ids.map { " WHERE id IN (\($0))" } ?? ""
+            let list = try connection.prepare("SELECT \(Self.sensorColumns) FROM sensors\(which) ORDER BY address")
+            var more = try data.step()
             var damaged = false
-            if !hours.isEmpty {
-                let s = try connection.prepare(
-                    "SELECT hour, sensor_id, n_rows, n_samples, last_time_us, stats FROM rollup_hourly "
-                        + "WHERE hour >= ?1 AND hour < ?2")
-                try s.bind(1, hours.lowerBound)
-                try s.bind(2, hours.upperBound)
-                while try s.step() {
-                    let sid = s.int64(1)
-                    guard filter?.contains(sid) ?? true else { continue }
-                    let hourStart = s.int64(0) * h
-                    if cut(hourStart) { continue }  // read from raw rows (above)
-                    groups[GroupKey(sensor: sid, period: period(hourStart)), default: SensorStats()].merge(
-                        rowsOf: s, hourStart: hourStart, damaged: &damaged)
-                }
-            }
             var items: [(id: Int64, value: Double)] = []
-            for r in raw {
-                try forEachRaw(r, sensors: filter) { t, sid, n, data in
-                    items.removeAll(keepingCapacity: true)
-                    if !MeasurementCodec.decode(data, { items.append(($0, $1)) }) { damaged = true }
-                    items.sort { $0.id < $1.id }
-                    groups[GroupKey(sensor: sid, period: period(t)), default: SensorStats()].addRow(
-                        samples: n, time: t, items)
+            var periods: [(start: Int64, stats: SensorStats)] = []
+            while try list.step() {
+                let info = Self.sensor(list)
+                let address = Int64(bitPattern: info.address.rawValue)
+                periods.removeAll(keepingCapacity: true)
+                // Both statements order by address; every data row's sensor is in the list (the join).
+                while more, data.int64(0) <= address {
+                    if data.int64(0) == address {
+                        let t = data.int64(1)
+                        let p = period(t)
+                        if periods.last?.start != p { periods.append((p, SensorStats())) }
+                        if data.int64(2) == 0 {
+                            periods[periods.count - 1].stats.merge(rollupOf: data, hourStart: t, damaged: &damaged)
+                        } else {
+                            items.removeAll(keepingCapacity: true)
+                            if !MeasurementCodec.decode(data.blob(6), { items.append(($0, $1)) }) { damaged = true }
+                            items.sort { $0.id < $1.id }
+                            periods[periods.count - 1].stats.addRow(samples: data.int64(4), time: t, items)
+                        }
+                    }
+                    more = try data.step()
                 }
-            }
-            if damaged {
-                throw .sqlite(
-                    code: SQLITE_CORRUPT, message: "malformed measurements or rollups",
-                    attempted: "summarize \(path)")
-            }
-            let sensors: [Int64: SensorInfo]
-            if let selected { sensors = selected } else { sensors = try allSensorsByID() }
-            var out: [SensorSummary] = []
-            out.reserveCapacity(groups.count)
-            for (g, st) in groups {
-                guard let info = sensors[g.sensor] else { continue }  // a sensor being forgotten
-                var qs: [QuantitySummary] = []
-                for (id, a) in st.quantities {
-                    qs.append(
-                        QuantitySummary(
-                            quantity: try quantity(id), rows: Int(a.rows), samples: Int(a.samples), min: a.min,
-                            mean: a.rows > 0 ? a.sum / Double(a.rows) : .nan, max: a.max, last: a.last,
-                            lastTimeMicros: a.lastTime))
+                if damaged {
+                    throw .sqlite(
+                        code: SQLITE_CORRUPT, message: "malformed measurements or rollups",
+                        attempted: "summarize \(path)")
                 }
-                qs.sort { $0.quantity < $1.quantity }
-                out.append(
-                    SensorSummary(
-                        sensor: info, periodStartMicros: grouping == .none ? nil : g.period, rows: Int(st.rows),
-                        samples: Int(st.samples), lastTimeMicros: st.lastTime, quantities: qs))
+                var summaries: [SensorSummary] = []
+                for (start, st) in periods {
+                    var qs: [QuantitySummary] = []
+                    for (id, a) in st.quantities {
+                        qs.append(
+                            QuantitySummary(
+                                quantity: try quantity(id), rows: Int(a.rows), samples: Int(a.samples), min: a.min,
+                                mean: a.rows > 0 ? a.sum / Double(a.rows) : .nan, max: a.max, last: a.last,
+                                lastTimeMicros: a.lastTime))
+                    }
+                    qs.sort { $0.quantity < $1.quantity }
+                    summaries.append(
+                        SensorSummary(
+                            sensor: info, periodStartMicros: grouping == .none ? nil : start, rows: Int(st.rows),
+                            samples: Int(st.samples), lastTimeMicros: st.lastTime, quantities: qs))
+                }
+                try body(info, summaries)
             }
-            for i in out.indices { out[i].quantities.sort { $0.quantity < $1.quantity } }
-            out.sort { ($0.sensor.address, $0.periodStartMicros ?? 0) < ($1.sensor.address, $1.periodStartMicros ?? 0) }
-            return out
         }
     }
 }
 
 extension SensorStats {
-    /// Merges one `rollup_hourly` row (columns n_rows, n_samples, last_time_us, stats at 2–5).
-    fileprivate mutating func merge(rowsOf s: Statement, hourStart: Int64, damaged: inout Bool) {
-        rows += s.int64(2)
-        samples += s.int64(3)
-        lastTime = Swift.max(lastTime, s.int64(4))
-        if !SensorStats.decodeStats(s.blob(5), hourStart: hourStart, { merge($0, $1) }) { damaged = true }
+    /// Merges one `rollup_hourly` row (columns n_rows, n_samples, last_time_us, stats at 3–6).
+    fileprivate mutating func merge(rollupOf s: Statement, hourStart: Int64, damaged: inout Bool) {
+        rows += s.int64(3)
+        samples += s.int64(4)
+        lastTime = Swift.max(lastTime, s.int64(5))
+        if !SensorStats.decodeStats(s.blob(6), hourStart: hourStart, { merge($0, $1) }) { damaged = true }
+    }
+}
+
+extension String {
+    /// Every occurrence of `target` replaced (without Foundation).
+    fileprivate func replacingAll(_ target: String, with replacement: String) -> String {
+        var out = ""
+        var rest = self[...]
+        while let r = rest.firstRange(of: target) {
+            out += rest[..<r.lowerBound]
+            out += replacement
+            rest = rest[r.upperBound...]
+        }
+        return out + rest
     }
 }

@@ -27,6 +27,12 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         return nil
     }
 
+    /// The extended SQLite result code, or `nil` when the error is not SQLite's.
+    public var sqliteExtendedCode: Int32? {
+        if case .sqlite(let code, _, _) = self { return code }
+        return nil
+    }
+
     /// The disk (or the `max_page_count` limit) is full: retry later, nothing was written.
     public var isDiskFull: Bool { sqliteCode == SQLITE_FULL }
     /// Another connection holds the write lock longer than our busy timeout: retry later.
@@ -79,7 +85,12 @@ final class Connection {
     let path: String
 
     /// Opens `path`. `create` allows creating a missing file; `readOnly` opens without write access.
-    init(path: String, readOnly: Bool, create: Bool, busyTimeoutMillis: Int32) throws(StoreError) {
+    /// `immutable` (read-only only) tells SQLite that nothing changes the file while it is open: no
+    /// locks, no `-shm` or `-wal` files, which is how a WAL database is read where they cannot be
+    /// created (see `Schema.openForReading` for when that holds).
+    init(path: String, readOnly: Bool, create: Bool, immutable: Bool = false, busyTimeoutMillis: Int32)
+        throws(StoreError)
+    {
         guard sqliteInitialized == SQLITE_OK else {
             // SQLite could not allocate its own mutexes or memory: nothing can be opened.
             throw .sqlite(
@@ -90,8 +101,13 @@ final class Connection {
         if create && !readOnly { flags |= SQLITE_OPEN_CREATE }
         // NOMUTEX: each connection is used by one thread only (see the type's comment).
         flags |= SQLITE_OPEN_NOMUTEX
+        var name = path
+        if immutable && readOnly {
+            flags |= SQLITE_OPEN_URI
+            name = Self.fileURI(path) + "?immutable=1"
+        }
         var db: OpaquePointer?
-        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        let rc = sqlite3_open_v2(name, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
             // Even on failure SQLite usually returns a handle that holds the message; close it.
             var message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
@@ -107,6 +123,22 @@ final class Connection {
         // Extended codes tell SQLITE_IOERR_WRITE from SQLITE_IOERR_FSYNC etc. in the log line.
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, busyTimeoutMillis)
+    }
+
+    /// `path` as an SQLite `file:` URI (https://sqlite.org/uri.html): `%`, `?` and `#` and bytes
+    /// outside printable ASCII percent-encoded; an absolute path gets the empty authority
+    /// (`file:///…`), so that one starting with `//` is not read as a host name.
+    static func fileURI(_ path: String) -> String {
+        var out = path.hasPrefix("/") ? "file://" : "file:"
+        for b in path.utf8 {
+            if b > 0x20, b < 0x7F, b != UInt8(ascii: "%"), b != UInt8(ascii: "?"), b != UInt8(ascii: "#") {
+                out.unicodeScalars.append(Unicode.Scalar(b))
+            } else {
+                let hex = Array("0123456789ABCDEF".utf8)
+                out += "%" + String(decoding: [hex[Int(b >> 4)], hex[Int(b & 15)]], as: UTF8.self)
+            }
+        }
+        return out
     }
 
     deinit {

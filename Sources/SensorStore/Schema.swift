@@ -103,16 +103,24 @@ enum Schema {
 
     /// Reads the header fields and forces a schema parse; a non-SQLite or damaged file fails here
     /// (SQLITE_NOTADB, SQLITE_CORRUPT) before anything is written.
+    ///
+    /// The three reads come from one snapshot (one read transaction, or the caller's): read one
+    /// by one, a process creating the file between them made ours look foreign (no
+    /// application_id yet, then the tables it committed together with the id).
     static func inspect(_ c: Connection) throws(StoreError) -> Inspection {
         let attempted = "check that \(c.path) is a blesensor-log database (nothing written)"
+        let ownTransaction = c.isAutocommit
         do throws(StoreError) {
+            if ownTransaction { try c.exec("BEGIN", attempted) }
             let uv = try c.scalarInt("PRAGMA user_version") ?? 0
             let app = try c.scalarInt("PRAGMA application_id") ?? 0
             let objects = try c.scalarInt("SELECT count(*) FROM sqlite_schema") ?? 0
+            if ownTransaction { try c.exec("COMMIT", attempted) }
             return Inspection(
                 userVersion: Int32(truncatingIfNeeded: uv), applicationID: Int32(truncatingIfNeeded: app),
                 objectCount: objects)
         } catch {
+            if ownTransaction { _ = c.rollbackIfNeeded() }
             if case .sqlite(let code, let message, _) = error {
                 throw .sqlite(code: code, message: message, attempted: attempted)
             }
@@ -188,12 +196,91 @@ enum Schema {
         }
     }
 
+    /// SQLite's extended code for "the folder is read-only, so the `-shm` cannot be created"
+    /// (a C macro Swift does not import).
+    static let readOnlyDirectory = SQLITE_READONLY | (6 << 8)
+
+    /// Opens an existing store for reading, writing nothing: a user who may only read the file
+    /// (the logger's database owned by root, a read-only mount) can read it.
+    ///
+    /// A WAL database is read through its `-shm` file: one the logger has (it exists while a
+    /// writer has the file open), or one SQLite creates next to the file. Where neither can be
+    /// (the folder is not writable and no writer has the file open: no `-wal` exists) the file
+    /// is opened `immutable`, without locks; everything committed is then in the file itself, and
+    /// `ReadAccess.unlocked` lets the reader check afterwards that no writer came meanwhile.
+    ///
+    /// A file of an older schema is migrated as `open` does, which needs write access.
+    static func openForReading(path: String, busyTimeoutMillis: Int32) throws(StoreError)
+        -> (Connection, ReadAccess)
+    {
+        guard let before = FileIdentity(path) else {
+            throw .sqlite(code: SQLITE_CANTOPEN, message: "no such file", attempted: "open \(path)")
+        }
+        var c = try Connection(path: path, readOnly: true, create: false, busyTimeoutMillis: busyTimeoutMillis)
+        var access = ReadAccess.shared
+        let i: Inspection
+        do { i = try whileBusy(timeoutMillis: busyTimeoutMillis) { () throws(StoreError) in try inspect(c) } } catch {
+            let code = error.sqliteExtendedCode
+            guard code == readOnlyDirectory || code.map({ $0 & 0xFF }) == SQLITE_CANTOPEN,
+                FileIdentity(path + "-wal") == nil
+            else { throw error }
+            do throws(StoreError) {
+                c = try Connection(path: path, readOnly: true, create: false, immutable: true, busyTimeoutMillis: 0)
+                i = try inspect(c)
+            } catch _ {
+                throw error
+            }
+            access = .unlocked(path: path, identity: before)
+        }
+        try validate(i, path: path)
+        if i.userVersion < version || i.applicationID != applicationID {
+            return (try open(path: path, create: false, busyTimeoutMillis: busyTimeoutMillis), .shared)
+        }
+        return (c, access)
+    }
+
     /// Opens a store file: checks it read-only first (a file that is foreign, newer or damaged is
     /// never opened for writing, so not even a WAL checkpoint can touch it), then opens it for
     /// writing, migrates, and turns on WAL.
+    ///
+    /// Processes opening one new file together take turns through SQLite's locks; where SQLite
+    /// answers SQLITE_BUSY at once rather than wait (it does so where waiting could deadlock, and
+    /// for the switch to WAL), the whole open is tried again, for up to `busyTimeoutMillis`: each
+    /// step re-reads what the others did, so trying again is safe.
     static func open(path: String, create: Bool, busyTimeoutMillis: Int32) throws(StoreError) -> Connection {
+        try whileBusy(timeoutMillis: busyTimeoutMillis) { () throws(StoreError) in
+            try openOnce(path: path, create: create, busyTimeoutMillis: busyTimeoutMillis)
+        }
+    }
+
+    /// `body`, tried again after a short, growing pause while it fails with SQLITE_BUSY or
+    /// SQLITE_LOCKED and `timeoutMillis` have not passed.
+    static func whileBusy<T>(timeoutMillis: Int32, _ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        func now() -> Double {
+            var ts = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &ts)
+            return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+        }
+        let deadline = now() + Double(max(0, timeoutMillis)) / 1000
+        var pauseMicros: UInt32 = 2000
+        while true {
+            do { return try body() } catch where error.isBusy && now() < deadline {
+                usleep(pauseMicros)
+                pauseMicros = min(pauseMicros * 2, 100_000)
+            }
+        }
+    }
+
+    private static func openOnce(path: String, create: Bool, busyTimeoutMillis: Int32) throws(StoreError) -> Connection {
         var st = stat()
         let exists = stat(path, &st) == 0
+        if exists, access(path, W_OK) != 0 {
+            // Said plainly: the probe below would fail on the `-shm` it cannot create, with a
+            // message about a read-only database that hides the reason.
+            throw .sqlite(
+                code: SQLITE_READONLY, message: "cannot write to it (\(String(cString: strerror(errno))))",
+                attempted: "open \(path) for writing")
+        }
         if exists, st.st_size > 0 {
             let probe = try Connection(path: path, readOnly: true, create: false, busyTimeoutMillis: busyTimeoutMillis)
             try validate(inspect(probe), path: path)
@@ -212,5 +299,43 @@ enum Schema {
                 code: SQLITE_ERROR, message: "journal_mode is \(mode ?? "unknown")", attempted: "enable WAL on \(path)")
         }
         return c
+    }
+}
+
+/// How a reader's connection sees the file.
+enum ReadAccess {
+    /// Through SQLite's locks and the `-shm` file: every read transaction is a committed snapshot.
+    case shared
+    /// `immutable`, without locks, because no writer had the file open and none could have opened
+    /// it unseen. A writer that opens it later creates the `-wal` file, and one that checkpoints
+    /// into the file changes its size or modification time: either means a read may have mixed
+    /// two states (`writerCame`).
+    case unlocked(path: String, identity: FileIdentity)
+
+    /// A writer has (or had) the file open since it was opened unlocked.
+    var writerCame: Bool {
+        guard case .unlocked(let path, let identity) = self else { return false }
+        return FileIdentity(path + "-wal") != nil || FileIdentity(path) != identity
+    }
+}
+
+/// What `stat` says about a file's content: same inode, size and modification time means no
+/// write reached it.
+struct FileIdentity: Equatable {
+    var device: UInt64
+    var inode: UInt64
+    var size: Int64
+    var modifiedSeconds: Int
+    var modifiedNanoseconds: Int
+
+    /// `nil` when there is no such file.
+    init?(_ path: String) {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        device = UInt64(st.st_dev)
+        inode = UInt64(st.st_ino)
+        size = Int64(st.st_size)
+        modifiedSeconds = st.st_mtim.tv_sec
+        modifiedNanoseconds = st.st_mtim.tv_nsec
     }
 }

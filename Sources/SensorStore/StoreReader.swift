@@ -103,23 +103,54 @@ public enum SummaryGrouping: Sendable, Equatable {
 /// query at a time: finish (or `close()`) an `ExportCursor` before the next call.
 public final class StoreReader {
     public let path: String
-    let connection: Connection
+    private(set) var connection: Connection
+    /// How `connection` reads the file (see `Schema.openForReading`).
+    private var access: ReadAccess
+    private let busyTimeoutMillis: Int32
     /// Quantity ids are never renumbered (Schema), so the cache only ever grows with the table.
     var quantitiesByID: [Int64: Quantity] = [:]
 
-    /// Opens an existing store (never creates one). A file that is not ours, newer, or damaged
-    /// is refused untouched.
+    /// `connection` was opened by `Schema.open`, for writing.
+    private var writable = false
+    /// `sensor(id:)`'s statement, prepared once per connection (export looks sensors up by id).
+    private var sensorByIDStatement: Statement?
+
+    /// Opens an existing store (never creates one) read-only, so that a user who may only read
+    /// the file can query it; `setAlias` and `forget` open it for writing when called. A file
+    /// that is not ours, newer, or damaged is refused untouched.
     public init(path: String, busyTimeoutMillis: Int32 = 5000) throws(StoreError) {
         self.path = path
+        self.busyTimeoutMillis = busyTimeoutMillis
+        (connection, access) = try Schema.openForReading(path: path, busyTimeoutMillis: busyTimeoutMillis)
+    }
+
+    /// Reopens the file for writing, once, before the first write: a user who may not write it
+    /// gets the writer's one-line error (SQLITE_READONLY, exit 73) here.
+    private func openForWriting() throws(StoreError) {
+        guard !writable else { return }
+        sensorByIDStatement = nil
         connection = try Schema.open(path: path, create: false, busyTimeoutMillis: busyTimeoutMillis)
+        access = .shared
+        writable = true
+    }
+
+    /// Fails when the file was read without locks and a writer came meanwhile: what was read may
+    /// mix two states. The next read opens the file again (`reopenIfWriterCame`).
+    func checkUnlockedReadHeld(_ attempted: @autoclosure () -> String) throws(StoreError) {
+        guard access.writerCame else { return }
+        throw .sqlite(
+            code: SQLITE_BUSY,
+            message: "the logger opened the database during a read that had to go without locks (its folder is not "
+                + "writable and no writer had it open); run it again",
+            attempted: attempted())
     }
 
     // MARK: - Sensors
 
-    private static let sensorColumns =
+    static let sensorColumns =
         "id, address, address_type, decoder_id, model, alias, radio_name, first_seen_us, last_seen_us, last_battery_pct, last_rssi_dbm"
 
-    private static func sensor(_ s: Statement) -> SensorInfo {
+    static func sensor(_ s: Statement) -> SensorInfo {
         SensorInfo(
             id: s.int64(0), address: BDAddress(rawValue: UInt64(bitPattern: s.int64(1))),
             addressType: AddressType(rawValue: UInt8(truncatingIfNeeded: s.int64(2))), decoderID: s.text(3) ?? "",
@@ -128,12 +159,36 @@ public final class StoreReader {
             lastRSSI: s.isNull(10) ? nil : Int8(truncatingIfNeeded: s.int64(10)))
     }
 
-    /// Every stored sensor, by address.
+    /// Every stored sensor, by address. Holds them all: `forEachSensor` streams them instead.
     public func sensors() throws(StoreError) -> [SensorInfo] {
-        let s = try connection.prepare("SELECT \(Self.sensorColumns) FROM sensors ORDER BY address")
         var out: [SensorInfo] = []
-        while try s.step() { out.append(Self.sensor(s)) }
+        try forEachSensor { out.append($0) }
         return out
+    }
+
+    /// Calls `body` with every stored sensor, by address (the address index, no sort), one at a
+    /// time from one snapshot: memory does not grow with the number of sensors (anyone in range
+    /// can make up a million addresses).
+    public func forEachSensor(_ body: (SensorInfo) throws(StoreError) -> Void) throws(StoreError) {
+        try inReadTransaction { () throws(StoreError) in
+            let s = try connection.prepare("SELECT \(Self.sensorColumns) FROM sensors ORDER BY address")
+            while try s.step() { try body(Self.sensor(s)) }
+        }
+    }
+
+    /// The sensor with rowid `id` in the current snapshot, `nil` if none.
+    func sensor(id: Int64) throws(StoreError) -> SensorInfo? {
+        let s: Statement
+        if let cached = sensorByIDStatement {
+            s = cached
+            s.reset()
+        } else {
+            s = try connection.prepare("SELECT \(Self.sensorColumns) FROM sensors WHERE id = ?1")
+            sensorByIDStatement = s
+        }
+        try s.bind(1, id)
+        defer { s.reset() }
+        return try s.step() ? Self.sensor(s) : nil
     }
 
     /// The sensor a selector names.
@@ -158,6 +213,7 @@ public final class StoreReader {
             guard !alias.isEmpty, alias.utf8.count <= 64 else { throw .invalidArgument("an alias is 1 to 64 bytes") }
             guard BDAddress(alias) == nil else { throw .invalidArgument("alias '\(alias)' looks like an address") }
         }
+        try openForWriting()
         let target = try sensor(selector)
         if let alias {
             do throws(StoreError) {
@@ -182,6 +238,7 @@ public final class StoreReader {
     /// - Returns: the number of readings deleted.
     @discardableResult
     public func forget(_ selector: SensorSelector, rowsPerStep: Int = 1000) throws(StoreError) -> Int {
+        try openForWriting()
         let target = try sensor(selector)
         let attempted = "forget \(target.address) in \(path)"
         var total = 0
@@ -223,17 +280,32 @@ public final class StoreReader {
         }
     }
 
-    /// Runs `body` in one read snapshot.
+    /// Runs `body` in one read snapshot. Read without locks (see `checkUnlockedReadHeld`), the
+    /// file is first opened again if a writer came since (through the writer's `-shm` now), and a
+    /// writer that comes during the read fails it at the end: `body` may have handed rows out.
     func inReadTransaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        // Inside the caller's snapshot already (a query reading the sensors): part of it.
+        if !connection.isAutocommit { return try body() }
+        try reopenIfWriterCame()
         try connection.exec("BEGIN", "begin a read on \(path)")
+        let v: T
         do throws(StoreError) {
-            let v = try body()
+            v = try body()
             try connection.exec("COMMIT", "end a read on \(path)")
-            return v
         } catch {
             _ = connection.rollbackIfNeeded()
             throw error
         }
+        try checkUnlockedReadHeld("read \(path)")
+        return v
+    }
+
+    /// Before a read: a file read without locks that a writer has opened since is opened again,
+    /// so the read sees what it committed.
+    func reopenIfWriterCame() throws(StoreError) {
+        guard access.writerCame else { return }
+        sensorByIDStatement = nil
+        (connection, access) = try Schema.openForReading(path: path, busyTimeoutMillis: busyTimeoutMillis)
     }
 
     // MARK: - Shared helpers
@@ -264,12 +336,6 @@ public final class StoreReader {
             let s = try sensor(sel)
             out[s.id] = s
         }
-        return out
-    }
-
-    func allSensorsByID() throws(StoreError) -> [Int64: SensorInfo] {
-        var out: [Int64: SensorInfo] = [:]
-        for s in try sensors() { out[s.id] = s }
         return out
     }
 

@@ -257,8 +257,46 @@ final class OutputWriter {
 }
 
 /// Writes one line to standard error, unbuffered (diagnostics must not wait for a flush).
+/// Messages quote input (a decode line, an argument, a file name), so control characters in them
+/// are escaped: an ESC or BEL from a hostile line must not reach the terminal, and a newline
+/// must not forge a second line.
 func printError(_ message: String) {
-    var line = Array(message.utf8)
-    line.append(UInt8(ascii: "\n"))
-    line.withUnsafeBytes { p in _ = Glibc.write(2, p.baseAddress!, p.count) }
+    writeError(escapingControls(message) + "\n")
+}
+
+/// Writes `text` to standard error as it is: our own help, our own colour codes.
+func writeError(_ text: String) {
+    var bytes = text
+    bytes.withUTF8 { p in
+        var off = 0
+        while off < p.count {
+            let n = Glibc.write(2, p.baseAddress! + off, p.count - off)
+            if n < 0, errno == EINTR { continue }
+            guard n > 0 else { return }
+            off += n
+        }
+    }
+}
+
+/// `text` with C0 and C1 control characters and DEL as `\xNN`, and the bidi overrides as
+/// `\u{NNNN}` (text that would reorder the rest of the line); everything else as it is.
+func escapingControls(_ text: String) -> String {
+    func isControl(_ v: UInt32) -> Bool {
+        v < 0x20 || v == 0x7F || (0x80...0x9F).contains(v) || (0x202A...0x202E).contains(v)
+            || (0x2066...0x2069).contains(v) || v == 0x200E || v == 0x200F
+    }
+    guard text.unicodeScalars.contains(where: { isControl($0.value) }) else { return text }
+    var out = ""
+    for scalar in text.unicodeScalars {
+        let v = scalar.value
+        if v <= 0xFF, isControl(v) {
+            let hex = Array("0123456789abcdef".utf8)
+            out += "\\x" + String(decoding: [hex[Int(v >> 4)], hex[Int(v & 15)]], as: UTF8.self)
+        } else if isControl(v) {
+            out += "\\u{" + String(v, radix: 16) + "}"
+        } else {
+            out.unicodeScalars.append(scalar)
+        }
+    }
+    return out
 }

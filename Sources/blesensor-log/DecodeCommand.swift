@@ -27,12 +27,17 @@ enum DecodeCommand {
         let registry = Registry.standard(keys: try KeyOptions.parse(args.all("key")))
         let out = OutputWriter(fd: 1)
         var assembler = ReportAssembler()
-        var lineNumber = 0
         var badLines = 0
-        while let line = readLine(strippingNewline: true) {
-            lineNumber += 1
-            let text = line.trimmingWhitespace()
-            if text.isEmpty || text.hasPrefix("#") { continue }
+        var lines = InputLines(fd: 0, maxLength: maxLineBytes)
+        while let (lineNumber, line) = try lines.next() {
+            guard let line else {
+                badLines += 1
+                printError("line \(lineNumber): longer than \(maxLineBytes) bytes, which no advertisement or HCI event is; skipped")
+                continue
+            }
+            // '#' starts a comment anywhere on the line: hex and addresses never hold one.
+            let text = String(decoding: line.prefix { $0 != UInt8(ascii: "#") }, as: UTF8.self).trimmingWhitespace()
+            if text.isEmpty { continue }
             switch parseLine(text, assembler: &assembler) {
             case .failure(let message):
                 badLines += 1
@@ -54,6 +59,11 @@ enum DecodeCommand {
         try out.finish()
         return badLines > 0 ? ExitCode.dataError : ExitCode.ok
     }
+
+    /// The longest line read. The longest meaningful one is 1,650 AD bytes (the most an extended
+    /// advertisement carries) written `xx ` after an address, under 5,000 bytes; this leaves room
+    /// for wider spacing and a comment, and bounds what a line without an end (`< /dev/zero`) costs.
+    static let maxLineBytes = 16384
 
     enum LineResult {
         case success([Advertisement])
@@ -80,6 +90,69 @@ enum DecodeCommand {
         case .success(let other):
             return .failure("not an LE advertising report event (\(other.summary))")
         }
+    }
+}
+
+/// A file descriptor's lines, read in chunks of 64 KiB: memory stays bounded whatever the input.
+/// A line longer than `maxLength` is reported (as `nil`) as soon as that many bytes have come,
+/// and its rest is skipped up to the next newline. The last line may lack its newline.
+struct InputLines {
+    let fd: Int32
+    let maxLength: Int
+    private var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    private var start = 0
+    private var end = 0
+    private var atEnd = false
+    private var line: [UInt8] = []
+    private var lineNumber = 0
+    /// Inside a line already reported as too long: drop bytes up to its newline.
+    private var skipping = false
+
+    init(fd: Int32, maxLength: Int) {
+        self.fd = fd
+        self.maxLength = maxLength
+        line.reserveCapacity(maxLength)
+    }
+
+    /// The next line's number and bytes (without the newline), `nil` bytes for one too long;
+    /// `nil` at the end of the input.
+    mutating func next() throws(CLIError) -> (Int, [UInt8]?)? {
+        line.removeAll(keepingCapacity: true)
+        while true {
+            if start == end {
+                if atEnd { break }
+                let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw CLIError("cannot read standard input: \(String(cString: strerror(errno)))", code: ExitCode.ioError)
+                }
+                if n == 0 { atEnd = true; continue }
+                start = 0
+                end = n
+            }
+            let newline = chunk[start..<end].firstIndex(of: UInt8(ascii: "\n"))
+            let stop = newline ?? end
+            if skipping {
+                start = newline.map { $0 + 1 } ?? end
+                if newline != nil { skipping = false }
+                continue
+            }
+            if line.count + (stop - start) > maxLength {
+                lineNumber += 1
+                start = newline.map { $0 + 1 } ?? end
+                skipping = newline == nil
+                return (lineNumber, nil)
+            }
+            line.append(contentsOf: chunk[start..<stop])
+            start = newline.map { $0 + 1 } ?? end
+            if newline != nil {
+                lineNumber += 1
+                return (lineNumber, line)
+            }
+        }
+        guard !line.isEmpty else { return nil }
+        lineNumber += 1
+        return (lineNumber, line)
     }
 }
 

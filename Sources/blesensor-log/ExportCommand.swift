@@ -32,7 +32,9 @@ enum ExportCommand {
         for (name, keyPath) in [("since", \TimeRange.from), ("until", \TimeRange.to)] {
             guard let text = args.value(name) else { continue }
             guard let t = TimeArguments.time(text, nowMicros: now) else {
-                throw .usage("--\(name) wants an ISO 8601 date/time or a duration like 24h, got '\(text)'")
+                throw .usage(
+                    "--\(name) wants an ISO 8601 date/time or a duration ago like 24h (at most "
+                        + "\(TimeArguments.describe(TimeArguments.maxDurationSeconds))), got '\(text)'")
             }
             range[keyPath: keyPath] = t
         }
@@ -72,7 +74,7 @@ enum ExportCommand {
                     let sid = cursor.sensorID
                     let slot = Int(UInt64(bitPattern: sid) & 63)
                     if sensorText[slot].id != sid {
-                        let s = cursor.sensor
+                        let s = try cursor.sensor
                         let text = ",\(s.address)," + CSV.text(s.alias ?? "") + "," + CSV.text(s.model)
                         sensorText[slot] = (sid, Array(text.utf8))
                     }
@@ -185,7 +187,8 @@ struct TimeFormatter {
 
 /// Numbers as export writes them: whole values without a fraction when the double is integral
 /// (battery 87, not 87.0, as `JSON.number` does for integer quantities), others in Swift's
-/// shortest round-trip form (`Double.description`); non-finite values as nothing (an empty cell).
+/// shortest round-trip form (`Double.description`) of the value at 15 significant digits
+/// (`significant`); non-finite values as nothing (an empty cell).
 ///
 /// Written as bytes straight into the output. Most stored values are decimals with a few places
 /// (21.35 °C), and for those the text comes from an integer instead of `description`'s general
@@ -235,11 +238,39 @@ enum NumberText {
                 }
             }
         }
-        var text = v.description
+        var text = significant(v).description
         return text.withUTF8 { u in
             p.update(from: u.baseAddress!, count: u.count)
             return u.count
         }
+    }
+
+    /// `v` rounded to 15 significant digits (DBL_DIG), the precision every decimal keeps through
+    /// a double: a value whose shortest text needs 16 or 17 digits (a mean, 45.67000000000001;
+    /// 0.1 + 0.2) carries rounding noise there, and is printed as the nearest 15-digit decimal
+    /// instead. A 15-digit decimal has exactly one double (see the type's comment), so the
+    /// result's `description` is that decimal, trailing zeros dropped; values whose shortest
+    /// text is 15 digits or fewer come back unchanged.
+    static func significant(_ v: Double) -> Double {
+        guard v.isFinite, significantDigits(v.description) > 15 else { return v }
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: 40) { b in
+            let n = withVaList([v]) { vsnprintf(b.baseAddress!, 40, "%.15g", $0) }
+            guard n > 0, n < 40 else { return v }
+            // At the edge of the range the rounding can exceed it: keep the value then.
+            guard let r = Double(String(cString: b.baseAddress!)), r.isFinite else { return v }
+            return r
+        }
+    }
+
+    /// Significant digits in a number's text: its mantissa's digits, without leading zeros.
+    static func significantDigits(_ text: String) -> Int {
+        var count = 0
+        for c in text.utf8 {
+            if c == UInt8(ascii: "e") || c == UInt8(ascii: "E") { break }
+            guard c >= UInt8(ascii: "0"), c <= UInt8(ascii: "9") else { continue }
+            if count > 0 || c != UInt8(ascii: "0") { count += 1 }
+        }
+        return count
     }
 
     /// Writes `n` with a point `decimals` digits from the right (and at least one digit before

@@ -29,11 +29,12 @@ enum JSON {
     }
 
     /// A JSON number for a measurement: whole-number quantities without a fraction, others in
-    /// Swift's shortest round-trip form (`-0.5`, `50.0`); non-finite values as `null`.
+    /// Swift's shortest round-trip form (`-0.5`, `50.0`) at 15 significant digits (no float
+    /// noise: `NumberText.significant`); non-finite values as `null`.
     static func number(_ value: Double, integer: Bool = false) -> String {
         guard value.isFinite else { return "null" }
         if integer, value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
-        return value.description
+        return NumberText.significant(value).description
     }
 
     /// ISO 8601 UTC time with microseconds where they are not zero.

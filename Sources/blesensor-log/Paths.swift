@@ -53,7 +53,7 @@ struct EventLog: Sendable {
     private func emit(_ message: String, code: String?) {
         let stamp = Timestamp.iso8601(micros: Timestamp.nowMicros() / 1_000_000 * 1_000_000, localOffsetSeconds: nil)
         if colour, let code {
-            printError("\(stamp) \u{1B}[\(code)m\(message)\u{1B}[0m")
+            writeError("\(stamp) \u{1B}[\(code)m\(escapingControls(message))\u{1B}[0m\n")
         } else {
             printError("\(stamp) \(message)")
         }

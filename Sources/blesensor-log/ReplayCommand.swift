@@ -39,9 +39,10 @@ enum ReplayCommand {
         let only = try StoreOptions.onlyAddresses(args)
 
         let source: any HCIPacketSource
+        // A capture's errors name the file themselves (CaptureReader, CaptureInput).
         do { source = try openCapture(path: path) } catch {
-            if case .system = error { throw CLIError("\(path): \(error)", code: ExitCode.noInput) }
-            throw CLIError("\(path): \(error)", code: ExitCode.dataError)
+            if case .system = error { throw CLIError("\(error)", code: ExitCode.noInput) }
+            throw CLIError("\(error)", code: ExitCode.dataError)
         }
         let dbPath = StoreAccess.databasePath(args)
         let keys = try KeyFile(databasePath: dbPath).load()
@@ -59,6 +60,15 @@ enum ReplayCommand {
         // a live run's commits; scripts/bench's scene, session-6 measurement.) The store's clock
         // never goes back: where the capture's does (captures joined end to end, a bad stamp),
         // it stands still, and the store's timers keep their order.
+        // SIGTERM, SIGINT and SIGHUP stop the replay as they stop `run`: what is pending is
+        // committed and the summary says how far it got. Checked every 1,024 packets (a poll of
+        // the pipe each), so a stop comes within a fraction of a second.
+        let stop: StopSignal
+        do { stop = try StopSignal() } catch { throw CLIError(error.description, code: ExitCode.software) }
+        StopSignal.installSignalHandlers(stop)
+        var stopped = false
+        var lastPacketMicros: Int64? = nil
+
         var captureError: SourceError? = nil
         var packets = 0
         var clock = 0.0
@@ -74,7 +84,12 @@ enum ReplayCommand {
             switch consume event {
             case .end, .timeout: break loop
             case .packet(let packet):
+                if packets & 1023 == 1023, stop.isRequested {
+                    stopped = true
+                    break loop
+                }
                 packets += 1
+                lastPacketMicros = packet.timeMicros
                 let t = Double(packet.timeMicros) / 1e6
                 clock = captureTime.map { clock + max(0, t - $0) } ?? t
                 captureTime = t
@@ -120,11 +135,18 @@ enum ReplayCommand {
             ", \($0.statistics.committedRows) rows stored in \(dbPath) in \($0.statistics.committedBatches) commits"
                 + ($0.statistics.failedCommits > 0 ? ", \($0.statistics.failedCommits) failed commit attempts" : "")
         } ?? ""
-        if store != nil || verbose {
+        if stopped {
+            // A capture's stamp can be anything (they wrap): shown only when it is a plausible time.
+            let upTo = lastPacketMicros.flatMap { t in
+                (0...(Int64(1) << 53)).contains(t) ? ", the last stamped \(Timestamp.iso8601(micros: t, localOffsetSeconds: nil))" : nil
+            }
+            log.info("\(path): stopped by a signal after \(packets) packets\(upTo ?? "")")
+        }
+        if store != nil || verbose || stopped {
             log.info("\(path): \(packets) packets, \(pipeline.advertisements) advertisements, \(pipeline.readings) readings\(stored)")
         }
         if let captureError {
-            printError("Error: \(path): \(captureError)")
+            printError("Error: \(captureError)")
             return status == ExitCode.ok ? ExitCode.dataError : status
         }
         return status

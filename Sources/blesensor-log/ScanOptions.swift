@@ -18,10 +18,8 @@ enum ScanOptions {
     /// `--duration D` → seconds, `nil` when absent.
     static func duration(_ args: ParsedArguments) throws(CLIError) -> Double? {
         guard let d = args.value("duration") else { return nil }
-        guard let v = TimeArguments.duration(d), v > 0 else {
-            throw .usage("--duration wants a duration (e.g. 25, 90s, 5m, 2h), got '\(d)'")
-        }
-        return v
+        return try TimeArguments.duration(
+            d, option: "duration", in: 0...TimeArguments.maxDurationSeconds, positive: true, example: "25, 90s, 5m, 2h")
     }
 
     static func configuration(_ args: ParsedArguments) throws(CLIError) -> (TransportSpec, ScanConfig) {
@@ -32,10 +30,8 @@ enum ScanOptions {
         }
         if let w = try number(args, "window-ms") { config.windowMs = w }
         if let text = args.value("silence-timeout") {
-            guard let s = TimeArguments.duration(text), s >= 1 else {
-                throw .usage("--silence-timeout wants at least 1 second (e.g. 60s, 5m), got '\(text)'")
-            }
-            config.silenceTimeout = s
+            config.silenceTimeout = try TimeArguments.duration(
+                text, option: "silence-timeout", in: 1...TimeArguments.maxDurationSeconds, example: "60s, 5m")
         }
         if case .failure(let e) = config.slots() { throw .usage(e.description) }
         switch TransportSpec.parse(args.value("hci")) {

@@ -72,38 +72,45 @@ enum SensorsCommand {
         }
     }
 
+    /// Streams the sensors (`forEachSensor`): memory does not grow with their number.
     static func list(_ dbPath: String, json: Bool) throws(CLIError) -> Int32 {
         let reader = try StoreAccess.openReader(path: dbPath)
-        let sensors: [SensorInfo]
-        do { sensors = try reader.sensors() } catch { throw StoreAccess.cliError(error) }
         let now = Timestamp.nowMicros()
         let out = OutputWriter(fd: 1)
         var times = TimeFormatter(local: false)
-        if json {
-            for s in sensors {
-                var o = "{\"address\":\"\(s.address)\",\"alias\":" + (s.alias.map(JSON.string) ?? "null")
-                o += ",\"model\":" + JSON.string(s.model) + ",\"decoder\":" + JSON.string(s.decoderID)
-                o += ",\"first_seen\":\"\(times.format(s.firstSeenMicros))\",\"last_seen\":\"\(times.format(s.lastSeenMicros))\""
-                if let b = s.lastBatteryPercent { o += ",\"battery_pct\":" + JSON.number(b, integer: true) }
-                if let r = s.lastRSSI { o += ",\"rssi_dbm\":\(r)" }
-                if let n = s.radioName { o += ",\"name\":" + JSON.string(n) }
-                out.write(o + "}\n")
-            }
-        } else {
+        if !json {
             out.write("ADDRESS".padding(19) + "ALIAS".padding(16) + "MODEL".padding(20) + "LAST SEEN".padding(26)
                 + "BATTERY".padding(9) + "RSSI".padding(6) + "NAME\n")
-            for s in sensors {
-                // Alias and name may hold anything: escape for the terminal and cut to the column.
-                let alias = DisplayText.escape(Array((s.alias ?? "").utf8))
-                out.write(s.address.description.padding(19) + String(alias.prefix(15)).padding(16)
-                    + String(s.model.prefix(19)).padding(20)
-                    + (times.format(s.lastSeenMicros) + " (" + SummaryCommand.age(now - s.lastSeenMicros) + ")").padding(26)
-                    + (s.lastBatteryPercent.map { JSON.number($0, integer: true) + " %" } ?? "-").padding(9)
-                    + (s.lastRSSI.map { "\($0)" } ?? "-").padding(6) + String((s.radioName ?? "").prefix(30)) + "\n")
-            }
-            if sensors.isEmpty { out.write("(no sensors stored yet)\n") }
         }
-        out.flush()
+        var count = 0
+        do throws(StoreError) {
+            try reader.forEachSensor { (s: SensorInfo) throws(StoreError) in
+                count += 1
+                if json {
+                    var o = "{\"address\":\"\(s.address)\",\"alias\":" + (s.alias.map(JSON.string) ?? "null")
+                    o += ",\"model\":" + JSON.string(s.model) + ",\"decoder\":" + JSON.string(s.decoderID)
+                    o += ",\"first_seen\":\"\(times.format(s.firstSeenMicros))\",\"last_seen\":\"\(times.format(s.lastSeenMicros))\""
+                    if let b = s.lastBatteryPercent { o += ",\"battery_pct\":" + JSON.number(b, integer: true) }
+                    if let r = s.lastRSSI { o += ",\"rssi_dbm\":\(r)" }
+                    if let n = s.radioName { o += ",\"name\":" + JSON.string(n) }
+                    out.write(o + "}\n")
+                } else {
+                    // Alias and name may hold anything: escape for the terminal and cut to the column.
+                    let alias = DisplayText.escape(Array((s.alias ?? "").utf8))
+                    out.write(s.address.description.padding(19) + String(alias.prefix(15)).padding(16)
+                        + String(s.model.prefix(19)).padding(20)
+                        + (times.format(s.lastSeenMicros) + " (" + SummaryCommand.age(now - s.lastSeenMicros) + ")").padding(26)
+                        + (s.lastBatteryPercent.map { JSON.number($0, integer: true) + " %" } ?? "-").padding(9)
+                        + (s.lastRSSI.map { "\($0)" } ?? "-").padding(6) + String((s.radioName ?? "").prefix(30)) + "\n")
+                }
+                if out.failed != nil { throw StoreError.invalidArgument("output closed") }
+            }
+        } catch {
+            // A closed pipe (`| head`) ends the listing; `finish` tells it from a real failure.
+            if out.failed == nil { throw StoreAccess.cliError(error) }
+        }
+        if !json, count == 0 { out.write("(no sensors stored yet)\n") }
+        try out.finish()
         return ExitCode.ok
     }
 }

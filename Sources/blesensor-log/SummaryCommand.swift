@@ -63,8 +63,9 @@ enum SummaryCommand {
         }
         var staleMicros: Int64 = 30 * 60_000_000
         if let text = args.value("stale") {
-            guard let d = TimeArguments.duration(text), d > 0 else { throw .usage("--stale wants a duration like 30m, got '\(text)'") }
-            staleMicros = Int64(d * 1e6)
+            let d = try TimeArguments.duration(
+                text, option: "stale", in: 0...TimeArguments.maxDurationSeconds, positive: true, example: "30m")
+            staleMicros = Int64(d * 1e6)  // below 2^57: see maxDurationSeconds
         }
         var batteryBelow = 20.0
         if let text = args.value("battery-below") {
@@ -74,90 +75,89 @@ enum SummaryCommand {
 
         let reader = try StoreAccess.openReader(path: StoreAccess.databasePath(args))
         let selectors = args.all("sensor").map(SensorSelector.init)
-        let summaries: [SensorSummary]
-        var sensors: [SensorInfo]
-        do throws(StoreError) {
-            summaries = try reader.summary(range: range, sensors: selectors, by: grouping)
-            sensors = selectors.isEmpty ? try reader.sensors() : try selectors.map { s throws(StoreError) in try reader.sensor(s) }
-        } catch {
-            throw StoreAccess.cliError(error)
-        }
-        // Every known sensor is checked, also those with no rows in the range: a sensor silent for the
-        // whole day is exactly what the flag is for.
-        sensors.sort { $0.address < $1.address }
-        var flags: [Int64: Flagged] = [:]
-        for s in sensors {
-            flags[s.id] = Flagged(
-                stale: now - s.lastSeenMicros > staleMicros,
-                lowBattery: (s.lastBatteryPercent.map { $0 < batteryBelow }) ?? false)
-        }
-        var bySensor: [Int64: [SensorSummary]] = [:]
-        for s in summaries { bySensor[s.sensor.id, default: []].append(s) }
-
         let out = OutputWriter(fd: 1)
         var times = TimeFormatter(local: false)
-        switch format {
-        case .text:
+        var anyFlagged = false
+        if format == .text {
             out.write("Summary \(times.format(range.from ?? 0)) – \(times.format(range.to ?? now))\n")
-            for s in sensors {
-                let f = flags[s.id]!
-                var head = "\n\(s.address)  \(s.model)"
-                if let a = s.alias { head += "  \"\(DisplayText.escape(Array(a.utf8)))\"" }
-                head += "  last seen \(times.format(s.lastSeenMicros)) (\(age(now - s.lastSeenMicros)) ago)"
-                if let b = s.lastBatteryPercent { head += "  battery \(JSON.number(b, integer: true)) %" }
-                if f.any { head += "  ** " + f.words.joined(separator: ", ").uppercased() + " **" }
-                out.write(head + "\n")
-                for sum in bySensor[s.id] ?? [] {
-                    let prefix = sum.periodStartMicros.map { "  " + times.format($0) + "\n" } ?? ""
-                    out.write(prefix)
-                    for q in sum.quantities {
-                        out.write("    " + q.quantity.key.padding(22) + "n=\(q.samples)".padding(10)
-                            + "min " + number(q.min).padding(9) + "mean " + number(q.mean).padding(9)
-                            + "max " + number(q.max).padding(9) + "last " + number(q.last) + "\n")
-                    }
-                }
-                if bySensor[s.id] == nil { out.write("    (no readings in this period)\n") }
-            }
-        case .csv:
+        } else if format == .csv {
             out.write("period,address,alias,model,quantity,rows,samples,min,mean,max,last,last_time,flags" + CSV.recordEnd)
-            for s in sensors {
-                let f = flags[s.id]!.words.joined(separator: " ")
-                let who = "\(s.address)," + CSV.text(s.alias ?? "") + "," + CSV.text(s.model)
-                let rows = bySensor[s.id] ?? []
-                if rows.isEmpty { out.write(",\(who),,0,0,,,,,\(times.format(s.lastSeenMicros)),\(f)" + CSV.recordEnd) }
-                for sum in rows {
-                    let period = sum.periodStartMicros.map { times.format($0) } ?? ""
-                    for q in sum.quantities {
-                        out.write("\(period),\(who),\(q.quantity.key),\(q.rows),\(q.samples),\(number(q.min)),\(number(q.mean)),"
-                            + "\(number(q.max)),\(number(q.last)),\(times.format(q.lastTimeMicros)),\(f)" + CSV.recordEnd)
-                    }
+        }
+        // One sensor at a time, by address (`forEachSensorSummary`): memory does not grow with the
+        // number of sensors. Every known sensor is checked, also those with no rows in the range:
+        // a sensor silent for the whole day is exactly what the flag is for.
+        do throws(StoreError) {
+            try reader.forEachSensorSummary(range: range, sensors: selectors, by: grouping) { s, rows in
+                let f = Flagged(
+                    stale: now - s.lastSeenMicros > staleMicros,
+                    lowBattery: (s.lastBatteryPercent.map { $0 < batteryBelow }) ?? false)
+                if f.any { anyFlagged = true }
+                switch format {
+                case .text: writeText(s, rows, f, now: now, &times, out)
+                case .csv: writeCSV(s, rows, f, &times, out)
+                case .json: writeJSON(s, rows, f, &times, out)
                 }
             }
-        case .json:
-            for s in sensors {
-                let f = flags[s.id]!
-                let rows = bySensor[s.id] ?? []
-                let periods: [SensorSummary?] = rows.isEmpty ? [nil] : rows
-                for sum in periods {
-                    var o = "{\"address\":\"\(s.address)\",\"alias\":" + (s.alias.map(JSON.string) ?? "null")
-                        + ",\"model\":" + JSON.string(s.model)
-                    if let p = sum?.periodStartMicros { o += ",\"period\":\"\(times.format(p))\"" }
-                    o += ",\"rows\":\(sum?.rows ?? 0),\"samples\":\(sum?.samples ?? 0)"
-                    o += ",\"last_seen\":\"\(times.format(s.lastSeenMicros))\""
-                    if let b = s.lastBatteryPercent { o += ",\"battery_pct\":" + JSON.number(b, integer: true) }
-                    o += ",\"flags\":[" + f.words.map { "\"\($0)\"" }.joined(separator: ",") + "]"
-                    o += ",\"quantities\":{"
-                    o += (sum?.quantities ?? []).map { q in
-                        "\"\(q.quantity.key)\":{\"samples\":\(q.samples),\"rows\":\(q.rows),\"min\":\(JSON.number(q.min)),"
-                            + "\"mean\":\(JSON.number(q.mean)),\"max\":\(JSON.number(q.max)),\"last\":\(JSON.number(q.last)),"
-                            + "\"last_time\":\"\(times.format(q.lastTimeMicros))\"}"
-                    }.joined(separator: ",")
-                    out.write(o + "}}\n")
-                }
+        } catch {
+            out.flush()
+            throw StoreAccess.cliError(error)
+        }
+        try out.finish()
+        return anyFlagged ? ExitCode.flagged : ExitCode.ok
+    }
+
+    static func writeText(
+        _ s: SensorInfo, _ rows: [SensorSummary], _ f: Flagged, now: Int64, _ times: inout TimeFormatter, _ out: OutputWriter
+    ) {
+        var head = "\n\(s.address)  \(s.model)"
+        if let a = s.alias { head += "  \"\(DisplayText.escape(Array(a.utf8)))\"" }
+        head += "  last seen \(times.format(s.lastSeenMicros)) (\(age(now - s.lastSeenMicros)) ago)"
+        if let b = s.lastBatteryPercent { head += "  battery \(JSON.number(b, integer: true)) %" }
+        if f.any { head += "  ** " + f.words.joined(separator: ", ").uppercased() + " **" }
+        out.write(head + "\n")
+        for sum in rows {
+            let prefix = sum.periodStartMicros.map { "  " + times.format($0) + "\n" } ?? ""
+            out.write(prefix)
+            for q in sum.quantities {
+                out.write("    " + q.quantity.key.padding(22) + "n=\(q.samples)".padding(10)
+                    + "min " + number(q.min).padding(9) + "mean " + number(q.mean).padding(9)
+                    + "max " + number(q.max).padding(9) + "last " + number(q.last) + "\n")
             }
         }
-        out.flush()
-        return flags.values.contains { $0.any } ? ExitCode.flagged : ExitCode.ok
+        if rows.isEmpty { out.write("    (no readings in this period)\n") }
+    }
+
+    static func writeCSV(_ s: SensorInfo, _ rows: [SensorSummary], _ flags: Flagged, _ times: inout TimeFormatter, _ out: OutputWriter) {
+        let f = flags.words.joined(separator: " ")
+        let who = "\(s.address)," + CSV.text(s.alias ?? "") + "," + CSV.text(s.model)
+        if rows.isEmpty { out.write(",\(who),,0,0,,,,,\(times.format(s.lastSeenMicros)),\(f)" + CSV.recordEnd) }
+        for sum in rows {
+            let period = sum.periodStartMicros.map { times.format($0) } ?? ""
+            for q in sum.quantities {
+                out.write("\(period),\(who),\(q.quantity.key),\(q.rows),\(q.samples),\(number(q.min)),\(number(q.mean)),"
+                    + "\(number(q.max)),\(number(q.last)),\(times.format(q.lastTimeMicros)),\(f)" + CSV.recordEnd)
+            }
+        }
+    }
+
+    static func writeJSON(_ s: SensorInfo, _ rows: [SensorSummary], _ f: Flagged, _ times: inout TimeFormatter, _ out: OutputWriter) {
+        let periods: [SensorSummary?] = rows.isEmpty ? [nil] : rows
+        for sum in periods {
+            var o = "{\"address\":\"\(s.address)\",\"alias\":" + (s.alias.map(JSON.string) ?? "null")
+                + ",\"model\":" + JSON.string(s.model)
+            if let p = sum?.periodStartMicros { o += ",\"period\":\"\(times.format(p))\"" }
+            o += ",\"rows\":\(sum?.rows ?? 0),\"samples\":\(sum?.samples ?? 0)"
+            o += ",\"last_seen\":\"\(times.format(s.lastSeenMicros))\""
+            if let b = s.lastBatteryPercent { o += ",\"battery_pct\":" + JSON.number(b, integer: true) }
+            o += ",\"flags\":[" + f.words.map { "\"\($0)\"" }.joined(separator: ",") + "]"
+            o += ",\"quantities\":{"
+            o += (sum?.quantities ?? []).map { q in
+                "\"\(q.quantity.key)\":{\"samples\":\(q.samples),\"rows\":\(q.rows),\"min\":\(JSON.number(q.min)),"
+                    + "\"mean\":\(JSON.number(q.mean)),\"max\":\(JSON.number(q.max)),\"last\":\(JSON.number(q.last)),"
+                    + "\"last_time\":\"\(times.format(q.lastTimeMicros))\"}"
+            }.joined(separator: ",")
+            out.write(o + "}}\n")
+        }
     }
 
     /// Two decimals at most, for reading by people; CSV/JSON consumers get the same rounding.

@@ -9,14 +9,19 @@ import Glibc
 /// instead of `T`; a date or time without an offset is local time (what a user at the Pi means);
 /// or a duration, meaning that long before now (`--since 24h`).
 enum TimeArguments {
-    /// Seconds in a duration, or `nil` if `text` is not one.
+    /// The longest duration any option takes: 1,000,000 days (about 2,700 years, longer than any
+    /// store's history). Bounded so that a duration in µs, and now minus it, stay below 2^57 µs,
+    /// far inside `Int64` (whose 2^63 µs is 292,000 years): no time computed from one can trap.
+    static let maxDurationSeconds: Double = 1_000_000 * 86400
+
+    /// Seconds in a duration, or `nil` if `text` is not one or is longer than `maxDurationSeconds`.
     static func duration(_ text: String) -> Double? {
         guard !text.isEmpty else { return nil }
         var total = 0.0
         var number = ""
         var sawUnit = false
         for c in text {
-            if c.isNumber || c == "." {
+            if c.isASCII, c.isNumber || c == "." {
                 number.append(c)
                 continue
             }
@@ -38,12 +43,34 @@ enum TimeArguments {
             guard let n = Double(number), !sawUnit else { return nil }  // "1h30" is ambiguous
             total += n
         }
-        return total.isFinite && total >= 0 ? total : nil
+        return total.isFinite && total >= 0 && total <= maxDurationSeconds ? total : nil
+    }
+
+    /// The duration an option gives, in `range` (seconds), or a usage error that says what the
+    /// option takes: `--keep wants a duration from 1h to 1000000d (e.g. 400d), got '…'`.
+    /// `positive` excludes zero where the range starts at it.
+    static func duration(
+        _ text: String, option: String, in range: ClosedRange<Double>, positive: Bool = false, example: String
+    ) throws(CLIError) -> Double {
+        guard let d = duration(text), range.contains(d), !positive || d > 0 else {
+            let low = positive && range.lowerBound == 0 ? "more than 0" : "from \(describe(range.lowerBound))"
+            throw .usage("--\(option) wants a duration \(low) to \(describe(range.upperBound)) (e.g. \(example)), got '\(text)'")
+        }
+        return d
+    }
+
+    /// Whole seconds in the largest unit that divides them: `3600` → `1h`, `86400000000` → `1000000d`.
+    static func describe(_ seconds: Double) -> String {
+        guard seconds > 0, seconds == seconds.rounded() else { return seconds == 0 ? "0" : "\(seconds)s" }
+        let s = Int64(seconds)
+        for (unit, size) in [("d", Int64(86400)), ("h", 3600), ("m", 60)] where s % size == 0 { return "\(s / size)\(unit)" }
+        return "\(s)s"
     }
 
     /// A point in time as microseconds since the epoch, from ISO 8601 text or a duration before `nowMicros`.
     static func time(_ text: String, nowMicros: Int64) -> Int64? {
         if let d = duration(text), text.last.map({ !$0.isNumber }) ?? false {
+            // d ≤ maxDurationSeconds: the product and the difference are far inside Int64.
             return nowMicros - Int64(d * 1_000_000)
         }
         return iso8601(text)

@@ -39,7 +39,7 @@ extension String {
     signal(SIGPIPE, SIG_IGN)  // a closed pipe is an EPIPE write error we handle, not a death
     let args = Array(CommandLine.arguments.dropFirst())
     guard let first = args.first else {
-        printError(topLevelHelp())
+        writeError(topLevelHelp() + "\n")
         return ExitCode.usage
     }
     switch first {

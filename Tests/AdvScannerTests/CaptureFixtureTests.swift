@@ -605,6 +605,29 @@ struct CaptureErrorTests {
         #expect(w2.contains("absurd") && o2 == 24)
     }
 
+    @Test("a pcap record whose fraction of a second is a second or more is malformed", arguments: [false, true])
+    func pcapFractionOutOfRange(nanoseconds: Bool) throws {
+        let packets = Array(SamplePackets.packets.prefix(2))
+        let perSecond: UInt32 = nanoseconds ? 1_000_000_000 : 1_000_000
+        for (fraction, bad) in [(perSecond - 1, false), (perSecond, true), (UInt32.max, true)] {
+            var pcap = SpecCapture.pcap(link: 201, bigEndian: true, nanoseconds: nanoseconds, packets)
+            let second = 24 + 16 + SpecCapture.linkBytes(201, packets[0]).count
+            pcap.replaceSubrange((second + 4)..<(second + 8), with: SpecCapture.u32(fraction, true))
+            let r = try Self.formatError(pcap)
+            if !bad {
+                #expect(r.error == nil && r.records == 2, "\(fraction): \(String(describing: r.error))")
+                continue
+            }
+            #expect(r.records == 1, "\(fraction)")  // the record before it is read
+            guard case .format(let what, let offset)? = r.error else {
+                Issue.record("\(fraction): \(String(describing: r.error))")
+                continue
+            }
+            #expect(what.contains(nanoseconds ? "nanosecond field" : "microsecond field"), "\(what)")
+            #expect(offset == Int64(second + 4))
+        }
+    }
+
     @Test("pcapng: a block whose trailing length disagrees, or a packet on an undescribed interface, is an error")
     func pcapngStructure() throws {
         let good = SpecCapture.pcapng(

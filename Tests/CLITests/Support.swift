@@ -25,11 +25,12 @@ struct CLI {
     static var isBuilt: Bool { FileManager.default.isExecutableFile(atPath: binary) }
 
     /// Runs `blesensor-log args…` with `stdin` as its standard input and `environment` added.
+    /// `through` runs it by way of another program, e.g. `["/usr/sbin/runuser", "-u", "nobody", "--"]`.
     static func run(_ args: [String], stdin: String = "", environment: [String: String] = [:],
-                    cwd: String? = nil) throws -> Output {
+                    cwd: String? = nil, through: [String] = []) throws -> Output {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: binary)
-        p.arguments = args
+        p.executableURL = URL(fileURLWithPath: through.first ?? binary)
+        p.arguments = through.isEmpty ? args : through.dropFirst() + [binary] + args
         var env = ProcessInfo.processInfo.environment
         for (k, v) in environment { env[k] = v }
         p.environment = env

@@ -182,7 +182,8 @@ private func sameStatistics(_ a: [String: Expected], _ b: [String: Expected]) ->
             try #require(k < rows.count)
             let r = rows[k]
             #expect(cursor.timeMicros == r.timeMicros && cursor.samples == r.samples)
-            #expect(cursor.sensorID == r.sensor.id && cursor.sensor == r.sensor)
+            #expect(cursor.sensorID == r.sensor.id)
+            #expect(try cursor.sensor == r.sensor)
             #expect(cursor.values.count == quantities.count)
             for (column, q) in quantities.enumerated() {
                 let value = cursor.values[column]
