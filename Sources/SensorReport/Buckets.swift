@@ -92,14 +92,23 @@ public struct BucketPlan: Sendable {
 
     public var count: Int { edges.count - 1 }
 
-    /// The plan's buckets filled from `series` (ascending hour; hours outside the window are
-    /// ignored). An empty bucket has `value == nil`.
+    /// The plan's buckets, all empty.
+    public func emptyBuckets() -> [Bucket] {
+        (0..<count).map { Bucket(startHour: edges[$0], endHour: edges[$0 + 1], value: nil) }
+    }
+
+    /// Adds one hour to the bucket it falls in; an hour outside the window, or without rows, is ignored.
+    public func add(_ h: HourValue, to buckets: inout [Bucket]) {
+        guard hours.contains(h.hour), h.rows > 0 else { return }
+        let i = Int(bucketOfHour[Int(h.hour - hours.lowerBound)])
+        if buckets[i].value == nil { buckets[i].value = BucketValue(h) } else { buckets[i].value!.add(h) }
+    }
+
+    /// The plan's buckets filled from `series` (hours outside the window are ignored). An empty
+    /// bucket has `value == nil`.
     public func fold(_ series: [HourValue]) -> [Bucket] {
-        var out = (0..<count).map { Bucket(startHour: edges[$0], endHour: edges[$0 + 1], value: nil) }
-        for h in series where hours.contains(h.hour) && h.rows > 0 {
-            let i = Int(bucketOfHour[Int(h.hour - hours.lowerBound)])
-            if out[i].value == nil { out[i].value = BucketValue(h) } else { out[i].value!.add(h) }
-        }
+        var out = emptyBuckets()
+        for h in series { add(h, to: &out) }
         return out
     }
 }

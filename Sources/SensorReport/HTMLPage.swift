@@ -46,10 +46,10 @@ public enum HTMLPage {
         """
 
     /// - Parameters:
-    ///   - generatedMicros: when the page was made; `endMicros`: the end of its charts.
+    ///   - generatedMicros: when the page was made; `newestMicros`: the newest reading the charts show.
     ///   - empty: what the page says when there are no sections.
     public static func render(
-        sections: [SensorSection], generatedMicros: Int64, endMicros: Int64, local: LocalTime,
+        sections: [SensorSection], generatedMicros: Int64, newestMicros: Int64, local: LocalTime,
         empty: String = "No readings are stored yet."
     ) -> String {
         var s = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -57,8 +57,8 @@ public enum HTMLPage {
         s += "<meta name=\"color-scheme\" content=\"light dark\">"
         s += "<title>Sensors — blesensor-log</title><style>" + css + "\n" + SVGChart.css + "</style></head>\n<body><main>"
         s += "<h1>Sensors</h1><p class=\"muted\">Made " + ReportText.localDateTime(micros: generatedMicros, local: local)
-        s += " (" + ReportText.offsetName(atMicros: generatedMicros, local: local) + "); charts end "
-        s += ReportText.localDateTime(micros: endMicros, local: local)
+        s += " (" + ReportText.offsetName(atMicros: generatedMicros, local: local) + "); newest reading "
+        s += ReportText.localDateTime(micros: newestMicros, local: local)
         s += ". Lines are means, bands the minimum to maximum, gaps where nothing was stored.</p>\n"
         if sections.isEmpty {
             s += "<p class=\"empty\">" + ReportText.escape(empty) + "</p>"

@@ -47,6 +47,8 @@ public enum SVGChart {
     public static let plotRight = 472.0
     public static let plotTop = 30.0
     public static let plotBottom = 176.0
+    /// Half the widest time label (`Wed 25`), plus the margin: how far from the right edge a label may sit.
+    static let labelRoom = 16.0
 
     /// The charts' style sheet: put once in a page's head, or inside a standalone SVG.
     public static let css = """
@@ -84,7 +86,7 @@ public enum SVGChart {
         title += q.name + " · " + chart.range.caption
         let latest = chart.latest.map { q.text($0) }
         s += "<title>" + ReportText.escape(title + (latest.map { ", latest " + $0 } ?? "")) + "</title>"
-        s += "<text class=\"title\" x=\"\(Int(plotLeft))\" y=\"17\">" + ReportText.escape(title)
+        s += "<text class=\"title\" x=\"\(Int(plotLeft))\" y=\"15\">" + ReportText.escape(title)
         if let latest { s += " · <tspan class=\"latest\">" + ReportText.escape(latest) + "</tspan>" }
         s += "</text>"
 
@@ -112,15 +114,20 @@ public enum SVGChart {
             }
         }
         for t in TimeTicks.ticks(from: chart.startMicros, to: chart.endMicros, range: chart.range, local: local) {
-            let xx = ReportText.coordinate(x(Double(t.micros)))
+            let position = x(Double(t.micros))
+            let xx = ReportText.coordinate(position)
             s += "<g class=\"xtick\" data-time=\"" + ReportText.isoUTC(micros: t.micros) + "\">"
             s += "<line x1=\"\(xx)\" x2=\"\(xx)\" y1=\"\(Int(plotTop))\" y2=\"\(Int(plotBottom))\"/>"
-            s += "<text x=\"\(xx)\" y=\"\(Int(plotBottom) + 15)\" text-anchor=\"middle\">" + ReportText.escape(t.label)
-            s += "</text></g>"
+            // A label centred this close to the right edge would be cut off: the line stays.
+            if position <= plotRight - labelRoom {
+                s += "<text x=\"\(xx)\" y=\"\(Int(plotBottom) + 15)\" text-anchor=\"middle\">" + ReportText.escape(t.label)
+                s += "</text>"
+            }
+            s += "</g>"
         }
         s += "</g>"
         if !q.unit.isEmpty {
-            s += "<text class=\"unit\" x=\"\(Int(plotLeft) - 4)\" y=\"\(Int(plotTop) - 6)\" text-anchor=\"end\">"
+            s += "<text class=\"unit\" x=\"\(Int(plotLeft) - 4)\" y=\"\(Int(plotTop) - 9)\" text-anchor=\"end\">"
             s += ReportText.escape(q.unit) + "</text>"
         }
         guard hasData else {
