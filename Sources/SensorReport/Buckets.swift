@@ -26,6 +26,16 @@ public struct BucketValue: Sendable, Equatable {
     public var max: Double
     public var mean: Double { sum / Double(rows) }
 
+    /// Nothing yet: `add` makes it the first hour's values.
+    static let empty = BucketValue(rows: 0, sum: 0, min: .infinity, max: -.infinity)
+
+    init(rows: Int64, sum: Double, min: Double, max: Double) {
+        self.rows = rows
+        self.sum = sum
+        self.min = min
+        self.max = max
+    }
+
     init(_ h: HourValue) {
         rows = h.rows
         sum = h.sum
@@ -65,7 +75,7 @@ public struct BucketPlan: Sendable {
     /// Bucket `i` is `[edges[i], edges[i+1])`; ascending, from `hours.lowerBound` to its upper bound.
     public let edges: [Int64]
     /// Bucket index of each hour of the window, by hour − `hours.lowerBound`.
-    private let bucketOfHour: [Int32]
+    let bucketOfHour: [Int32]
 
     public init(hours: Range<Int64>, widthHours: Int64, local: LocalTime) {
         precondition(widthHours > 0 && widthHours <= 24, "bucket widths are 1 to 24 hours")

@@ -137,32 +137,70 @@ public enum SVGChart {
         }
 
         let runs = Segments.split(chart.buckets)
-        var band = ""
-        var mean = ""
+        var band = PathData()
+        var mean = PathData()
         var dots = ""
         for run in runs {
-            let xs = run.map { ReportText.coordinate(x(Double($0.midMicros))) }
+            let xs = run.map { x(Double($0.midMicros)) }
             if run.count == 1, let v = run[0].value {
-                // A lone bucket between gaps: a dot, and its band as a vertical stroke's extent.
-                dots += "<circle class=\"dot\" cx=\"\(xs[0])\" cy=\"\(ReportText.coordinate(y(q.convert(v.mean))))\" r=\"2\"/>"
+                // A lone bucket between gaps: a dot (a line needs two points).
+                dots += "<circle class=\"dot\" cx=\"\(ReportText.coordinate(xs[0]))\" cy=\""
+                dots += ReportText.coordinate(y(q.convert(v.mean))) + "\" r=\"2\"/>"
                 continue
             }
             // The band: along the maxima, back along the minima, closed.
-            for (i, b) in run.enumerated() {
-                band += (i == 0 ? "M" : "L") + xs[i] + " " + ReportText.coordinate(y(q.convert(b.value!.max)))
-            }
-            for (i, b) in run.enumerated().reversed() {
-                band += "L" + xs[i] + " " + ReportText.coordinate(y(q.convert(b.value!.min)))
-            }
-            band += "Z"
-            for (i, b) in run.enumerated() {
-                mean += (i == 0 ? "M" : "L") + xs[i] + " " + ReportText.coordinate(y(q.convert(b.value!.mean)))
-            }
+            for (i, b) in run.enumerated() { band.add(i == 0 ? "M" : "L", xs[i], y(q.convert(b.value!.max))) }
+            for (i, b) in run.enumerated().reversed() { band.add("L", xs[i], y(q.convert(b.value!.min))) }
+            band.close()
+            for (i, b) in run.enumerated() { mean.add(i == 0 ? "M" : "L", xs[i], y(q.convert(b.value!.mean))) }
         }
-        if !band.isEmpty { s += "<path class=\"band\" d=\"" + band + "\"/>" }
-        if !mean.isEmpty { s += "<path class=\"mean\" d=\"" + mean + "\"/>" }
+        if !band.isEmpty { s += "<path class=\"band\" d=\"" + band.text + "\"/>" }
+        if !mean.isEmpty { s += "<path class=\"mean\" d=\"" + mean.text + "\"/>" }
         s += dots
         s += "</svg>"
         return s
+    }
+}
+
+/// The `d` attribute of a path, written as bytes: a page of 50 sensors has a few hundred thousand
+/// points, and text made number by number through `String` was most of a report's time.
+struct PathData {
+    private var bytes: [UInt8] = []
+
+    var isEmpty: Bool { bytes.isEmpty }
+    var text: String { String(decoding: bytes, as: UTF8.self) }
+
+    /// `M`/`L` and a point, each coordinate to a tenth (as `ReportText.coordinate` writes it).
+    mutating func add(_ command: Unicode.Scalar, _ x: Double, _ y: Double) {
+        bytes.append(UInt8(command.value))
+        coordinate(x)
+        bytes.append(UInt8(ascii: " "))
+        coordinate(y)
+    }
+
+    mutating func close() { bytes.append(UInt8(ascii: "Z")) }
+
+    private mutating func coordinate(_ v: Double) {
+        // Drawing coordinates are within a few thousand units of the viewBox; a non-finite or
+        // absurd one (a damaged value) is clamped rather than trapping in the conversion.
+        let tenths = Int(Swift.max(-1e12, Swift.min(1e12, (v.isFinite ? v : 0) * 10)).rounded())
+        if tenths < 0 { bytes.append(UInt8(ascii: "-")) }
+        let a = tenths.magnitude
+        var whole = a / 10
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var n = 0
+        withUnsafeMutableBytes(of: &digits) { d in
+            repeat {
+                d[n] = UInt8(ascii: "0") + UInt8(whole % 10)
+                whole /= 10
+                n += 1
+            } while whole > 0
+            for k in stride(from: n - 1, through: 0, by: -1) { bytes.append(d[k]) }
+        }
+        if a % 10 != 0 {
+            bytes.append(UInt8(ascii: "."))
+            bytes.append(UInt8(ascii: "0") + UInt8(a % 10))
+        }
     }
 }

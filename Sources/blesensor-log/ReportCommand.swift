@@ -112,18 +112,22 @@ struct ChartData {
             var series: [Int64: [String: QuantitySeries]] = [:]
             if !sensors.isEmpty, !set.hours.isEmpty {
                 let keys = try reader.quantityKeys()
-                // Rollups come hour by hour, sensor by sensor: the last (sensor, quantity) slot is
-                // kept by position so that a row costs a dictionary lookup only when it changes.
-                var slots: [SlotKey: Int] = [:]
+                // Rollups come hour by hour, sensor by sensor, each sensor's quantities together:
+                // its slots are looked up once per rollup row, then searched by quantity id.
+                var slotsBySensor: [Int64: [(quantity: Int64, slot: Int)]] = [:]
+                var current: (sensor: Int64, slots: [(quantity: Int64, slot: Int)]) = (-1, [])
                 var store: [(sensor: Int64, key: String, series: QuantitySeries)] = []
                 try reader.forEachHourlyRollup(hours: set.hours, sensors: Set(sensors.map(\.id))) { r in
-                    let k = SlotKey(sensor: r.sensorID, quantity: r.quantityID)
+                    if r.sensorID != current.sensor {
+                        if current.sensor >= 0 { slotsBySensor[current.sensor] = current.slots }
+                        current = (r.sensorID, slotsBySensor[r.sensorID] ?? [])
+                    }
                     let i: Int
-                    if let found = slots[k] {
-                        i = found
+                    if let found = current.slots.first(where: { $0.quantity == r.quantityID }) {
+                        i = found.slot
                     } else {
                         i = store.count
-                        slots[k] = i
+                        current.slots.append((r.quantityID, i))
                         store.append((r.sensorID, keys[r.quantityID] ?? "quantity_\(r.quantityID)", QuantitySeries(set)))
                     }
                     store[i].series.add(
@@ -136,11 +140,6 @@ struct ChartData {
         } catch {
             throw StoreAccess.cliError(error)
         }
-    }
-
-    private struct SlotKey: Hashable {
-        var sensor: Int64
-        var quantity: Int64
     }
 
     /// Writes `bytes` to `target`: `-` is standard output, anything else a file replaced atomically.

@@ -67,6 +67,19 @@ struct SVGChartTests {
     }
 }
 
+struct PathDataTests {
+    @Test func coordinatesAreWrittenAsReportTextWritesThem() {
+        for v in [0.0, -0.0, 0.04, -0.04, -0.06, 0.05, 12.34, 12.35, -471.96, 480, 99.95, 1e6 + 0.3, -3.0] {
+            var p = PathData()
+            p.add("M", v, -v)
+            #expect(p.text == "M" + ReportText.coordinate(v) + " " + ReportText.coordinate(-v), "\(v)")
+        }
+        var p = PathData()
+        p.add("L", .nan, .infinity)
+        #expect(p.text == "L0 0")
+    }
+}
+
 struct HTMLPageTests {
     @Test func aPageWithoutSensorsSaysSo() {
         let page = HTMLPage.render(sections: [], generatedMicros: 0, newestMicros: 0, local: .utc, empty: "Nothing here.")
