@@ -117,7 +117,9 @@ struct ChartData {
                 var slotsBySensor: [Int64: [(quantity: Int64, slot: Int)]] = [:]
                 var current: (sensor: Int64, slots: [(quantity: Int64, slot: Int)]) = (-1, [])
                 var store: [(sensor: Int64, key: String, series: QuantitySeries)] = []
-                try reader.forEachHourlyRollup(hours: set.hours, sensors: Set(sensors.map(\.id))) { r in
+                // Every sensor: no filter to test per row.
+                let filter = selectors.isEmpty ? nil : Set(sensors.map(\.id))
+                try reader.forEachHourlyRollup(hours: set.hours, sensors: filter) { r in
                     if r.sensorID != current.sensor {
                         if current.sensor >= 0 { slotsBySensor[current.sensor] = current.slots }
                         current = (r.sensorID, slotsBySensor[r.sensorID] ?? [])

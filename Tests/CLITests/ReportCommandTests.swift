@@ -134,22 +134,4 @@ struct ReportCommandTests {
         #expect(out.status == 66)
         #expect(try CLI.run(["chart", "--svg", "x", "--db", "/nonexistent/readings.db"]).status == 66)
     }
-
-    @Test func chartPrintsOneStandaloneSVG() throws {
-        let dir = try TempDir()
-        defer { dir.cleanup() }
-        let db = try Self.demoDatabase(dir)
-        let out = try CLI.run(["chart", "--svg", "A4:C1:38:BC:07:01", "--range", "week", "--quantity", "humidity_pct", "--db", db])
-        #expect(out.status == 0, "\(out.stderr)")
-        let svg = out.stdout
-        #expect(svg.hasPrefix("<svg class=\"chart q-humidity\" viewBox=\"0 0 480 200\" xmlns=\"http://www.w3.org/2000/svg\""))
-        #expect(svg.hasSuffix("</svg>\n"))
-        #expect(svg.contains("A4:C1:38:BC:07:01 · Humidity · last 7 days · <tspan class=\"latest\">65 %</tspan>"))
-        // A well-formed XML document, as an <img> or a file viewer needs.
-        let parsed = XMLParser(data: Data(svg.utf8))
-        #expect(parsed.parse(), "\(parsed.parserError.map { "\($0)" } ?? "")")
-        // The gap of the week: one break in the hourly line.
-        let mean = try #require(svg.firstMatch(of: /class="mean" d="([^"]*)"/)).1
-        #expect(mean.filter { $0 == "M" }.count == 2)
-    }
 }
