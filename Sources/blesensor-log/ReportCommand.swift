@@ -22,7 +22,7 @@ enum ReportCommand {
             StoreAccess.dbOption,
         ],
         discussion: """
-            Charts end at the newest stored reading (or now, if that is later than now): a replayed capture
+            Charts end at the newest stored reading, never after now: a replayed capture
             shows its own week. Buckets: hourly over a day and a week, 2-hourly over a month, local days over a
             year; each draws the mean as a line and the minimum to maximum as a band, and a bucket where
             nothing was stored breaks both. Times are local (TZ). Flags as in 'summary'.
