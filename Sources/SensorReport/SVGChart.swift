@@ -77,7 +77,8 @@ public enum SVGChart {
         s.reserveCapacity(256 + chart.buckets.count * 40)
         let q = chart.display
         s += "<svg class=\"chart \(q.colourClass)\" viewBox=\"0 0 \(Int(width)) \(Int(height))\""
-        if standalone { s += " xmlns=\"http://www.w3.org/2000/svg\"" }
+        // Standalone, it has an intrinsic size (an `<img>` shows it at 480 × 200 unless told otherwise).
+        if standalone { s += " width=\"\(Int(width))\" height=\"\(Int(height))\" xmlns=\"http://www.w3.org/2000/svg\"" }
         s += " role=\"img\" data-sensor=\"\(ReportText.escape(chart.sensorAddress))\" data-quantity=\""
         s += ReportText.escape(q.key) + "\" data-range=\"\(chart.range.rawValue)\">"
         if standalone { s += "<style>" + css + "</style>" }

@@ -14,7 +14,7 @@ struct ChartCommandTests {
         let out = try CLI.run(["chart", "--svg", "A4:C1:38:BC:07:01", "--range", "week", "--quantity", "humidity_pct", "--db", db])
         #expect(out.status == 0, "\(out.stderr)")
         let svg = out.stdout
-        #expect(svg.hasPrefix("<svg class=\"chart q-humidity\" viewBox=\"0 0 480 200\" xmlns=\"http://www.w3.org/2000/svg\""))
+        #expect(svg.hasPrefix("<svg class=\"chart q-humidity\" viewBox=\"0 0 480 200\" width=\"480\" height=\"200\" xmlns=\"http://www.w3.org/2000/svg\""))
         #expect(svg.hasSuffix("</svg>\n"))
         #expect(svg.contains("A4:C1:38:BC:07:01 · Humidity · last 7 days · <tspan class=\"latest\">65 %</tspan>"))
         // A well-formed XML document, as an <img> or a file viewer needs.

@@ -54,7 +54,7 @@ struct SVGChartTests {
 
     @Test func standaloneHasTheNamespaceAndItsStyleAndFetchesNothing() {
         let svg = SVGChart.render(chart(), local: .utc, standalone: true)
-        #expect(svg.hasPrefix("<svg class=\"chart q-temperature\" viewBox=\"0 0 480 200\" xmlns=\"http://www.w3.org/2000/svg\""))
+        #expect(svg.hasPrefix("<svg class=\"chart q-temperature\" viewBox=\"0 0 480 200\" width=\"480\" height=\"200\" xmlns=\"http://www.w3.org/2000/svg\""))
         #expect(svg.contains("<style>") && svg.contains("prefers-color-scheme:dark"))
         #expect(svg.components(separatedBy: "http").count == 2)
         #expect(!SVGChart.render(chart(), local: .utc, standalone: false).contains("http"))
