@@ -21,7 +21,10 @@ let package = Package(
             swiftSettings: [.enableExperimentalFeature("Lifetimes")]),
         .target(name: "AdvScanner", dependencies: ["CBlueZHCI", "SensorDecode"]),
         .target(name: "SensorStore", dependencies: ["CSQLite", "SensorDecode"]),
-        .executableTarget(name: "blesensor-log", dependencies: ["AdvScanner", "SensorDecode", "SensorStore"]),
+        // The HTML report and SVG charts: pure (no I/O, no clock), fed plain series values.
+        .target(name: "SensorReport"),
+        .executableTarget(
+            name: "blesensor-log", dependencies: ["AdvScanner", "SensorDecode", "SensorStore", "SensorReport"]),
         .executableTarget(name: "blesensor-bench", dependencies: ["SensorDecode", "AdvScanner", "SensorStore"]),
         // Drives SensorStore as a real process for the crash/disk-full tests and benchmarks; not a product.
         .executableTarget(name: "store-torture", dependencies: ["SensorStore", "SensorDecode", "TestSupport"]),
@@ -29,6 +32,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["SensorDecode"], path: "Sources/TestSupport"),
         .testTarget(name: "SensorDecodeTests", dependencies: ["SensorDecode", "TestSupport"]),
         .testTarget(name: "SensorStoreTests", dependencies: ["TestSupport", "SensorStore", "SensorDecode", "store-torture"]),
+        .testTarget(name: "SensorReportTests", dependencies: ["SensorReport"]),
         .testTarget(name: "AdvScannerTests", dependencies: ["TestSupport", "AdvScanner", "SensorDecode"]),
         // Runs the CLI as a process; also unit-tests its output formatting (`@testable import`).
         .testTarget(name: "CLITests", dependencies: ["SensorDecode", "AdvScanner", "TestSupport", "blesensor-log"]),

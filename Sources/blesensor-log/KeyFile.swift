@@ -39,18 +39,7 @@ struct KeyFile {
         keys[address] = key
         var text = "# blesensor-log device keys (mode 0600; never printed or exported)\n"
         for (a, k) in keys.sorted(by: { $0.key < $1.key }) { text += "\(a) \(Hex.encode(k))\n" }
-        let tmp = path + ".tmp"
-        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw CLIError("cannot write \(tmp): \(String(cString: strerror(errno)))", code: ExitCode.cantCreate) }
-        let bytes = Array(text.utf8)
-        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress!, $0.count) }
-        let synced = fsync(fd)
-        close(fd)
-        guard written == bytes.count, synced == 0, rename(tmp, path) == 0 else {
-            let e = errno
-            unlink(tmp)
-            throw CLIError("cannot write \(path): \(String(cString: strerror(e)))", code: ExitCode.ioError)
-        }
+        try AtomicFile.replace(path, with: Array(text.utf8), mode: 0o600)
     }
 
     private func readWholeFile() throws(CLIError) -> String? {

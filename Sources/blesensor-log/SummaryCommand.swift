@@ -17,8 +17,8 @@ enum SummaryCommand {
             .value("day", "YYYY-MM-DD", help: "That local calendar day (instead of --since/--until)."),
             .value("by", "hour|day", help: "One summary per sensor and hour or local day."),
             .value("format", "text|csv|json", help: "Output format (default text)."),
-            .value("stale", "D", help: "Flag sensors not heard for D (default 30m)."),
-            .value("battery-below", "PCT", help: "Flag sensors whose last battery is below PCT % (default 20)."),
+            staleOption,
+            batteryBelowOption,
             .value("sensor", "ADDR|ALIAS", repeatable: true, help: "Only this sensor (repeatable)."),
             StoreAccess.dbOption,
         ],
@@ -29,11 +29,39 @@ enum SummaryCommand {
 
     static let subcommand = Subcommand(spec: spec, run: run)
 
+    static let staleOption = OptionSpec.value("stale", "D", help: "Flag sensors not heard for D (default 30m).")
+    static let batteryBelowOption = OptionSpec.value(
+        "battery-below", "PCT", help: "Flag sensors whose last battery is below PCT % (default 20).")
+
     enum Format: String { case text, csv, json }
+
+    /// When a sensor is flagged: `--stale` and `--battery-below` (`report` reads them too).
+    struct Thresholds {
+        var staleMicros: Int64 = 30 * 60_000_000
+        var batteryBelow = 20.0
+
+        init(_ args: ParsedArguments) throws(CLIError) {
+            if let text = args.value("stale") {
+                let d = try TimeArguments.duration(
+                    text, option: "stale", in: 0...TimeArguments.maxDurationSeconds, positive: true, example: "30m")
+                staleMicros = Int64(d * 1e6)  // below 2^57: see maxDurationSeconds
+            }
+            if let text = args.value("battery-below") {
+                guard let v = Double(text), v >= 0, v <= 100 else { throw .usage("--battery-below wants 0–100, got '\(text)'") }
+                batteryBelow = v
+            }
+        }
+    }
 
     struct Flagged {
         var stale: Bool
         var lowBattery: Bool
+
+        init(_ s: SensorInfo, now: Int64, thresholds t: Thresholds) {
+            stale = now - s.lastSeenMicros > t.staleMicros
+            lowBattery = (s.lastBatteryPercent.map { $0 < t.batteryBelow }) ?? false
+        }
+
         var any: Bool { stale || lowBattery }
         var words: [String] { (stale ? ["stale"] : []) + (lowBattery ? ["low-battery"] : []) }
     }
@@ -61,17 +89,7 @@ enum SummaryCommand {
         case "day": grouping = .day(utcOffsetSeconds: Timestamp.localOffset(atSeconds: now / 1_000_000))
         case let other?: throw .usage("--by wants hour or day, got '\(other)'")
         }
-        var staleMicros: Int64 = 30 * 60_000_000
-        if let text = args.value("stale") {
-            let d = try TimeArguments.duration(
-                text, option: "stale", in: 0...TimeArguments.maxDurationSeconds, positive: true, example: "30m")
-            staleMicros = Int64(d * 1e6)  // below 2^57: see maxDurationSeconds
-        }
-        var batteryBelow = 20.0
-        if let text = args.value("battery-below") {
-            guard let v = Double(text), v >= 0, v <= 100 else { throw .usage("--battery-below wants 0–100, got '\(text)'") }
-            batteryBelow = v
-        }
+        let thresholds = try Thresholds(args)
 
         let reader = try StoreAccess.openReader(path: StoreAccess.databasePath(args))
         let selectors = args.all("sensor").map(SensorSelector.init)
@@ -88,9 +106,7 @@ enum SummaryCommand {
         // a sensor silent for the whole day is exactly what the flag is for.
         do throws(StoreError) {
             try reader.forEachSensorSummary(range: range, sensors: selectors, by: grouping) { s, rows in
-                let f = Flagged(
-                    stale: now - s.lastSeenMicros > staleMicros,
-                    lowBattery: (s.lastBatteryPercent.map { $0 < batteryBelow }) ?? false)
+                let f = Flagged(s, now: now, thresholds: thresholds)
                 if f.any { anyFlagged = true }
                 switch format {
                 case .text: writeText(s, rows, f, now: now, &times, out)

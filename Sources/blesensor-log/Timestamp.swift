@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SensorReport
 
 /// Time as the CLI reads and prints it. Stored time is integer microseconds since the Unix epoch,
 /// UTC; this converts at the edges only (civil-from-days arithmetic, no ICU, no Foundation).
@@ -19,28 +20,12 @@ enum Timestamp {
         return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 
-    /// Days since 1970-01-01 → (year, month, day), proleptic Gregorian (H. Hinnant's algorithm).
-    static func civil(fromDays z0: Int64) -> (Int64, Int64, Int64) {
-        let z = z0 + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let y = yoe + era * 400
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (m <= 2 ? y + 1 : y, m, d)
-    }
+    /// Days since 1970-01-01 → (year, month, day), proleptic Gregorian (`CivilDate`).
+    static func civil(fromDays z: Int64) -> (Int64, Int64, Int64) { CivilDate.civil(fromDays: z) }
 
     /// (year, month, day) → days since 1970-01-01.
-    static func days(year y0: Int64, month m: Int64, day d: Int64) -> Int64 {
-        let y = m <= 2 ? y0 - 1 : y0
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
+    static func days(year: Int64, month: Int64, day: Int64) -> Int64 {
+        CivilDate.days(year: year, month: month, day: day)
     }
 
     /// The local UTC offset in seconds at a given instant (from the TZ database via localtime_r).

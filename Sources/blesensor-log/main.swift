@@ -20,6 +20,8 @@ let subcommands: [Subcommand] = [
     ScanCommand.subcommand,
     ExportCommand.subcommand,
     SummaryCommand.subcommand,
+    ReportCommand.subcommand,
+    ChartCommand.subcommand,
     SensorsCommand.subcommand,
     DecodeCommand.subcommand,
 ]
