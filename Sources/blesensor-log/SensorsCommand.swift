@@ -103,6 +103,7 @@ enum SensorsCommand {
                         + (s.lastBatteryPercent.map { JSON.number($0, integer: true) + " %" } ?? "-").padding(9)
                         + (s.lastRSSI.map { "\($0)" } ?? "-").padding(6) + String((s.radioName ?? "").prefix(30)) + "\n")
                 }
+                // Ends the walk: nothing more can be written (the catch below tells why).
                 if out.failed != nil { throw StoreError.invalidArgument("output closed") }
             }
         } catch {
