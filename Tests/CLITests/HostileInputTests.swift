@@ -252,7 +252,7 @@ struct HostileInputTests {
             k = "WITH RECURSIVE k(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM k WHERE n < ?) "
             c.execute(k + "INSERT INTO sensors SELECT id + n, address + n * 16777216, address_type, decoder_id, model, "
                       "NULL, radio_name, first_seen_us, last_seen_us, last_battery_pct, last_rssi_dbm FROM sensors, k", (n - 1,))
-            c.execute(k + "INSERT INTO readings SELECT time_us, sensor_id + n, samples, data FROM readings, k", (n - 1,))
+            c.execute(k + "INSERT INTO readings (time_us, sensor_id, samples, data) SELECT time_us, sensor_id + n, samples, data FROM readings, k", (n - 1,))
             c.execute(k + "INSERT INTO rollup_hourly SELECT hour, sensor_id + n, n_rows, n_samples, last_time_us, stats "
                       "FROM rollup_hourly, k", (n - 1,))
             c.commit()
