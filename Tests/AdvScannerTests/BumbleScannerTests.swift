@@ -48,9 +48,8 @@ struct BumbleScannerTests {
                 let ad = Advertisement(header: header, data: bytes.array[...])
                 seen.arrivals.append(Clock.monotonic())
                 if ad.primaryPHY == nil { seen.legacyReports += 1 } else { seen.extendedReports += 1 }
-                let parsed = AdvertisingData(parsing: ad.data)
                 if ad.address == minew {
-                    for r in registry.decode(ad, parsed).readings {
+                    for r in registry.decode(ad).readings {
                         for m in r.measurements where m.quantity == .temperatureC {
                             seen.minewTemperatures.append(m.value)
                         }
@@ -59,9 +58,9 @@ struct BumbleScannerTests {
                         }
                     }
                 }
-                if ad.address == pvvx, let f = parsed.serviceData(uuid16: 0x181A) { seen.pvvxFrames.append(Array(f)) }
-                if ad.address == bthome, let f = parsed.serviceData(uuid16: 0xFCD2) {
-                    seen.bthomeFrames.append(Array(f))
+                if ad.address == pvvx, let f = ad.serviceData(uuid16: 0x181A) { seen.pvvxFrames.append(f.array) }
+                if ad.address == bthome, let f = ad.serviceData(uuid16: 0xFCD2) {
+                    seen.bthomeFrames.append(f.array)
                 }
                 if done(seen, scanner) { stop.request() }
             },

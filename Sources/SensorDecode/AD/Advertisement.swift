@@ -1,0 +1,157 @@
+/// Everything an advertising report says of an advertisement but its bytes: address and type,
+/// event type, RSSI, PHYs, advertising set and receive time.
+public struct AdvertisementHeader: Sendable, Equatable {
+    public var address: BDAddress
+    public var addressType: AddressType
+    /// Legacy event types 0–4 as in the 0x02 report; extended reports keep their 16-bit property bits.
+    public var eventType: UInt16
+    /// dBm; `nil` when the controller says "not available" (127).
+    public var rssi: Int8?
+    /// Primary / secondary PHY from an extended report (1 = 1M, 2 = 2M, 3 = Coded); `nil` for legacy.
+    public var primaryPHY: UInt8?
+    public var secondaryPHY: UInt8?
+    /// Advertising set id from an extended report; `nil` for legacy or "no ADI".
+    public var sid: UInt8?
+    /// Receive time, microseconds since the Unix epoch (UTC). 0 when unknown.
+    public var timeMicros: Int64
+
+    public init(
+        address: BDAddress = BDAddress(rawValue: 0), addressType: AddressType = .publicDevice, eventType: UInt16 = 0,
+        rssi: Int8? = nil, primaryPHY: UInt8? = nil, secondaryPHY: UInt8? = nil, sid: UInt8? = nil,
+        timeMicros: Int64 = 0
+    ) {
+        self.address = address
+        self.addressType = addressType
+        self.eventType = eventType
+        self.rssi = rssi
+        self.primaryPHY = primaryPHY
+        self.secondaryPHY = secondaryPHY
+        self.sid = sid
+        self.timeMicros = timeMicros
+    }
+}
+
+/// One advertising report, owning its bytes and their AD structures parsed: what decoders read.
+///
+/// Built by AdvScanner from LE Advertising Report (0x02) or LE Extended Advertising Report (0x0D)
+/// events, or by hand (the `decode` command, tests). Lives in SensorDecode so that decoders need
+/// nothing from the scanner, and the scanner nothing but this type from the decoders.
+///
+/// Invariant: `fields` is always the parse of `data` (setting `data` parses it again).
+@dynamicMemberLookup
+public struct Advertisement: Sendable, Equatable {
+    /// Everything but the bytes.
+    public var header: AdvertisementHeader
+    /// The AD structures, exactly as received.
+    public var data: ArraySlice<UInt8> {
+        didSet { fields = AdvertisingData(parsing: data) }
+    }
+    /// The AD structures of `data`, parsed.
+    public private(set) var fields: AdvertisingData
+
+    /// The header's fields, read and written as the advertisement's own (`ad.address`).
+    public subscript<T>(dynamicMember field: WritableKeyPath<AdvertisementHeader, T>) -> T {
+        get { header[keyPath: field] }
+        set { header[keyPath: field] = newValue }
+    }
+
+    public init(header: AdvertisementHeader, data: ArraySlice<UInt8>) {
+        self.header = header
+        self.data = data
+        fields = AdvertisingData(parsing: data)
+    }
+
+    /// The same, with the bytes copied out of a view the caller owns (a capture's packet).
+    public init(header: AdvertisementHeader, copying bytes: Span<UInt8>) {
+        var data: [UInt8] = []
+        data.reserveCapacity(bytes.count)
+        for i in bytes.indices { data.append(bytes[i]) }
+        self.init(header: header, data: data[...])
+    }
+
+    public init(
+        address: BDAddress, addressType: AddressType = .publicDevice, eventType: UInt16 = 0, rssi: Int8? = nil,
+        primaryPHY: UInt8? = nil, secondaryPHY: UInt8? = nil, sid: UInt8? = nil, data: ArraySlice<UInt8>,
+        timeMicros: Int64 = 0
+    ) {
+        self.init(
+            header: AdvertisementHeader(
+                address: address, addressType: addressType, eventType: eventType, rssi: rssi, primaryPHY: primaryPHY,
+                secondaryPHY: secondaryPHY, sid: sid, timeMicros: timeMicros),
+            data: data)
+    }
+
+    public init(
+        address: BDAddress, addressType: AddressType = .publicDevice, eventType: UInt16 = 0, rssi: Int8? = nil,
+        primaryPHY: UInt8? = nil, secondaryPHY: UInt8? = nil, sid: UInt8? = nil, data: [UInt8], timeMicros: Int64 = 0
+    ) {
+        self.init(
+            address: address, addressType: addressType, eventType: eventType, rssi: rssi, primaryPHY: primaryPHY,
+            secondaryPHY: secondaryPHY, sid: sid, data: data[...], timeMicros: timeMicros)
+    }
+
+    /// Equal when the header and the bytes are (the parse follows from the bytes).
+    public static func == (a: Advertisement, b: Advertisement) -> Bool { a.header == b.header && a.data == b.data }
+}
+
+/// What decoders read of an advertisement.
+extension Advertisement {
+    /// The value of the first 16-bit service data structure for `uuid16`, after the UUID.
+    public func serviceData(uuid16: UInt16) -> Frame? { fields.serviceData(uuid16: uuid16) }
+
+    /// The value of the first manufacturer-specific structure with this company id, after the id.
+    public func manufacturerData(company: UInt16) -> Frame? { fields.manufacturerData(company: company) }
+
+    /// Every manufacturer-specific structure, in order, each with its company id.
+    public var manufacturerData: [ManufacturerData] { fields.manufacturerData }
+
+    /// The 16-bit service UUIDs of the UUID lists, in order.
+    public var serviceUUID16s: [UInt16] {
+        fields.serviceUUIDs.compactMap { if case .uuid16(let u) = $0 { u } else { nil } }
+    }
+
+    /// The local name's bytes as broadcast (untrusted), the complete name if there is one.
+    public var localName: Frame? { fields.localName.map(Frame.init) }
+
+    /// Whether the local name is `text` (ASCII case folded if `ignoringCase`).
+    public func localNameIs(_ text: String, ignoringCase: Bool = false) -> Bool {
+        guard let name = fields.localName else { return false }
+        return name.elementsEqual(text.utf8) { ASCII.same($0, $1, ignoringCase) }
+    }
+
+    /// Whether the local name starts with `prefix`.
+    public func localNameHasPrefix(_ prefix: String, ignoringCase: Bool = false) -> Bool {
+        guard let name = fields.localName, name.count >= prefix.utf8.count else { return false }
+        return zip(name, prefix.utf8).allSatisfy { ASCII.same($0, $1, ignoringCase) }
+    }
+
+    /// Whether the local name contains `needle`.
+    public func localNameContains(_ needle: String, ignoringCase: Bool = false) -> Bool {
+        guard let name = fields.localName else { return false }
+        let n = Array(needle.utf8)
+        guard name.count >= n.count else { return false }
+        let bytes = Array(name)
+        for start in 0...(bytes.count - n.count)
+        where zip(bytes[start...], n).allSatisfy({ ASCII.same($0, $1, ignoringCase) }) {
+            return true
+        }
+        return false
+    }
+
+    /// A reading of this advertisement: its address, time, RSSI and local name, and no
+    /// measurements yet.
+    public func reading(decoder: String, model: String, frameKind: String? = nil) -> Reading {
+        Reading(
+            address: header.address, addressType: header.addressType, decoderID: decoder, model: model,
+            frameKind: frameKind, measurements: [], timeMicros: header.timeMicros, rssi: header.rssi,
+            name: fields.displayName)
+    }
+}
+
+/// ASCII case folding for comparing names with model names (all ASCII).
+enum ASCII {
+    static func fold(_ b: UInt8) -> UInt8 { b >= 0x41 && b <= 0x5A ? b | 0x20 : b }
+    static func same(_ a: UInt8, _ b: UInt8, _ ignoringCase: Bool) -> Bool {
+        ignoringCase ? fold(a) == fold(b) : a == b
+    }
+}

@@ -1,0 +1,70 @@
+/// Helpers shared by the two Govee decoders (`GoveeDecoder`, `GoveeMeatDecoder`): the packed
+/// 24-bit temperature/humidity number, the model from the local name or service UUID, and the
+/// iBeacon that some scanners glue onto Govee's manufacturer data.
+enum GoveeFrame {
+    /// Apple's company id: Govee devices also send an iBeacon ("INTELLI_ROCKS"), never a measurement.
+    static let appleCompany: UInt16 = 0x004C
+
+    /// A manufacturer value without an iBeacon glued onto its end.
+    ///
+    /// Why: macOS/CoreBluetooth (and captures made from it) sometimes merges the device's second
+    /// manufacturer structure, a 25-byte iBeacon `4C 00 02 15 …`, into the first one (govee-ble and
+    /// ble_monitor strip it the same way). A real radio never does this, but recorded data does.
+    static func unglued(_ value: Frame) -> Frame {
+        let tail = value.count - 25
+        guard tail > 0, value.u8(tail) == 0x4C, value.u8(tail + 1) == 0x00, value.u8(tail + 2) == 0x02,
+            value.u8(tail + 3) == 0x15
+        else { return value }
+        return value.prefix(tail)
+    }
+
+    /// 5075 from names such as `GVH5075_1234`, `Govee_H5074_1234`, `GV5140303A`, `B5178C545`:
+    /// the first "5" followed by three digits, in a name that starts the way Govee's do.
+    static func modelNumber(fromName name: Frame) -> Int? {
+        let bytes = name.array
+        guard bytes.count >= 5 else { return nil }
+        let startsLikeGovee = ["GV", "Govee", "B5", "H5"].contains { bytes.starts(with: $0.utf8) }
+        guard startsLikeGovee else { return nil }
+        let digits = bytes.map { Int($0) - Int(UInt8(ascii: "0")) }
+        func isDigit(_ i: Int) -> Bool { (0...9).contains(digits[i]) }
+        for i in 0..<(bytes.count - 3) where bytes[i] == UInt8(ascii: "5") && isDigit(i + 1) && isDigit(i + 2) && isDigit(i + 3) {
+            return 5000 + digits[i + 1] * 100 + digits[i + 2] * 10 + digits[i + 3]
+        }
+        return nil
+    }
+
+    /// 5075 from a 16-bit service UUID 0x7550 (four decimal digits as nibbles, byte-swapped, the
+    /// first a 5), the first such UUID listed.
+    static func modelNumber(fromServiceUUIDs uuids: [UInt16]) -> Int? {
+        for u in uuids {
+            let swapped = u.byteSwapped
+            let nibbles = [swapped >> 12, (swapped >> 8) & 0xF, (swapped >> 4) & 0xF, swapped & 0xF].map(Int.init)
+            guard nibbles[0] == 5, nibbles.allSatisfy({ $0 <= 9 }) else { continue }
+            return 5000 + nibbles[1] * 100 + nibbles[2] * 10 + nibbles[3]
+        }
+        return nil
+    }
+
+    /// The model number from the name, else from the service UUIDs.
+    static func modelNumber(_ ad: Advertisement) -> Int? {
+        if let name = ad.localName, let number = modelNumber(fromName: name) { return number }
+        return modelNumber(fromServiceUUIDs: ad.serviceUUID16s)
+    }
+
+    /// "H5075" for 5075.
+    static func model(number: Int) -> String { "H\(number)" }
+
+    /// Decodes the packed 24-bit number `±(T·1000 + H)` where T is tenths of °C and H tenths of %RH;
+    /// bit 23 is the sign of T. `nil` when T is impossible (more than 100 °C either way).
+    ///
+    /// Truncation is the arithmetic of the format, not a choice: the number is T·1000 + H, so T is
+    /// `magnitude / 1000` in whole tenths. Reading `magnitude / 10000` as degrees (theengs) folds the
+    /// humidity digits into the temperature: `0x811F09` is −7.3 °C and 48.1 %, not −7.3481 °C.
+    static func packed(_ raw: UInt32) -> (temperature: Double, humidity: Double)? {
+        let magnitude = raw & 0x7F_FFFF
+        let tenths = magnitude / 1000
+        guard tenths <= 1000 else { return nil }
+        let sign: Double = raw & 0x80_0000 != 0 ? -1 : 1
+        return (sign * Double(tenths) / 10, Double(magnitude % 1000) / 10)
+    }
+}
