@@ -3,7 +3,7 @@ import Foundation
 import SensorDecode
 import Testing
 
-/// The scanner against Google Bumble virtual controllers over H4/TCP (scripts/bumble/): the real
+/// The scanner against Google Bumble virtual controllers over H4/TCP (IntegrationTests/bumble/): the real
 /// command conversation, real reports, real reconnects. Assertions are on addresses and data, not
 /// on event types or RSSI (Bumble fixes those; vm-e2e README finding 6).
 @Suite(.enabled(if: BumbleWorld.isAvailable, "\(BumbleWorld.skipMessage)"))
@@ -186,7 +186,7 @@ struct BumbleScannerTests {
 @Suite(
     .enabled(
         if: BumbleWorld.isAvailable && BumbleWorld.binary != nil,
-        "needs .venv-bumble (scripts/bumble/setup.sh) and a built blesensor-log next to the tests"))
+        "needs .venv-bumble (IntegrationTests/bumble/setup.sh) and a built blesensor-log next to the tests"))
 struct BumbleScanCommandTests {
     @Test func scanPrintsJSONReadingsIncludingANegativeTemperature() throws {
         let world = try BumbleWorld([])

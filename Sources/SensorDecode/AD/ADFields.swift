@@ -84,6 +84,9 @@ public struct ManufacturerData: Sendable, Equatable {
     /// The bytes after the company identifier, as a frame.
     public var payload: Frame { Frame(data) }
 
+    /// A value known to hold a company id.
+    init(checked value: ArraySlice<UInt8>) { self.value = value }
+
     /// `nil` when `value` is too short to hold a company id.
     public init?(value: ArraySlice<UInt8>) {
         guard value.count >= 2 else { return nil }

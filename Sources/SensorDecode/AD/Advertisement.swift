@@ -37,17 +37,18 @@ public struct AdvertisementHeader: Sendable, Equatable {
 /// events, or by hand (the `decode` command, tests). Lives in SensorDecode so that decoders need
 /// nothing from the scanner, and the scanner nothing but this type from the decoders.
 ///
-/// Invariant: `fields` is always the parse of `data` (setting `data` parses it again).
+/// The bytes are kept once, in `fields`, so that they and their parse cannot disagree.
 @dynamicMemberLookup
 public struct Advertisement: Sendable, Equatable {
     /// Everything but the bytes.
     public var header: AdvertisementHeader
-    /// The AD structures, exactly as received.
-    public var data: ArraySlice<UInt8> {
-        didSet { fields = AdvertisingData(parsing: data) }
-    }
-    /// The AD structures of `data`, parsed.
+    /// The AD structures, parsed.
     public private(set) var fields: AdvertisingData
+    /// The AD structures, exactly as received (setting them parses them again).
+    public var data: ArraySlice<UInt8> {
+        get { fields.bytes }
+        set { fields = AdvertisingData(parsing: newValue) }
+    }
 
     /// The header's fields, read and written as the advertisement's own (`ad.address`).
     public subscript<T>(dynamicMember field: WritableKeyPath<AdvertisementHeader, T>) -> T {
@@ -57,7 +58,6 @@ public struct Advertisement: Sendable, Equatable {
 
     public init(header: AdvertisementHeader, data: ArraySlice<UInt8>) {
         self.header = header
-        self.data = data
         fields = AdvertisingData(parsing: data)
     }
 
@@ -103,7 +103,7 @@ extension Advertisement {
     public func manufacturerData(company: UInt16) -> Frame? { fields.manufacturerData(company: company) }
 
     /// Every manufacturer-specific structure, in order, each with its company id.
-    public var manufacturerData: [ManufacturerData] { fields.manufacturerData }
+    public var manufacturerData: some BidirectionalCollection<ManufacturerData> { fields.manufacturerData }
 
     /// The 16-bit service UUIDs of the UUID lists, in order.
     public var serviceUUID16s: [UInt16] {
@@ -121,19 +121,16 @@ extension Advertisement {
 
     /// Whether the local name starts with `prefix`.
     public func localNameHasPrefix(_ prefix: String, ignoringCase: Bool = false) -> Bool {
-        guard let name = fields.localName, name.count >= prefix.utf8.count else { return false }
-        return zip(name, prefix.utf8).allSatisfy { ASCII.same($0, $1, ignoringCase) }
+        guard let name = fields.localName else { return false }
+        return ASCII.hasPrefix(name, prefix, ignoringCase)
     }
 
     /// Whether the local name contains `needle`.
     public func localNameContains(_ needle: String, ignoringCase: Bool = false) -> Bool {
-        guard let name = fields.localName else { return false }
-        let n = Array(needle.utf8)
-        guard name.count >= n.count else { return false }
-        let bytes = Array(name)
-        for start in 0...(bytes.count - n.count)
-        where zip(bytes[start...], n).allSatisfy({ ASCII.same($0, $1, ignoringCase) }) {
-            return true
+        guard var name = fields.localName else { return false }
+        while name.count >= needle.utf8.count {
+            if ASCII.hasPrefix(name, needle, ignoringCase) { return true }
+            name = name.dropFirst()
         }
         return false
     }
@@ -141,9 +138,11 @@ extension Advertisement {
     /// A reading of this advertisement: its address, time, RSSI and local name, and no
     /// measurements yet.
     public func reading(decoder: String, model: String, frameKind: String? = nil) -> Reading {
-        Reading(
+        var measurements: [Measurement] = []
+        measurements.reserveCapacity(4)  // most readings have 1 to 4: one allocation
+        return Reading(
             address: header.address, addressType: header.addressType, decoderID: decoder, model: model,
-            frameKind: frameKind, measurements: [], timeMicros: header.timeMicros, rssi: header.rssi,
+            frameKind: frameKind, measurements: measurements, timeMicros: header.timeMicros, rssi: header.rssi,
             name: fields.displayName)
     }
 }
@@ -153,5 +152,8 @@ enum ASCII {
     static func fold(_ b: UInt8) -> UInt8 { b >= 0x41 && b <= 0x5A ? b | 0x20 : b }
     static func same(_ a: UInt8, _ b: UInt8, _ ignoringCase: Bool) -> Bool {
         ignoringCase ? fold(a) == fold(b) : a == b
+    }
+    static func hasPrefix(_ bytes: ArraySlice<UInt8>, _ prefix: String, _ ignoringCase: Bool) -> Bool {
+        bytes.count >= prefix.utf8.count && zip(bytes, prefix.utf8).allSatisfy { same($0, $1, ignoringCase) }
     }
 }

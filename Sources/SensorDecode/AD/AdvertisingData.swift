@@ -31,8 +31,8 @@ public struct AdvertisingData: Sendable {
         let type: UInt8
         let value: Range<Int>
     }
-    private var fields: [Field] = []
-    private var localNameRange: Range<Int>?
+    private(set) var fields: [Field] = []
+    private(set) var localNameRange: Range<Int>?
 
     /// The most bytes walked: positions past it are not read (advertising data is at most 1,650
     /// bytes, Core spec), and a longer buffer is called truncated there.
@@ -47,6 +47,7 @@ public struct AdvertisingData: Sendable {
         self.bytes = bytes
         let end = bytes.startIndex + min(bytes.count, Self.maxWalked)
         if bytes.count > Self.maxWalked { truncated = true }
+        fields.reserveCapacity(bytes.count / 3 + 1)  // a structure is at least 2 bytes, most are 3 or more
         var i = bytes.startIndex
         while i < end {
             let length = Int(bytes[i])
@@ -112,9 +113,9 @@ public struct AdvertisingData: Sendable {
         return out
     }
 
-    /// Service data of all three UUID sizes, in order.
-    public var serviceData: [ServiceData] {
-        fields.filter { $0.kind == .serviceData }.map { f in
+    /// Service data of all three UUID sizes, in order (made as read).
+    public var serviceData: some BidirectionalCollection<ServiceData> {
+        fields.lazy.filter { $0.kind == .serviceData }.map { f in
             let size = ADType.uuidSize(serviceDataType: f.type)
             let split = f.value.lowerBound + size
             return ServiceData(
@@ -122,10 +123,10 @@ public struct AdvertisingData: Sendable {
         }
     }
 
-    /// Manufacturer-specific data, in order.
-    public var manufacturerData: [ManufacturerData] {
+    /// Manufacturer-specific data, in order (made as read).
+    public var manufacturerData: some BidirectionalCollection<ManufacturerData> {
         // The walk kept only values of at least two bytes.
-        fields.filter { $0.kind == .manufacturer }.compactMap { ManufacturerData(value: bytes[$0.value]) }
+        fields.lazy.filter { $0.kind == .manufacturer }.map { ManufacturerData(checked: self.bytes[$0.value]) }
     }
 
     /// Structures of types not interpreted above: (type, value).
@@ -135,18 +136,20 @@ public struct AdvertisingData: Sendable {
 
     /// The value of the first 16-bit service data structure for `uuid16`, after the UUID.
     public func serviceData(uuid16: UInt16) -> Frame? {
-        for f in fields where f.kind == .serviceData && f.type == ADType.serviceData16 {
-            let value = Frame(bytes[f.value])
-            if value.le16(0) == uuid16 { return value.dropFirst(2) }
+        for f in fields where f.kind == .serviceData && f.type == ADType.serviceData16 && key(f) == uuid16 {
+            return Frame(bytes[(f.value.lowerBound + 2)..<f.value.upperBound])
         }
         return nil
     }
 
+    /// The first two bytes of a field's value, little-endian: a 16-bit service UUID or a company
+    /// id (the walk keeps such fields only with at least two bytes).
+    func key(_ f: Field) -> UInt16 { UInt16(bytes[f.value.lowerBound]) | UInt16(bytes[f.value.lowerBound + 1]) << 8 }
+
     /// The value of the first manufacturer-specific structure with this company id, after the id.
     public func manufacturerData(company: UInt16) -> Frame? {
-        for f in fields where f.kind == .manufacturer {
-            let value = Frame(bytes[f.value])
-            if value.le16(0) == company { return value.dropFirst(2) }
+        for f in fields where f.kind == .manufacturer && key(f) == company {
+            return Frame(bytes[(f.value.lowerBound + 2)..<f.value.upperBound])
         }
         return nil
     }
@@ -156,8 +159,9 @@ public struct AdvertisingData: Sendable {
 extension AdvertisingData: Equatable {
     public static func == (a: AdvertisingData, b: AdvertisingData) -> Bool {
         a.flags == b.flags && a.localName == b.localName && a.localNameIsComplete == b.localNameIsComplete
-            && a.serviceUUIDs == b.serviceUUIDs && a.serviceData == b.serviceData
-            && a.manufacturerData == b.manufacturerData && a.txPower == b.txPower && a.appearance == b.appearance
+            && a.serviceUUIDs == b.serviceUUIDs && a.serviceData.elementsEqual(b.serviceData)
+            && a.manufacturerData.elementsEqual(b.manufacturerData) && a.txPower == b.txPower
+            && a.appearance == b.appearance
             && a.other.elementsEqual(b.other, by: { $0.type == $1.type && $0.value == $1.value })
             && a.truncated == b.truncated && a.malformedFields == b.malformedFields
     }

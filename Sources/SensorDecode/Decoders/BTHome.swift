@@ -48,15 +48,15 @@ public struct BTHomeDecoder: SensorDecoder {
     public init(keys: DeviceKeys = DeviceKeys()) { self.keys = keys }
 
     public func decode(_ ad: Advertisement) -> DecodeOutcome {
-        let outcomes = [
-            ad.serviceData(uuid16: 0xFCD2).map { decodeV2(ad, $0) },
-            ad.serviceData(uuid16: 0x181C).map { decodeV1(ad, $0) },
-        ].compactMap { $0 }
+        let v2 = ad.serviceData(uuid16: 0xFCD2).map { decodeV2(ad, $0) }
+        let v1 = ad.serviceData(uuid16: 0x181C).map { decodeV1(ad, $0) }
         // One frame, the usual case: its outcome is the answer. Both frames: the readings of each
         // that decoded; if neither did, the first problem.
+        if let v2, v1 == nil { return v2 }
+        if let v1, v2 == nil { return v1 }
         var readings: [Reading] = []
         var problem: String? = nil
-        for outcome in outcomes {
+        for case let outcome? in [v2, v1] {
             switch outcome {
             case .readings(let r): readings += r
             case .malformed(let why): if problem == nil { problem = why }
@@ -114,15 +114,15 @@ public struct BTHomeDecoder: SensorDecoder {
         while let objectID = body.u8(next) {
             let at = next
             next += 1
-            let hexID = Hex.number(objectID)
+            let hexID = { Hex.number(objectID) }  // for messages only
             guard let object = Self.objects[Int(objectID)] else {
-                stopped = "unknown BTHome object id 0x\(hexID) at offset \(at); rest ignored"
+                stopped = "unknown BTHome object id 0x\(hexID()) at offset \(at); rest ignored"
                 break
             }
             var size = object.size
             if size == 0 {  // text and raw: a length byte, then that many bytes
                 guard let length = body.u8(next) else {
-                    stopped = "object 0x\(hexID) at offset \(at) has no length byte"
+                    stopped = "object 0x\(hexID()) at offset \(at) has no length byte"
                     break
                 }
                 size = Int(length)
@@ -130,7 +130,7 @@ public struct BTHomeDecoder: SensorDecoder {
             }
             guard let value = body.bytes(next..<(next + size)) else {
                 let left = body.count - next
-                stopped = "object 0x\(hexID) at offset \(at) needs \(size) bytes, \(left) left; rest ignored"
+                stopped = "object 0x\(hexID()) at offset \(at) needs \(size) bytes, \(left) left; rest ignored"
                 break
             }
             append(object, value, signedOverride: nil, to: &r, &met)
@@ -164,21 +164,21 @@ public struct BTHomeDecoder: SensorDecoder {
                 break
             }
             next += length
-            let hexID = Hex.number(objectID)
+            let hexID = { Hex.number(objectID) }  // for messages only
             guard let entry = Self.objects[Int(objectID)] else {
-                r.warn("unknown BTHome v1 object id 0x\(hexID) skipped")
+                r.warn("unknown BTHome v1 object id 0x\(hexID()) skipped")
                 continue
             }
             switch format {
             case 0, 1:
                 guard (1...4).contains(value.count) else {
-                    r.warn("v1 object 0x\(hexID) of \(value.count) bytes skipped")
+                    r.warn("v1 object 0x\(hexID()) of \(value.count) bytes skipped")
                     continue
                 }
                 append(entry, value, signedOverride: format == 1, to: &r, &met)
             case 2:
                 guard value.count == 4, entry.kind == .quantity, let v = value.float32LE(0) else {
-                    r.warn("v1 float object 0x\(hexID) skipped")
+                    r.warn("v1 float object 0x\(hexID()) skipped")
                     continue
                 }
                 add(entry, Double(v), to: &r, &met)
@@ -224,14 +224,13 @@ public struct BTHomeDecoder: SensorDecoder {
         r.add(object.quantity.instance(met.meet(object.quantity), unitSuffix: object.unit), v)
     }
 
-    /// How many times one frame has had each quantity so far.
+    /// The quantities one frame has had so far, in order (a frame has a few).
     struct Met {
-        private var counts: [Quantity: Int] = [:]
+        private var met: [Quantity] = []
         /// Records one more instance of `quantity` and returns its number, 1 for the first.
         mutating func meet(_ quantity: Quantity) -> Int {
-            let n = (counts[quantity] ?? 0) + 1
-            counts[quantity] = n
-            return n
+            met.append(quantity)
+            return met.count { $0 == quantity }
         }
     }
 

@@ -38,13 +38,20 @@
 /// (the format's arithmetic); theengs instead reports `magnitude / 10000` below 0 °C.
 public struct GoveeDecoder: SensorDecoder {
     public let id = "govee"
-    public let selectors: [Selector] = [0xEC88, 0x0001, 0x8801].map { .manufacturer(company: $0) }
+    /// The frame tags, where a company id would be.
+    static let tags: Set<UInt16> = [0xEC88, 0x0001, 0x8801]
+    public let selectors: [Selector] = GoveeDecoder.tags.sorted().map { .manufacturer(company: $0) }
+    /// The frame kind of each frame decoded below, by tag and size: the tag in hex, then the size
+    /// ("ec88-6"), made once.
+    static let frameKinds: [UInt32: String] = Dictionary(
+        uniqueKeysWithValues: [(0xEC88, 6), (0xEC88, 7), (0xEC88, 9), (0x0001, 6), (0x0001, 8), (0x0001, 9), (0x8801, 9)]
+            .map { (UInt32($0.0) << 8 | UInt32($0.1), Hex.number($0.0, digits: 4) + "-\($0.1)") })
 
     public init() {}
 
     public func decode(_ ad: Advertisement) -> DecodeOutcome {
         // The first tagged frame that is ours decides.
-        for m in ad.manufacturerData where [0xEC88, 0x0001, 0x8801].contains(m.companyID) {
+        for m in ad.manufacturerData where Self.tags.contains(m.companyID) {
             let outcome = decodeFrame(m.companyID, GoveeFrame.unglued(m.payload), ad)
             if outcome != .notMine { return outcome }
         }
@@ -54,10 +61,11 @@ public struct GoveeDecoder: SensorDecoder {
     /// Decodes one tagged frame (after the tag).
     private func decodeFrame(_ company: UInt16, _ data: Frame, _ ad: Advertisement) -> DecodeOutcome {
         let number = GoveeFrame.modelNumber(ad)
-        let kind = Hex.number(company, digits: 4) + "-\(data.count)"
         /// A reading of `model`, or of the model the name or UUIDs give (`fromName`).
         func reading(_ model: String, fromName: Bool = false) -> Reading {
-            ad.reading(decoder: id, model: fromName ? number.map(GoveeFrame.model(number:)) ?? model : model, frameKind: kind)
+            ad.reading(
+                decoder: id, model: fromName ? number.map(GoveeFrame.model(number:)) ?? model : model,
+                frameKind: Self.frameKinds[UInt32(company) << 8 | UInt32(data.count)])
         }
         /// Temperature and humidity from a packed number, or a warning when it is impossible.
         func addPacked(_ raw: UInt32?, to r: inout Reading) {

@@ -45,7 +45,7 @@ public struct GoveeMeatDecoder: SensorDecoder {
     public func decode(_ ad: Advertisement) -> DecodeOutcome {
         for m in ad.manufacturerData where m.companyID != GoveeFrame.appleCompany {
             let data = GoveeFrame.unglued(m.payload)
-            if [14, 17, 20].contains(data.count), data.u8(1) == 0x01, data.u8(2) == 0x00, data.u8(3) == 0x01,
+            if data.count == 14 || data.count == 17 || data.count == 20, data.u8(1) == 0x01, data.u8(2) == 0x00, data.u8(3) == 0x01,
                 data.u8(4) == 0x01
             {
                 return probeFrame(data, ad)

@@ -32,6 +32,7 @@ public struct IBeaconDecoder: SensorDecoder {
             return .malformed("iBeacon of \(d.count) bytes, expected 23")
         }
         // An identity, not a measurement: the reading has none, and its frame kind is the identity.
-        return .reading(ad.reading(decoder: id, model: "iBeacon", frameKind: "\(Hex.uuidText(uuid.bytes))/\(major)/\(minor)"))
+        let identity = Hex.uuidText(uuid.bytes) + "/\(major)/\(minor)"
+        return .reading(ad.reading(decoder: id, model: "iBeacon", frameKind: identity))
     }
 }

@@ -33,7 +33,7 @@ public struct InkbirdBBQDecoder: SensorDecoder {
     public func decode(_ ad: Advertisement) -> DecodeOutcome {
         for m in ad.manufacturerData where m.companyID <= 2 {
             let v = m.frame
-            guard [12, 14, 18, 22].contains(v.count), v.u8(2) == 0, v.u8(3) == 0,
+            guard v.count == 12 || v.count == 14 || v.count == 18 || v.count == 22, v.u8(2) == 0, v.u8(3) == 0,
                 let macBE = v.macBE(4), let macLE = v.macLE(4)
             else { continue }
             // Bytes 4..<10 are the advertiser's address in either byte order, or the name says iBBQ.

@@ -11,6 +11,8 @@ public struct Registry: Sendable {
     private var byCompany: [UInt16: [Int]] = [:]
     private var byManufacturerLength: [Int: [Int]] = [:]
     private var byLocalName: [[UInt8]: [Int]] = [:]
+    /// The lengths of the names in `byLocalName`: a name of another length is not looked up.
+    private var localNameLengths: Set<Int> = []
 
     public init(_ decoders: [any SensorDecoder]) {
         self.decoders = decoders
@@ -20,7 +22,9 @@ public struct Registry: Sendable {
                 case .serviceData(let uuid): byServiceData[uuid, default: []].append(i)
                 case .manufacturer(let company): byCompany[company, default: []].append(i)
                 case .manufacturerLength(let n): byManufacturerLength[n, default: []].append(i)
-                case .localName(let name): byLocalName[Array(name.utf8), default: []].append(i)
+                case .localName(let name):
+                    byLocalName[Array(name.utf8), default: []].append(i)
+                    localNameLengths.insert(name.utf8.count)
                 }
             }
         }
@@ -72,19 +76,37 @@ public struct Registry: Sendable {
 
     /// The positions of the decoders `ad` selects, each once, in list order.
     public func candidates(for ad: Advertisement) -> [Int] {
+        let fields = ad.fields
         var found: [Int] = []
-        for s in ad.fields.serviceData {
-            if case .uuid16(let uuid) = s.uuid, let list = byServiceData[uuid] { found += list }
+        /// Adds the decoders `list` names (the first list as it is, without a copy).
+        func add(_ list: [Int]?) {
+            guard let list else { return }
+            if found.isEmpty { found = list } else { found += list }
         }
-        for m in ad.fields.manufacturerData {
-            if let list = byCompany[m.companyID] { found += list }
-            if let list = byManufacturerLength[m.value.count] { found += list }
+        for f in fields.fields {
+            switch f.kind {
+            case .serviceData where f.type == ADType.serviceData16:
+                add(byServiceData[fields.key(f)])
+            case .manufacturer:
+                add(byCompany[fields.key(f)])
+                add(byManufacturerLength[f.value.count])
+            default:
+                break
+            }
         }
-        if !byLocalName.isEmpty, let name = ad.fields.localName, let list = byLocalName[Array(name)] {
-            found += list
+        if let name = fields.localNameRange, localNameLengths.contains(name.count) {
+            add(byLocalName[Array(fields.bytes[name])])
         }
         guard found.count > 1 else { return found }
-        return Set(found).sorted()
+        // Each once, in list order.
+        found.sort()
+        var kept = 1
+        for k in 1..<found.count where found[k] != found[kept - 1] {
+            found[kept] = found[k]
+            kept += 1
+        }
+        found.removeLast(found.count - kept)
+        return found
     }
 
     /// Decodes one advertisement with every decoder it selects, counting each outcome in
@@ -105,7 +127,8 @@ public struct Registry: Sendable {
             let outcome = decoders[i].decode(ad)
             observe(i, outcome)
             switch outcome {
-            case .readings(let readings): result.readings += readings
+            case .readings(let readings):
+                if result.readings.isEmpty { result.readings = readings } else { result.readings += readings }
             case .notMine: break
             case .malformed(let why): result.malformed.append(Malformed(decoder: decoders[i].id, reason: why))
             }

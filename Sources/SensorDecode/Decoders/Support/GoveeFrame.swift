@@ -21,26 +21,25 @@ enum GoveeFrame {
     /// 5075 from names such as `GVH5075_1234`, `Govee_H5074_1234`, `GV5140303A`, `B5178C545`:
     /// the first "5" followed by three digits, in a name that starts the way Govee's do.
     static func modelNumber(fromName name: Frame) -> Int? {
-        let bytes = name.array
-        guard bytes.count >= 5 else { return nil }
-        let startsLikeGovee = ["GV", "Govee", "B5", "H5"].contains { bytes.starts(with: $0.utf8) }
-        guard startsLikeGovee else { return nil }
-        let digits = bytes.map { Int($0) - Int(UInt8(ascii: "0")) }
-        func isDigit(_ i: Int) -> Bool { (0...9).contains(digits[i]) }
-        for i in 0..<(bytes.count - 3) where bytes[i] == UInt8(ascii: "5") && isDigit(i + 1) && isDigit(i + 2) && isDigit(i + 3) {
-            return 5000 + digits[i + 1] * 100 + digits[i + 2] * 10 + digits[i + 3]
+        guard name.count >= 5, Self.namePrefixes.contains(where: { name.bytes.starts(with: $0) }) else { return nil }
+        /// The digit at offset `i`, if it is one.
+        func digit(_ i: Int) -> Int? { name.u8(i).flatMap { $0 >= 0x30 && $0 <= 0x39 ? Int($0 - 0x30) : nil } }
+        for i in 0..<(name.count - 3) where name.u8(i) == UInt8(ascii: "5") {
+            if let a = digit(i + 1), let b = digit(i + 2), let c = digit(i + 3) { return 5000 + a * 100 + b * 10 + c }
         }
         return nil
     }
+
+    /// How Govee's names start.
+    static let namePrefixes: [[UInt8]] = ["GV", "Govee", "B5", "H5"].map { Array($0.utf8) }
 
     /// 5075 from a 16-bit service UUID 0x7550 (four decimal digits as nibbles, byte-swapped, the
     /// first a 5), the first such UUID listed.
     static func modelNumber(fromServiceUUIDs uuids: [UInt16]) -> Int? {
         for u in uuids {
-            let swapped = u.byteSwapped
-            let nibbles = [swapped >> 12, (swapped >> 8) & 0xF, (swapped >> 4) & 0xF, swapped & 0xF].map(Int.init)
-            guard nibbles[0] == 5, nibbles.allSatisfy({ $0 <= 9 }) else { continue }
-            return 5000 + nibbles[1] * 100 + nibbles[2] * 10 + nibbles[3]
+            let swapped = Int(u.byteSwapped)
+            let (first, a, b, c) = (swapped >> 12, (swapped >> 8) & 0xF, (swapped >> 4) & 0xF, swapped & 0xF)
+            if first == 5, a <= 9, b <= 9, c <= 9 { return 5000 + a * 100 + b * 10 + c }
         }
         return nil
     }
