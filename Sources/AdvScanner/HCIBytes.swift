@@ -74,13 +74,6 @@ extension ArraySlice where Element == UInt8 {
 
 /// The same reads of a view of a packet's bytes.
 extension Span where Element == UInt8 {
-    /// The bytes, copied into an array of their own.
-    public var array: [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(count)
-        for i in indices { out.append(self[i]) }
-        return out
-    }
     func u8(_ i: Int) -> UInt8 { self[i] }
     func i8(_ i: Int) -> Int8 { Int8(bitPattern: self[i]) }
     func le16(_ i: Int) -> UInt16 { UInt16(self[i]) | UInt16(self[i + 1]) << 8 }

@@ -21,7 +21,7 @@ enum CaptureBench {
             while case .packet(let packet) = try source.next(timeout: 0) {
                 extractor.forEachAdvertisement(in: packet) { header, bytes in
                     advertisements += 1
-                    readings += registry.decode(Advertisement(header: header, copying: bytes)).readings.count
+                    readings += registry.decode(Advertisement(header: header, data: bytes)).readings.count
                 }
             }
         } catch {

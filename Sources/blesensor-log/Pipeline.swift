@@ -21,17 +21,17 @@ struct Pipeline {
         self.only = only
     }
 
-    /// Decodes one advertisement, given as its header and a view of its bytes (copied), and hands
-    /// each reading to `body`, in order. `onProblem` gets a one-line message the first time a device's
+    /// Decodes one advertisement, given as its header and its bytes, and hands each reading to
+    /// `body`, in order. `onProblem` gets a one-line message the first time a device's
     /// frames are found malformed by a decoder (e.g. a wrong key), not for every frame.
     mutating func process(
-        _ header: AdvertisementHeader, _ bytes: Span<UInt8>, onProblem: (String) -> Void,
+        _ header: AdvertisementHeader, _ bytes: ArraySlice<UInt8>, onProblem: (String) -> Void,
         each body: (consuming Reading) -> Void
     ) {
         advertisements += 1
         let address = header.address
         if !only.isEmpty, !only.contains(address) { return }
-        let result = registry.decode(Advertisement(header: header, copying: bytes), counting: &statistics)
+        let result = registry.decode(Advertisement(header: header, data: bytes), counting: &statistics)
         readings += result.readings.count
         for m in result.malformed {
             malformed += 1

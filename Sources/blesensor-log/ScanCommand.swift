@@ -52,7 +52,7 @@ enum ScanCommand {
             try scanner.run(
                 stop: stop,
                 onAdvertisement: { header, bytes in
-                    let ad = Advertisement(header: header, copying: bytes)
+                    let ad = Advertisement(header: header, data: bytes)
                     let result = registry.decode(ad, counting: &statistics)
                     if json {
                         for r in result.readings { out.write(JSON.reading(r, includeTime: true) + "\n") }

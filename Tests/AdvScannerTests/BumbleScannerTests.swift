@@ -45,7 +45,7 @@ struct BumbleScannerTests {
         try scanner.run(
             stop: stop,
             onAdvertisement: { header, bytes in
-                let ad = Advertisement(header: header, data: bytes.array[...])
+                let ad = Advertisement(header: header, data: bytes)
                 seen.arrivals.append(Clock.monotonic())
                 if ad.primaryPHY == nil { seen.legacyReports += 1 } else { seen.extendedReports += 1 }
                 if ad.address == minew {

@@ -61,14 +61,6 @@ public struct Advertisement: Sendable, Equatable {
         fields = AdvertisingData(parsing: data)
     }
 
-    /// The same, with the bytes copied out of a view the caller owns (a capture's packet).
-    public init(header: AdvertisementHeader, copying bytes: Span<UInt8>) {
-        var data: [UInt8] = []
-        data.reserveCapacity(bytes.count)
-        for i in bytes.indices { data.append(bytes[i]) }
-        self.init(header: header, data: data[...])
-    }
-
     public init(
         address: BDAddress, addressType: AddressType = .publicDevice, eventType: UInt16 = 0, rssi: Int8? = nil,
         primaryPHY: UInt8? = nil, secondaryPHY: UInt8? = nil, sid: UInt8? = nil, data: ArraySlice<UInt8>,

@@ -101,11 +101,11 @@ public struct GoveeDecoder: SensorDecoder {
             if data.count == 6 {
                 r = reading("H5072/H5075", fromName: true)
                 addPacked(data.be24(1), to: &r)
-                r.add(.batteryPercent, Double(data.u8(4) ?? 0))
+                if let battery = data.u8(4) { r.add(.batteryPercent, Double(battery)) }
             } else {
                 r = reading(data.count == 7 ? "H5074" : "H5051/H5071", fromName: true)
                 if let why = addHundredths(at: 1, to: &r) { return .malformed(why) }
-                r.add(.batteryPercent, Double(data.u8(5) ?? 0))
+                if let battery = data.u8(5) { r.add(.batteryPercent, Double(battery)) }
             }
         case (0x0001, 6), (0x0001, 8), (0x0001, 9):
             guard data.u8(0) == 0x01, data.u8(1) == 0x01 else { return .notMine }
@@ -131,7 +131,7 @@ public struct GoveeDecoder: SensorDecoder {
             } else if data.count == 8, number == 5140 {
                 r = reading("H5140")
                 addPacked(data.be24(2), to: &r)
-                r.add(.co2PPM, Double(data.be16(5) ?? 0))
+                if let co2 = data.be16(5) { r.add(.co2PPM, Double(co2)) }
             } else if data.count == 8, number == 5112 {
                 guard let probeByte = data.u8(7), let battery = data.u8(5) else { return .notMine }
                 let probe = Int(probeByte & 0x7F)
@@ -152,7 +152,7 @@ public struct GoveeDecoder: SensorDecoder {
             guard !data.isAllFF(from: 4) else { return .malformed("all-0xFF frame") }
             r = reading("H5179", fromName: true)
             if let why = addHundredths(at: 4, to: &r) { return .malformed(why) }
-            r.add(.batteryPercent, Double(data.u8(8) ?? 0))
+            if let battery = data.u8(8) { r.add(.batteryPercent, Double(battery)) }
         default:
             return .notMine  // a length we do not know for this tag: not guessed
         }

@@ -76,19 +76,20 @@ public struct GoveeMeatDecoder: SensorDecoder {
     private func probeFrame(_ data: Frame, _ ad: Advertisement) -> DecodeOutcome {
         let number = GoveeFrame.modelNumber(ad)
         let named = number.map(GoveeFrame.model(number:))
+        guard let pairByte = data.u8(6) else { return .notMine }  // every frame here has 14 bytes or more
         var r: Reading
         switch data.count {
         case 14:
             r = ad.reading(decoder: id, model: named ?? "H5181/H5183", frameKind: "probe-14")
             if let t = probe(data, 8) { r.add(.temperatureProbeC(1), t) }
         case 17:
-            let pair = Int(data.u8(6) ?? 0)
+            let pair = Int(pairByte)
             guard (1...2).contains(pair) else { return .malformed("probe pair \(pair) unknown") }
             r = ad.reading(decoder: id, model: named ?? "H5182/H5184", frameKind: "probe-17")
             if let t = probe(data, 8) { r.add(.temperatureProbeC(2 * pair - 1), t) }
             if let t = probe(data, 13) { r.add(.temperatureProbeC(2 * pair), t) }
         default:  // 20
-            let pair = Int((data.u8(6) ?? 0) & 0x3F)
+            let pair = Int(pairByte & 0x3F)
             if number == 5191 || (number == nil && !(1...3).contains(pair)) {
                 r = ad.reading(decoder: id, model: named ?? "H5191", frameKind: "probe-20")
                 if let t = probe(data, 8) { r.add(.temperatureProbeC(1), t) }
