@@ -56,14 +56,12 @@ public enum Hex {
     /// Bytes as a UUID's text: lower-case hex with a dash before bytes 4, 6, 8 and 10 (8-4-4-4-12
     /// for 16 bytes).
     public static func uuidText<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
-        let dashes = [4, 6, 8, 10].filter { $0 < bytes.count }.count
-        var text = [UInt8](repeating: UInt8(ascii: "-"), count: 2 * bytes.count + dashes)
-        var i = 0
+        var text: [UInt8] = []
+        text.reserveCapacity(2 * bytes.count + 4)
         for (k, b) in bytes.enumerated() {
-            if k == 4 || k == 6 || k == 8 || k == 10 { i += 1 }  // past the dash
-            text[i] = digit(b >> 4)
-            text[i + 1] = digit(b & 0x0F)
-            i += 2
+            if k == 4 || k == 6 || k == 8 || k == 10 { text.append(UInt8(ascii: "-")) }
+            text.append(digit(b >> 4))
+            text.append(digit(b & 0x0F))
         }
         return String(decoding: text, as: UTF8.self)
     }

@@ -51,7 +51,7 @@ enum GoveeFrame {
     }
 
     /// "H5075" for 5075.
-    static func model(number: Int) -> String { "H\(number)" }
+    static func model(number: Int) -> String { "H" + String(number) }
 
     /// Decodes the packed 24-bit number `±(T·1000 + H)` where T is tenths of °C and H tenths of %RH;
     /// bit 23 is the sign of T. `nil` when T is impossible (more than 100 °C either way).
