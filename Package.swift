@@ -15,10 +15,7 @@ let package = Package(
         .systemLibrary(name: "CBlueZHCI", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-        .target(
-            name: "SensorDecode", dependencies: ["CCrypto"],
-            // `@_lifetime` on `ADView`'s initializers (see AdvertisingData.swift).
-            swiftSettings: [.enableExperimentalFeature("Lifetimes")]),
+        .target(name: "SensorDecode", dependencies: ["CCrypto"]),
         .target(name: "AdvScanner", dependencies: ["CBlueZHCI", "SensorDecode"]),
         .target(name: "SensorStore", dependencies: ["CSQLite", "SensorDecode"]),
         // The HTML report and SVG charts: pure (no I/O, no clock), fed plain series values.

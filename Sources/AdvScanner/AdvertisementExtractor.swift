@@ -14,11 +14,10 @@ public struct AdvertisementExtractor: Sendable {
     public init() {}
 
     /// Calls `body` with each advertisement `packet` carries (none for commands, ACL data, other
-    /// events), in order: its header and a view of its bytes, valid for the call. Collects
-    /// nothing, so a replay's millions of events allocate no lists, and makes no `Advertisement`,
-    /// whose reference to the packet would be retained and released for each.
+    /// events), in order: its header and its bytes (a slice of the packet). Collects
+    /// nothing, so a replay's millions of events allocate no lists.
     public mutating func forEachAdvertisement(
-        in packet: HCIPacket, _ body: (AdvertisementHeader, Span<UInt8>) -> Void
+        in packet: HCIPacket, _ body: (AdvertisementHeader, ArraySlice<UInt8>) -> Void
     ) {
         guard packet.type == .event else { return }  // events only ever travel controller → host
         events += 1

@@ -75,22 +75,23 @@ public struct ReportAssembler: Sendable {
     }
 
     /// Calls `body` with each whole advertisement among one event's `reports`, stamped with the
-    /// event's receive time, in order: its header and a view of its bytes (in the event's packet,
-    /// or in a reassembled chain), valid for the call. The one loop from reports to
+    /// event's receive time, in order: its header and its bytes (a slice of the event's packet, or
+    /// of a reassembled chain: no copy). The one loop from reports to
     /// advertisements: captures (`AdvertisementExtractor`) and live scanning (`ScanControl`) both
     /// go through it.
     public mutating func forEachAdvertisement(
         in reports: borrowing AdvertisingReports, timeMicros: Int64,
-        _ body: (AdvertisementHeader, Span<UInt8>) -> Void
+        _ body: (AdvertisementHeader, ArraySlice<UInt8>) -> Void
     ) {
         for k in reports.indices {
             // Legacy reports are always whole: read straight from the event, no trip through `add`
             // (copying the report in and out was measurable per advertisement).
             if !reports.extended {
                 let (header, data) = reports.legacyAdvertisement(k, timeMicros: timeMicros)
-                body(header, reports.body.span.extracting(data))
+                let start = reports.body.startIndex
+                body(header, reports.body[(start + data.lowerBound)..<(start + data.upperBound)])
             } else if let whole = add(reports[k]) {
-                body(whole.header(timeMicros: timeMicros), whole.data.span)
+                body(whole.header(timeMicros: timeMicros), whole.data)
             }
         }
     }

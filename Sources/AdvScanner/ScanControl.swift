@@ -517,11 +517,11 @@ public final class LiveScanner {
 
     /// Handles one received packet: hands each whole advertisement it carried (extended chains
     /// through `ReportAssembler`), stamped with the packet's receive time, to `each` as its header
-    /// and a view of its bytes, valid for the call (no copy on the way to the decoders), and takes
+    /// and its bytes, a slice of the packet (no copy on the way to the decoders), and takes
     /// the transitions device events and Hardware Errors call for. `each` runs while the report
     /// assembler is in use: it must not call back into the scanner.
     public func handle(
-        _ packet: HCIPacket, now: Double = Clock.monotonic(), each: (AdvertisementHeader, Span<UInt8>) -> Void
+        _ packet: HCIPacket, now: Double = Clock.monotonic(), each: (AdvertisementHeader, ArraySlice<UInt8>) -> Void
     ) {
         guard packet.type == .event else { return }
         stats.events += 1
@@ -567,7 +567,7 @@ public final class LiveScanner {
     /// The same, returning the advertisements, each with a copy of its bytes (tests, tools).
     public func handle(_ packet: HCIPacket, now: Double = Clock.monotonic()) -> [Advertisement] {
         var out: [Advertisement] = []
-        handle(packet, now: now) { header, bytes in out.append(Advertisement(header: header, data: bytes.array[...])) }
+        handle(packet, now: now) { header, bytes in out.append(Advertisement(header: header, data: bytes)) }
         return out
     }
 

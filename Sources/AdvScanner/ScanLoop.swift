@@ -81,8 +81,7 @@ nonisolated(unsafe) private var signalWakeFD: Int32 = -1
 extension LiveScanner {
     /// Runs until a stop is requested: opens and arms (`start()`), waits with `poll` on the
     /// transport's descriptors and the stop pipe, hands every advertisement to `onAdvertisement`
-    /// (its header and a view of its bytes in the packet, valid for the call: a caller that keeps
-    /// it copies it; it runs while the scanner's report assembler is in use, so it must not call
+    /// (its header and its bytes, a slice of the packet; it runs while the scanner's report assembler is in use, so it must not call
     /// back into the scanner), and calls `onTick` about once a second with the monotonic time
     /// (batch flushes, `--duration`).
     /// Idle CPU is zero: the only wake-ups are packets, the 1 s tick and scan-control deadlines.
@@ -90,7 +89,7 @@ extension LiveScanner {
     /// - Throws: `ScanError.unavailable` only when the adapter/endpoint is missing at start; every
     ///   later failure is lived through (see the state machine in ScanControl.swift).
     public func run(
-        stop: StopSignal, onAdvertisement: (AdvertisementHeader, Span<UInt8>) -> Void,
+        stop: StopSignal, onAdvertisement: (AdvertisementHeader, ArraySlice<UInt8>) -> Void,
         onTick: (_ nowMonotonic: Double) -> Void = { _ in }
     ) throws(ScanError) {
         interrupted = { stop.isRequested }
@@ -134,7 +133,7 @@ extension LiveScanner {
     /// Reads what is waiting, at most 256 packets per wake-up so ticks keep running under a flood.
     /// Returns true when it stopped at that limit (more may be waiting, possibly already read into
     /// the transport's own buffer, where `poll` cannot see it).
-    private func drain(onAdvertisement: (AdvertisementHeader, Span<UInt8>) -> Void) -> Bool {
+    private func drain(onAdvertisement: (AdvertisementHeader, ArraySlice<UInt8>) -> Void) -> Bool {
         for _ in 0..<256 {
             guard !transport.pollDescriptors.isEmpty else { return false }
             let event: SourceEvent

@@ -2,8 +2,8 @@ import AdvScanner
 import SensorDecode
 
 /// `blesensor-bench capture FILE`: the front half of `replay` without the store — capture reader →
-/// HCI event parsing → report assembly → `Registry.standard().decode`, into one result reused
-/// from one advertisement to the next as `replay` does — in one pass over FILE.
+/// HCI event parsing → report assembly → `Registry.standard().decode`, as `replay` does — in one
+/// pass over FILE.
 ///
 /// Run under callgrind by scripts/bench at two sizes, it gives the instructions per advertisement
 /// of reading and decoding alone; the difference to `replay` is the cost of downsampling and
@@ -15,15 +15,13 @@ enum CaptureBench {
         var extractor = AdvertisementExtractor()
         var advertisements = 0
         var readings = 0
-        var result = Registry.Result()
         let start = monotonicSeconds()
         do throws(SourceError) {
             let source = try CaptureSource(path: path)
             while case .packet(let packet) = try source.next(timeout: 0) {
                 extractor.forEachAdvertisement(in: packet) { header, bytes in
                     advertisements += 1
-                    registry.decode(header, bytes, into: &result)
-                    readings += result.readings.count
+                    readings += registry.decode(Advertisement(header: header, data: bytes)).readings.count
                 }
             }
         } catch {

@@ -1,7 +1,7 @@
 import SensorDecode
 
-/// `blesensor-bench decode FILE`: advertisements/s through `Registry.standard().decode`, into one
-/// result reused from one advertisement to the next (see `ReadingList`).
+/// `blesensor-bench decode FILE`: advertisements/s through `Registry.standard().decode`, each
+/// advertisement's AD structures parsed in the loop (as `replay` parses each report it decodes).
 ///
 /// FILE holds one `AA:BB:CC:DD:EE:FF <AD hex>` line per advertisement (scripts/bench-peers.py
 /// writes it from the peer vectors into a temp dir). The hex is parsed once, before timing, as the
@@ -15,8 +15,8 @@ enum DecodeBench {
         let minSeconds = try options.double("min-seconds", default: 0.5)
         // `--passes N`: exactly N passes over the set per round, whatever the time (for callgrind).
         let passes = try options.int("passes", default: 0)
-        // `--text 1`: also make every reading's name and frame kind into text, as a caller that
-        // prints or stores each reading does (a reading keeps them as bytes until read).
+        // `--text 1`: also read every reading's name and frame kind, as a caller that prints or
+        // stores each reading does.
         let makeText = try options.int("text", default: 0) != 0
         let ads = try load(path)
         guard !ads.isEmpty else { throw BenchError("\(path) holds no advertisements") }
@@ -28,18 +28,13 @@ enum DecodeBench {
         var rates: [Double] = []
         var total = 0
         var sink = 0  // keeps the optimiser from dropping the decode calls
-        var result = Registry.Result()
-        // Each advertisement is decoded as `replay` decodes one, from its header and a view of
-        // its bytes: iterating `ads` copied each element, a reference to its bytes retained and
-        // released (two atomic operations) that `replay`'s loop does not make.
-        let list = ads.span
         for _ in 0..<rounds {
             var n = 0
             let start = monotonicSeconds()
             var elapsed = 0.0
             repeat {
-                for i in list.indices {
-                    registry.decode(list[i].header, list[i].data.span, into: &result)
+                for i in ads.indices {
+                    let result = registry.decode(Advertisement(header: ads[i].header, data: ads[i].data))
                     sink &+= result.readings.count
                     if makeText {
                         for r in result.readings { sink &+= (r.name?.utf8.count ?? 0) &+ (r.frameKind?.utf8.count ?? 0) }

@@ -44,14 +44,13 @@ enum DecodeCommand {
                 printError("line \(lineNumber): \(message)")
             case .success(let ads):
                 for ad in ads {
-                    let parsed = AdvertisingData(parsing: ad.data)
-                    let result = registry.decode(ad, parsed)
+                    let result = registry.decode(ad)
                     for r in result.readings { out.write(JSON.reading(r, includeTime: false) + "\n") }
                     for m in result.malformed {
                         printError("line \(lineNumber): \(ad.address): \(m.decoder): \(m.reason)")
                     }
                     if result.readings.isEmpty, args.has("all") {
-                        out.write(JSON.undecoded(ad, parsed, includeTime: false) + "\n")
+                        out.write(JSON.undecoded(ad, ad.fields, includeTime: false) + "\n")
                     }
                 }
             }

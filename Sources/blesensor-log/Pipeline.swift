@@ -10,6 +10,8 @@ struct Pipeline {
     private(set) var advertisements = 0
     private(set) var readings = 0
     private(set) var malformed = 0
+    /// Per decoder: decoded, not mine, malformed (`run -v` and `replay -v` print them).
+    private(set) var statistics = DecoderStatistics()
     /// (address, decoder) pairs already reported; bounded so a noisy radio cannot grow it.
     private var reported: Set<String> = []
     private static let maxReported = 1024
@@ -19,21 +21,17 @@ struct Pipeline {
         self.only = only
     }
 
-    /// Decoded into again for each advertisement: its storage is reused (see `ReadingList`).
-    private var result = Registry.Result()
-
-    /// Decodes one advertisement, given as its header and a view of its bytes, and hands each
-    /// reading to `body`, in order and moved (the store keeps what it is given; see
-    /// `ReadingList.takeEach`). `onProblem` gets a one-line message the first time a device's
+    /// Decodes one advertisement, given as its header and its bytes, and hands each reading to
+    /// `body`, in order. `onProblem` gets a one-line message the first time a device's
     /// frames are found malformed by a decoder (e.g. a wrong key), not for every frame.
     mutating func process(
-        _ header: AdvertisementHeader, _ bytes: Span<UInt8>, onProblem: (String) -> Void,
+        _ header: AdvertisementHeader, _ bytes: ArraySlice<UInt8>, onProblem: (String) -> Void,
         each body: (consuming Reading) -> Void
     ) {
         advertisements += 1
         let address = header.address
         if !only.isEmpty, !only.contains(address) { return }
-        registry.decode(header, bytes, into: &result)
+        let result = registry.decode(Advertisement(header: header, data: bytes), counting: &statistics)
         readings += result.readings.count
         for m in result.malformed {
             malformed += 1
@@ -44,6 +42,6 @@ struct Pipeline {
                 onProblem("\(address): \(m.decoder): \(m.reason) (further such frames from it are not reported)")
             }
         }
-        result.readings.takeEach(body)
+        for r in result.readings { body(r) }
     }
 }

@@ -99,6 +99,7 @@ enum RunCommand {
         log.info(
             "stopped: \(pipeline.advertisements) advertisements, \(pipeline.readings) readings, \(st.committedRows) rows stored"
                 + (s.droppedRows > 0 ? ", \(s.droppedRows) rows dropped while the database failed" : ""))
+        if verbose { for line in pipeline.statistics.lines { log.debug("decoder \(line)") } }
         return ExitCode.ok
     }
 }

@@ -44,6 +44,7 @@ enum ScanCommand {
         StopSignal.installSignalHandlers(stop)
 
         let registry = Registry.standard(keys: keys)
+        var statistics = DecoderStatistics()
         let out = OutputWriter(fd: 1)
         var table = LiveTable(capacity: 512)
         let started = Clock.monotonic()
@@ -51,14 +52,12 @@ enum ScanCommand {
             try scanner.run(
                 stop: stop,
                 onAdvertisement: { header, bytes in
-                    // Copied: `scan` shows its fields through an `AdvertisingData`, which owns its bytes.
-                    let ad = Advertisement(header: header, data: bytes.array[...])
-                    let parsed = AdvertisingData(parsing: ad.data)
-                    let result = registry.decode(ad, parsed)
+                    let ad = Advertisement(header: header, data: bytes)
+                    let result = registry.decode(ad, counting: &statistics)
                     if json {
                         for r in result.readings { out.write(JSON.reading(r, includeTime: true) + "\n") }
                         if result.readings.isEmpty, includeAll {
-                            out.write(JSON.undecoded(ad, parsed, includeTime: true) + "\n")
+                            out.write(JSON.undecoded(ad, ad.fields, includeTime: true) + "\n")
                         }
                     } else {
                         for r in result.readings { table.update(r, now: Clock.monotonic()) }
@@ -89,6 +88,7 @@ enum ScanCommand {
             printError(
                 "\(scanner.transport.name): \(s.advertisements) advertisements in \(s.events) events, "
                     + "\(s.malformedEvents) malformed, \(s.reconnects) reconnects, \(s.rearms) re-arms")
+            for line in statistics.lines { printError("decoder \(line)") }
         }
         try out.finish()
         return ExitCode.ok

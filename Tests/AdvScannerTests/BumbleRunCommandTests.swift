@@ -4,7 +4,7 @@ import Testing
 /// `blesensor-log run` — the logger — against a Bumble virtual controller, stopped with SIGTERM:
 /// every reading it decoded before the signal must be in the database afterwards.
 @Suite(.enabled(if: BumbleWorld.isAvailable && BumbleWorld.binary != nil,
-    "needs .venv-bumble (scripts/bumble/setup.sh) and a built blesensor-log next to the tests"))
+    "needs .venv-bumble (IntegrationTests/bumble/setup.sh) and a built blesensor-log next to the tests"))
 struct BumbleRunCommandTests {
     /// JSON objects of the readings `run -v` logged on stderr (one per decoded advertisement).
     static func loggedReadings(_ stderr: String) -> [[String: Any]] {

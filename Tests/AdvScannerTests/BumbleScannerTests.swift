@@ -3,7 +3,7 @@ import Foundation
 import SensorDecode
 import Testing
 
-/// The scanner against Google Bumble virtual controllers over H4/TCP (scripts/bumble/): the real
+/// The scanner against Google Bumble virtual controllers over H4/TCP (IntegrationTests/bumble/): the real
 /// command conversation, real reports, real reconnects. Assertions are on addresses and data, not
 /// on event types or RSSI (Bumble fixes those; vm-e2e README finding 6).
 @Suite(.enabled(if: BumbleWorld.isAvailable, "\(BumbleWorld.skipMessage)"))
@@ -45,12 +45,11 @@ struct BumbleScannerTests {
         try scanner.run(
             stop: stop,
             onAdvertisement: { header, bytes in
-                let ad = Advertisement(header: header, data: bytes.array[...])
+                let ad = Advertisement(header: header, data: bytes)
                 seen.arrivals.append(Clock.monotonic())
                 if ad.primaryPHY == nil { seen.legacyReports += 1 } else { seen.extendedReports += 1 }
-                let parsed = AdvertisingData(parsing: ad.data)
                 if ad.address == minew {
-                    for r in registry.decode(ad, parsed).readings {
+                    for r in registry.decode(ad).readings {
                         for m in r.measurements where m.quantity == .temperatureC {
                             seen.minewTemperatures.append(m.value)
                         }
@@ -59,9 +58,9 @@ struct BumbleScannerTests {
                         }
                     }
                 }
-                if ad.address == pvvx, let f = parsed.serviceData(uuid16: 0x181A) { seen.pvvxFrames.append(Array(f)) }
-                if ad.address == bthome, let f = parsed.serviceData(uuid16: 0xFCD2) {
-                    seen.bthomeFrames.append(Array(f))
+                if ad.address == pvvx, let f = ad.serviceData(uuid16: 0x181A) { seen.pvvxFrames.append(f.array) }
+                if ad.address == bthome, let f = ad.serviceData(uuid16: 0xFCD2) {
+                    seen.bthomeFrames.append(f.array)
                 }
                 if done(seen, scanner) { stop.request() }
             },
@@ -187,7 +186,7 @@ struct BumbleScannerTests {
 @Suite(
     .enabled(
         if: BumbleWorld.isAvailable && BumbleWorld.binary != nil,
-        "needs .venv-bumble (scripts/bumble/setup.sh) and a built blesensor-log next to the tests"))
+        "needs .venv-bumble (IntegrationTests/bumble/setup.sh) and a built blesensor-log next to the tests"))
 struct BumbleScanCommandTests {
     @Test func scanPrintsJSONReadingsIncludingANegativeTemperature() throws {
         let world = try BumbleWorld([])

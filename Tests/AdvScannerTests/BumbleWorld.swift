@@ -1,6 +1,6 @@
 import Foundation
 
-/// A running `scripts/bumble/virtual_controller.py`: a Bumble controller served as H4 over TCP on
+/// A running `IntegrationTests/bumble/virtual_controller.py`: a Bumble controller served as H4 over TCP on
 /// 127.0.0.1 plus advertisers (MM-BLEBC7 with a falling temperature, pvvx 0x181A, BTHome v2).
 /// Its stdout and stderr go to temporary files, read back by polling, so no pipe can fill up and
 /// block the controller.
@@ -8,10 +8,10 @@ final class BumbleWorld {
     static let repoRoot: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
     static let python = repoRoot.appendingPathComponent(".venv-bumble/bin/python").path
-    static let script = repoRoot.appendingPathComponent("scripts/bumble/virtual_controller.py").path
+    static let script = repoRoot.appendingPathComponent("IntegrationTests/bumble/virtual_controller.py").path
 
     static var isAvailable: Bool { FileManager.default.isExecutableFile(atPath: python) }
-    static let skipMessage = ".venv-bumble is missing: run scripts/bumble/setup.sh to enable the Bumble scanner tests"
+    static let skipMessage = ".venv-bumble is missing: run IntegrationTests/bumble/setup.sh to enable the Bumble scanner tests"
 
     /// The built `blesensor-log` next to the test bundle (`swift build` puts both in .build/<triple>/debug).
     static var binary: String? {

@@ -222,7 +222,7 @@ struct HCIEventTests {
                 var viewed: [Advertisement] = []
                 var viewing = ReportAssembler()
                 viewing.forEachAdvertisement(in: reports, timeMicros: 7) { header, bytes in
-                    viewed.append(Advertisement(header: header, data: bytes.array[...]))
+                    viewed.append(Advertisement(header: header, data: bytes))
                 }
                 var adding = ReportAssembler()
                 let added = reports.compactMap { adding.add($0)?.advertisement(timeMicros: 7) }

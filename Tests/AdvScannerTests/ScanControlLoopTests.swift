@@ -109,7 +109,7 @@ import Testing
         try scanner.run(
             stop: stop,
             onAdvertisement: { _, bytes in
-                if let m = AdvertisingData(parsing: bytes.array).manufacturerData.first, m.data.count == 2 {
+                if let m = AdvertisingData(parsing: bytes).manufacturerData.first, m.data.count == 2 {
                     counters.append(Int(m.data[m.data.startIndex]) | Int(m.data[m.data.startIndex + 1]) << 8)
                 }
                 if counters.count == burst { stop.request() }

@@ -4,21 +4,21 @@ import Testing
 @Suite struct AESCCMTests {
     /// RFC 3610 section 8, Packet Vector #1 (8-byte tag, 8 bytes of associated data).
     @Test func rfc3610PacketVector1() throws {
-        let out = GroupA.bytes("588C979A61C663D2F066D0C2C0F989806D5F6B61DAC38417E8D12CFDF926E0")
+        let out = Kit.bytes("588C979A61C663D2F066D0C2C0F989806D5F6B61DAC38417E8D12CFDF926E0")
         let plain = try AESCCM.decrypt(
-            key: GroupA.bytes("C0C1C2C3C4C5C6C7C8C9CACBCCCDCECF"), nonce: GroupA.bytes("00000003020100A0A1A2A3A4A5"),
-            ciphertext: out.dropLast(8), tag: out.suffix(8), associatedData: GroupA.bytes("0001020304050607"))
-        #expect(plain == GroupA.bytes("08090A0B0C0D0E0F101112131415161718191A1B1C1D1E"))
+            key: Kit.bytes("C0C1C2C3C4C5C6C7C8C9CACBCCCDCECF"), nonce: Kit.bytes("00000003020100A0A1A2A3A4A5"),
+            ciphertext: out.dropLast(8), tag: out.suffix(8), associatedData: Kit.bytes("0001020304050607"))
+        #expect(plain == Kit.bytes("08090A0B0C0D0E0F101112131415161718191A1B1C1D1E"))
     }
 
     @Test func alteredTagFailsAuthentication() {
-        var out = GroupA.bytes("588C979A61C663D2F066D0C2C0F989806D5F6B61DAC38417E8D12CFDF926E0")
+        var out = Kit.bytes("588C979A61C663D2F066D0C2C0F989806D5F6B61DAC38417E8D12CFDF926E0")
         out[out.count - 1] ^= 1
         #expect(throws: AESCCM.Failure.authenticationFailed) {
             try AESCCM.decrypt(
-                key: GroupA.bytes("C0C1C2C3C4C5C6C7C8C9CACBCCCDCECF"),
-                nonce: GroupA.bytes("00000003020100A0A1A2A3A4A5"),
-                ciphertext: out.dropLast(8), tag: out.suffix(8), associatedData: GroupA.bytes("0001020304050607"))
+                key: Kit.bytes("C0C1C2C3C4C5C6C7C8C9CACBCCCDCECF"),
+                nonce: Kit.bytes("00000003020100A0A1A2A3A4A5"),
+                ciphertext: out.dropLast(8), tag: out.suffix(8), associatedData: Kit.bytes("0001020304050607"))
         }
     }
 

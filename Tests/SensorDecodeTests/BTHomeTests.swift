@@ -4,11 +4,11 @@ import Testing
 @Suite struct BTHomeTests {
     let decoder = BTHomeDecoder()
     /// bthome.io "Encryption" example key, also used by the ble_monitor test below.
-    static let specKey = GroupA.bytes("231d39c1d7cc1ab1aee224cd096db932")
+    static let specKey = Kit.bytes("231d39c1d7cc1ab1aee224cd096db932")
     static let specMAC = BDAddress("54:48:E6:8F:80:A5")!
 
     @Test func headerSampleDecodes() {
-        let v = GroupA.values(GroupA.decode(decoder, GroupA.bytes("0a16d2fc4002ca0903bf13")))
+        let v = Kit.values(Kit.decode(decoder, Kit.bytes("0a16d2fc4002ca0903bf13")))
         #expect(v == ["temperature_c": 25.06, "humidity_pct": 50.55])
     }
 
@@ -17,7 +17,7 @@ import Testing
     /// keys the object table makes ahead (2 to 4).
     @Test func repeatedQuantitiesAreNumbered() {
         let frame = "40" + "3a01" + "02ca09" + "3a02" + "3a03" + "451400" + "3a04" + "3a05" + "2e32" + "03bf13"
-        let r = GroupA.readings(GroupA.decode(decoder, uuid: 0xFCD2, frame))
+        let r = Kit.readings(Kit.decode(decoder, uuid: 0xFCD2, frame))
         let keys = r.first?.measurements.map(\.quantity.key)
         #expect(
             keys == [
@@ -29,9 +29,9 @@ import Testing
 
     @Test func v1SampleDecodes() {
         // v1: header 0x23 = signed, 3 bytes (id + s16); 0x03 = unsigned, 3 bytes.
-        let r = GroupA.readings(GroupA.decode(decoder, uuid: 0x181C, "2302ca090303bf13"))
+        let r = Kit.readings(Kit.decode(decoder, uuid: 0x181C, "2302ca090303bf13"))
         #expect(r.first?.frameKind == "v1")
-        #expect(GroupA.values(.readings(r)) == ["temperature_c": 25.06, "humidity_pct": 50.55])
+        #expect(Kit.values(.readings(r)) == ["temperature_c": 25.06, "humidity_pct": 50.55])
     }
 
     /// Published example: bthome.io/encryption (key, MAC 5448E68F80A5, counter 00112233, plaintext
@@ -40,18 +40,18 @@ import Testing
     /// `test_bthome_v2_temperature_and_humidity_encrypted`: AD `020106 1216d2fc41a47266c95f730011223378237214`.
     @Test func decryptsThePublishedSpecExample() {
         let keyed = BTHomeDecoder(keys: DeviceKeys([Self.specMAC: Self.specKey]))
-        let ad = GroupA.bytes("0201061216d2fc41a47266c95f730011223378237214")
-        let outcome = GroupA.decode(keyed, ad, from: Self.specMAC)
-        #expect(GroupA.readings(outcome).first?.frameKind == "v2-encrypted")
-        #expect(GroupA.values(outcome) == ["temperature_c": 25.06, "humidity_pct": 50.55])
+        let ad = Kit.bytes("0201061216d2fc41a47266c95f730011223378237214")
+        let outcome = Kit.decode(keyed, ad, from: Self.specMAC)
+        #expect(Kit.readings(outcome).first?.frameKind == "v2-encrypted")
+        #expect(Kit.values(outcome) == ["temperature_c": 25.06, "humidity_pct": 50.55])
     }
 
     @Test func wrongKeyIsMalformedWithOneLineReason() {
         var key = Self.specKey
         key[5] ^= 0x40
         let keyed = BTHomeDecoder(keys: DeviceKeys([Self.specMAC: key]))
-        let outcome = GroupA.decode(
-            keyed, GroupA.bytes("0201061216d2fc41a47266c95f730011223378237214"), from: Self.specMAC)
+        let outcome = Kit.decode(
+            keyed, Kit.bytes("0201061216d2fc41a47266c95f730011223378237214"), from: Self.specMAC)
         guard case .malformed(let why) = outcome else {
             Issue.record("expected malformed, got \(outcome)")
             return
@@ -62,15 +62,15 @@ import Testing
     @Test func corruptedCiphertextWithTheRightKeyIsMalformed() {
         let keyed = BTHomeDecoder(keys: DeviceKeys([Self.specMAC: Self.specKey]))
         // one ciphertext bit flipped: a4 → a5
-        let outcome = GroupA.decode(
-            keyed, GroupA.bytes("0201061216d2fc41a57266c95f730011223378237214"), from: Self.specMAC)
-        #expect(GroupA.isMalformed(outcome))
+        let outcome = Kit.decode(
+            keyed, Kit.bytes("0201061216d2fc41a57266c95f730011223378237214"), from: Self.specMAC)
+        #expect(Kit.isMalformed(outcome))
     }
 
     @Test func encryptedWithoutKeyNamesTheDeviceQuietly() {
-        let outcome = GroupA.decode(
-            decoder, GroupA.bytes("0201061216d2fc41a47266c95f730011223378237214"), from: Self.specMAC)
-        let r = GroupA.readings(outcome)
+        let outcome = Kit.decode(
+            decoder, Kit.bytes("0201061216d2fc41a47266c95f730011223378237214"), from: Self.specMAC)
+        let r = Kit.readings(outcome)
         #expect(r.count == 1)
         #expect(r.first?.measurements.isEmpty == true)
         #expect(r.first?.frameKind == "v2-encrypted-no-key")
@@ -82,8 +82,8 @@ import Testing
     @Test func encryptedWithMACInPayloadAndNegativeTemperatures() {
         let mac = BDAddress("A4:C1:38:8D:18:B2")!
         let keyed = BTHomeDecoder(keys: DeviceKeys([mac: Self.specKey]))
-        let v = GroupA.values(
-            GroupA.decode(keyed, uuid: 0xFCD2, "43b2188d38c1a4bd12597c4e7e010000006f1dcbfd", from: mac))
+        let v = Kit.values(
+            Kit.decode(keyed, uuid: 0xFCD2, "43b2188d38c1a4bd12597c4e7e010000006f1dcbfd", from: mac))
         #expect(v == ["temperature_c": -12.34, "temperature2_c": -5.5])
     }
 
@@ -95,26 +95,26 @@ import Testing
         ("4008b0fe", -3.36),  // 0x08 dew point s16 / 100 (key dewpoint_c)
     ])
     func negativeTemperatures(hex: String, want: Double) {
-        let v = GroupA.values(GroupA.decode(decoder, uuid: 0xFCD2, hex))
-        GroupA.expectClose(v["temperature_c"] ?? v["dewpoint_c"], want, hex)
+        let v = Kit.values(Kit.decode(decoder, uuid: 0xFCD2, hex))
+        Kit.expectClose(v["temperature_c"] ?? v["dewpoint_c"], want, hex)
     }
 
     @Test func v1UnknownIdIsSkippedByItsLengthAndFloatsDecode() {
         // v1 lengths are explicit: unknown id 0x7f (2 bytes) is skipped with a warning; then a float
         // (format 2, length 5) temperature −1.5 (0xbfc00000 little-endian), then battery.
-        let r = GroupA.readings(GroupA.decode(decoder, uuid: 0x181C, "027f0045020000c0bf020161"))
-        #expect(GroupA.values(.readings(r)) == ["temperature_c": -1.5, "battery_pct": 97])
+        let r = Kit.readings(Kit.decode(decoder, uuid: 0x181C, "027f0045020000c0bf020161"))
+        #expect(Kit.values(.readings(r)) == ["temperature_c": -1.5, "battery_pct": 97])
         #expect(r.first?.warnings.count == 1)
     }
 
     @Test func v1SignedFormatGivesNegativeTemperature() {
         // header 0x23: format 1 (signed), length 3; 0xfef6 = −266 → −2.66 °C
-        GroupA.expectClose(GroupA.values(GroupA.decode(decoder, uuid: 0x181C, "2302f6fe"))["temperature_c"], -2.66)
+        Kit.expectClose(Kit.values(Kit.decode(decoder, uuid: 0x181C, "2302f6fe"))["temperature_c"], -2.66)
     }
 
     @Test func repeatedQuantitiesGetNumberedKeys() {
         // two temperatures, two humidities, two voltages (0x0C mV, 0x4A 0.1 V), two PM2.5
-        let v = GroupA.values(GroupA.decode(decoder, uuid: 0xFCD2, "4002ca0902c4092e232e240c020c4a020c0d0a000d0b00"))
+        let v = Kit.values(Kit.decode(decoder, uuid: 0xFCD2, "4002ca0902c4092e232e240c020c4a020c0d0a000d0b00"))
         #expect(v["temperature_c"] == 25.06 && v["temperature2_c"] == 25.0)
         #expect(v["humidity_pct"] == 35 && v["humidity2_pct"] == 36)
         #expect(v["voltage_v"] == 3.074 && v["voltage2_v"] == 307.4)
@@ -147,31 +147,31 @@ import Testing
             ("3c0103", "dimmer_steps", -3),
         ]
         for (hex, key, want) in cases {
-            let v = GroupA.values(GroupA.decode(decoder, uuid: 0xFCD2, "40" + hex))
-            GroupA.expectClose(v[key], want, tolerance: 1e-6, "object \(hex.prefix(2)) → \(key)")
+            let v = Kit.values(Kit.decode(decoder, uuid: 0xFCD2, "40" + hex))
+            Kit.expectClose(v[key], want, tolerance: 1e-6, "object \(hex.prefix(2)) → \(key)")
         }
     }
 
     @Test func lengthPrefixedAndDeviceInfoObjectsAreSkipped() {
         // text "ab" (0x53), raw 1 byte (0x54), firmware (0xF2), then battery
-        let v = GroupA.values(GroupA.decode(decoder, uuid: 0xFCD2, "40530261625401fff20100010161"))
+        let v = Kit.values(Kit.decode(decoder, uuid: 0xFCD2, "40530261625401fff20100010161"))
         #expect(v == ["battery_pct": 97])
     }
 
     @Test func unknownObjectStopsTheWalkKeepingWhatCameBefore() {
         // bthome-ble test_bthome_battery_wrong_object_id_humidity: battery, then unknown id 0xFE
-        let r = GroupA.readings(GroupA.decode(decoder, uuid: 0xFCD2, "40015dfe5d0903b718"))
-        #expect(GroupA.values(.readings(r)) == ["battery_pct": 93])
+        let r = Kit.readings(Kit.decode(decoder, uuid: 0xFCD2, "40015dfe5d0903b718"))
+        #expect(Kit.values(.readings(r)) == ["battery_pct": 93])
         #expect(r.first?.warnings.first?.description.contains("0xfe") == true)
     }
 
     @Test func unknownObjectFirstIsMalformed() {
-        #expect(GroupA.isMalformed(GroupA.decode(decoder, uuid: 0xFCD2, "40fe5d0903b718")))
+        #expect(Kit.isMalformed(Kit.decode(decoder, uuid: 0xFCD2, "40fe5d0903b718")))
     }
 
-    @Test func truncationNeverCrashesAndNeverInventsValues() {
-        let payload = GroupA.bytes("4002ca0903bf13")
-        for outcome in GroupA.everyTruncation(decoder, uuid: 0xFCD2, payload) {
+    @Test func aTruncatedFrameKeepsWholeObjectsOnly() {
+        let payload = Kit.bytes("4002ca0903bf13")
+        for outcome in Kit.everyTruncation(decoder, uuid: 0xFCD2, payload, layout: .objects) {
             if case .readings(let r) = outcome {
                 for m in r.flatMap(\.measurements) {
                     #expect(
@@ -180,9 +180,9 @@ import Testing
                 }
             }
         }
-        GroupA.everyTruncation(decoder, uuid: 0x181C, GroupA.bytes("2302ca090303bf13"))
-        let keyed = BTHomeDecoder(keys: DeviceKeys([GroupA.defaultAddress: Self.specKey]))
-        for outcome in GroupA.everyTruncation(keyed, uuid: 0xFCD2, GroupA.bytes("41a47266c95f730011223378237214")) {
+        Kit.everyTruncation(decoder, uuid: 0x181C, Kit.bytes("2302ca090303bf13"), layout: .objects)
+        let keyed = BTHomeDecoder(keys: DeviceKeys([Kit.address: Self.specKey]))
+        for outcome in Kit.everyTruncation(keyed, uuid: 0xFCD2, Kit.bytes("41a47266c95f730011223378237214")) {
             if case .readings(let r) = outcome { #expect(r.allSatisfy { $0.measurements.isEmpty }) }
         }
     }
@@ -190,27 +190,27 @@ import Testing
     /// An advertisement with both a v2 and a v1 frame: readings of both (v2 first), and a corrupt
     /// frame does not hide the other's readings; with both corrupt, the v2 problem is reported.
     @Test func bothFramesInOneAdvertisement() {
-        let v2 = GroupA.serviceDataAD(0xFCD2, GroupA.bytes("4002ca0903bf13"))
-        let v1 = GroupA.serviceDataAD(0x181C, GroupA.bytes("2302f6fe"))
-        let both = GroupA.readings(GroupA.decode(decoder, v2 + v1))
+        let v2 = Kit.serviceDataAD(0xFCD2, Kit.bytes("4002ca0903bf13"))
+        let v1 = Kit.serviceDataAD(0x181C, Kit.bytes("2302f6fe"))
+        let both = Kit.readings(Kit.decode(decoder, v2 + v1))
         #expect(both.map(\.frameKind) == ["v2", "v1"])
         #expect(both.first?.measurements.map(\.quantity.key) == ["temperature_c", "humidity_pct"])
         #expect(both.last?.measurements.map(\.quantity.key) == ["temperature_c"])
         // v2 object 0xFF is unknown with nothing before it: malformed; v1 declares 3 bytes, has 1.
-        let badV2 = GroupA.serviceDataAD(0xFCD2, GroupA.bytes("40ff"))
-        let badV1 = GroupA.serviceDataAD(0x181C, GroupA.bytes("2302"))
-        #expect(GroupA.readings(GroupA.decode(decoder, badV2 + v1)).map(\.frameKind) == ["v1"])
-        #expect(GroupA.readings(GroupA.decode(decoder, v2 + badV1)).map(\.frameKind) == ["v2"])
-        let bothBad = GroupA.decode(decoder, badV2 + badV1)
-        #expect(bothBad == GroupA.decode(decoder, badV2))
-        #expect(GroupA.isMalformed(bothBad))
+        let badV2 = Kit.serviceDataAD(0xFCD2, Kit.bytes("40ff"))
+        let badV1 = Kit.serviceDataAD(0x181C, Kit.bytes("2302"))
+        #expect(Kit.readings(Kit.decode(decoder, badV2 + v1)).map(\.frameKind) == ["v1"])
+        #expect(Kit.readings(Kit.decode(decoder, v2 + badV1)).map(\.frameKind) == ["v2"])
+        let bothBad = Kit.decode(decoder, badV2 + badV1)
+        #expect(bothBad == Kit.decode(decoder, badV2))
+        #expect(Kit.isMalformed(bothBad))
     }
 
     @Test func otherSelectorsAndVersionsAreNotMine() {
-        #expect(GroupA.decode(decoder, uuid: 0xFCD3, "4002ca0903bf13") == .notMine)
-        #expect(GroupA.decode(decoder, uuid: 0x181A, "4002ca0903bf13") == .notMine)
+        #expect(Kit.decode(decoder, uuid: 0xFCD3, "4002ca0903bf13") == .notMine)
+        #expect(Kit.decode(decoder, uuid: 0x181A, "4002ca0903bf13") == .notMine)
         // version bits 5–7 = 3: an unknown layout
-        #expect(GroupA.decode(decoder, uuid: 0xFCD2, "6002ca0903bf13") == .notMine)
+        #expect(Kit.decode(decoder, uuid: 0xFCD2, "6002ca0903bf13") == .notMine)
     }
 
     static let vectors = PeerVector.forFormats(["bthome_v1", "bthome_v2_fcd2"])
@@ -222,6 +222,6 @@ import Testing
 
     @Test(.enabled(if: PeerVector.isAvailable, PeerVector.skipMessage), arguments: vectors)
     func peerVector(_ v: PeerVector) {
-        expectMatches(v, GroupA.vectorValues(v, decoder))
+        expectMatches(v, Kit.vectorValues(v, decoder))
     }
 }

@@ -8,8 +8,8 @@ import Testing
     // MARK: header samples
 
     @Test func decodesHeaderSampleH5075Negative() throws {
-        let data = GroupB.name("GVH5075_CB9B") + [0x09, 0xff, 0x88, 0xec, 0x00, 0x81, 0xc2, 0x89, 0x64, 0x00]
-        let r = try #require(GroupB.reading(GroupB.decode(govee, data)))
+        let data = Kit.name("GVH5075_CB9B") + [0x09, 0xff, 0x88, 0xec, 0x00, 0x81, 0xc2, 0x89, 0x64, 0x00]
+        let r = try #require(Kit.reading(Kit.decode(govee, data)))
         #expect(r.model == "H5075")
         #expect(r.frameKind == "ec88-6")
         #expect(r.value(.temperatureC) == -11.5)
@@ -18,12 +18,12 @@ import Testing
     }
 
     @Test func decodesHeaderSampleH5185() throws {
-        let data = GroupB.ad(0x03, [0x51, 0x85]) + Hex.decode("17ff32490a01000101e4c19609c41bbcffff0a282474ffff")!
-        let r = try #require(GroupB.reading(GroupB.decode(meat, data)))
+        let data = Kit.ad(0x03, [0x51, 0x85]) + Hex.decode("17ff32490a01000101e4c19609c41bbcffff0a282474ffff")!
+        let r = try #require(Kit.reading(Kit.decode(meat, data)))
         #expect(r.model == "H5185")
         // A service UUID that is not four BCD digits starting with 5 names no model.
-        let other = GroupB.ad(0x03, [0x5A, 0x85]) + Hex.decode("17ff32490a01000101e4c19609c41bbcffff0a282474ffff")!
-        #expect(GroupB.reading(GroupB.decode(meat, other))?.model != "H5A85")
+        let other = Kit.ad(0x03, [0x5A, 0x85]) + Hex.decode("17ff32490a01000101e4c19609c41bbcffff0a282474ffff")!
+        #expect(Kit.reading(Kit.decode(meat, other))?.model != "H5A85")
         #expect(r.value(.temperatureProbeC(1)) == 25.0)
         #expect(r.value(.temperatureProbeC(2)) == 26.0)
     }
@@ -33,27 +33,27 @@ import Testing
     @Test func packedSignBitGivesNegativeTemperatureAndTruncatedTenths() throws {
         // −0.5 °C and 50.0 %: magnitude 5·1000 + 500 = 5500 = 0x00157C, sign bit 23.
         let r = try #require(
-            GroupB.reading(GroupB.decode(govee, GroupB.manufacturer(0xEC88, [0x00, 0x80, 0x15, 0x7C, 0x50, 0x00]))))
+            Kit.reading(Kit.decode(govee, Kit.manufacturer(0xEC88, [0x00, 0x80, 0x15, 0x7C, 0x50, 0x00]))))
         #expect(r.value(.temperatureC) == -0.5)
         #expect(r.value(.humidityPercent) == 50.0)
         // theengs' vector 0x811F09: 73481 → −7.3 °C and 48.1 %, not −7.3481 °C.
         let t = try #require(
-            GroupB.reading(GroupB.decode(govee, GroupB.manufacturer(0xEC88, [0x00, 0x81, 0x1F, 0x09, 0x64, 0x00]))))
+            Kit.reading(Kit.decode(govee, Kit.manufacturer(0xEC88, [0x00, 0x81, 0x1F, 0x09, 0x64, 0x00]))))
         #expect(t.value(.temperatureC) == -7.3)
         #expect(t.value(.humidityPercent) == 48.1)
     }
 
     @Test func h5179AndH5074ReadSignedLittleEndian() throws {
         // −2.50 °C = −250 = 0xFF06 LE "06 ff"; 40.00 % = 4000 = 0x0FA0 LE "a0 0f".
-        let h5179 = GroupB.manufacturer(0x8801, [0xEC, 0x00, 0x01, 0x01, 0x06, 0xFF, 0xA0, 0x0F, 0x50])
-        let r = try #require(GroupB.reading(GroupB.decode(govee, h5179)))
+        let h5179 = Kit.manufacturer(0x8801, [0xEC, 0x00, 0x01, 0x01, 0x06, 0xFF, 0xA0, 0x0F, 0x50])
+        let r = try #require(Kit.reading(Kit.decode(govee, h5179)))
         #expect(r.model == "H5179")
         #expect(r.frameKind == "8801-9")
         #expect(r.value(.temperatureC) == -2.5)
         #expect(r.value(.humidityPercent) == 40.0)
         #expect(r.value(.batteryPercent) == 80)
-        let h5074 = GroupB.manufacturer(0xEC88, [0x00, 0x06, 0xFF, 0xA0, 0x0F, 0x50, 0x02])
-        let r5074 = try #require(GroupB.reading(GroupB.decode(govee, h5074)))
+        let h5074 = Kit.manufacturer(0xEC88, [0x00, 0x06, 0xFF, 0xA0, 0x0F, 0x50, 0x02])
+        let r5074 = try #require(Kit.reading(Kit.decode(govee, h5074)))
         #expect(r5074.value(.temperatureC) == -2.5)
         #expect(r5074.frameKind == "ec88-7")
     }
@@ -61,14 +61,14 @@ import Testing
     @Test func meatProbeBelowZero() throws {
         // −5.00 °C = −500 = 0xFE0C big-endian.
         let frame: [UInt8] = [0x00, 0x01, 0x00, 0x01, 0x01, 0xE4, 0x00, 0x80, 0xFE, 0x0C, 0xFF, 0xFF, 0x00, 0x00]
-        let r = try #require(GroupB.reading(GroupB.decode(meat, GroupB.manufacturer(0x1234, frame))))
+        let r = try #require(Kit.reading(Kit.decode(meat, Kit.manufacturer(0x1234, frame))))
         #expect(r.value(.temperatureProbeC(1)) == -5.0)
     }
 
     @Test func h5106SignBitAndPM25() throws {
         // −2.7 °C, 94.9 %, PM2.5 7: 27·10⁶ + 949·10³ + 7 = 27949007 = 0x01AA77CF, bit 31 set.
-        let data = GroupB.name("GVH5106_1234") + GroupB.manufacturer(0x0001, [0x01, 0x01, 0x81, 0xAA, 0x77, 0xCF])
-        let r = try #require(GroupB.reading(GroupB.decode(govee, data)))
+        let data = Kit.name("GVH5106_1234") + Kit.manufacturer(0x0001, [0x01, 0x01, 0x81, 0xAA, 0x77, 0xCF])
+        let r = try #require(Kit.reading(Kit.decode(govee, data)))
         #expect(r.value(.temperatureC) == -2.7)
         #expect(r.value(.humidityPercent) == 94.9)
         #expect(r.value(.pm25UgM3) == 7)
@@ -78,73 +78,73 @@ import Testing
 
     @Test func wrongSelectorIsNotMine() {
         // Right bytes under another company id / a missing fixed byte / an unknown length.
-        #expect(GroupB.decode(govee, GroupB.manufacturer(0xEC89, [0x00, 0x03, 0x21, 0x5d, 0x64, 0x00])) == .notMine)
-        #expect(GroupB.decode(govee, GroupB.manufacturer(0xEC88, [0x01, 0x03, 0x21, 0x5d, 0x64, 0x00])) == .notMine)
-        #expect(GroupB.decode(govee, GroupB.manufacturer(0xEC88, [0x00, 0x03, 0x21, 0x5d, 0x64])) == .notMine)
-        #expect(GroupB.decode(govee, GroupB.serviceData(0xEC88, [0x00, 0x03, 0x21, 0x5d, 0x64, 0x00])) == .notMine)
-        #expect(GroupB.decode(meat, GroupB.manufacturer(0x004C, Array(repeating: 0x01, count: 14))) == .notMine)
+        #expect(Kit.decode(govee, Kit.manufacturer(0xEC89, [0x00, 0x03, 0x21, 0x5d, 0x64, 0x00])) == .notMine)
+        #expect(Kit.decode(govee, Kit.manufacturer(0xEC88, [0x01, 0x03, 0x21, 0x5d, 0x64, 0x00])) == .notMine)
+        #expect(Kit.decode(govee, Kit.manufacturer(0xEC88, [0x00, 0x03, 0x21, 0x5d, 0x64])) == .notMine)
+        #expect(Kit.decode(govee, Kit.serviceData(0xEC88, [0x00, 0x03, 0x21, 0x5d, 0x64, 0x00])) == .notMine)
+        #expect(Kit.decode(meat, Kit.manufacturer(0x004C, Array(repeating: 0x01, count: 14))) == .notMine)
         #expect(
-            GroupB.decode(
-                meat, GroupB.manufacturer(0x1234, [0x00, 0x02, 0x00, 0x01, 0x01] + Array(repeating: 0, count: 9)))
+            Kit.decode(
+                meat, Kit.manufacturer(0x1234, [0x00, 0x02, 0x00, 0x01, 0x01] + Array(repeating: 0, count: 9)))
                 == .notMine)
     }
 
     @Test func impossibleValuesAreMalformedOrDropped() throws {
         #expect(
-            GroupB.isMalformed(GroupB.decode(govee, GroupB.manufacturer(0xEC88, [0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]))))
+            Kit.isMalformed(Kit.decode(govee, Kit.manufacturer(0xEC88, [0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]))))
         // Battery 101 %.
         #expect(
-            GroupB.isMalformed(GroupB.decode(govee, GroupB.manufacturer(0xEC88, [0x00, 0x03, 0x21, 0x5d, 0x65, 0x00]))))
+            Kit.isMalformed(Kit.decode(govee, Kit.manufacturer(0xEC88, [0x00, 0x03, 0x21, 0x5d, 0x65, 0x00]))))
         // Humidity 100.01 % in the hundredths format.
         #expect(
-            GroupB.isMalformed(
-                GroupB.decode(govee, GroupB.manufacturer(0xEC88, [0x00, 0x00, 0x08, 0x11, 0x27, 0x64, 0x02]))))
+            Kit.isMalformed(
+                Kit.decode(govee, Kit.manufacturer(0xEC88, [0x00, 0x00, 0x08, 0x11, 0x27, 0x64, 0x02]))))
         // An impossible packed temperature keeps the battery and warns (govee-ble's vector 00bc00043e27).
         let r = try #require(
-            GroupB.reading(GroupB.decode(govee, GroupB.manufacturer(0xEC88, [0x00, 0xbc, 0x00, 0x04, 0x3e, 0x27]))))
+            Kit.reading(Kit.decode(govee, Kit.manufacturer(0xEC88, [0x00, 0xbc, 0x00, 0x04, 0x3e, 0x27]))))
         #expect(r.value(.temperatureC) == nil)
         #expect(r.value(.batteryPercent) == 62)
         #expect(r.warnings.count == 1)
         // A meat frame with an unknown probe pair.
         let frame: [UInt8] = [0x00, 0x01, 0x00, 0x01, 0x01, 0xE4, 0x07, 0x86] + Array(repeating: 0, count: 9)
-        #expect(GroupB.isMalformed(GroupB.decode(meat, GroupB.manufacturer(0x1234, frame))))
+        #expect(Kit.isMalformed(Kit.decode(meat, Kit.manufacturer(0x1234, frame))))
     }
 
     @Test func gluedIBeaconIsStripped() throws {
         let beacon = Hex.decode("4c000215494e54454c4c495f524f434b535f48575075f2ff0c")!
         let data =
-            GroupB.name("GVH5075_2762") + GroupB.manufacturer(0xEC88, [0x00, 0x03, 0x41, 0xc2, 0x64, 0x00] + beacon)
-        let r = try #require(GroupB.reading(GroupB.decode(govee, data)))
+            Kit.name("GVH5075_2762") + Kit.manufacturer(0xEC88, [0x00, 0x03, 0x41, 0xc2, 0x64, 0x00] + beacon)
+        let r = try #require(Kit.reading(Kit.decode(govee, data)))
         #expect(r.value(.temperatureC) == 21.3)
     }
 
     @Test func modelFromNameAndUUID() throws {
-        let data = GroupB.name("Govee_H5071_FD12") + GroupB.manufacturer(0xEC88, Hex.decode("00210ab61218c80001")!)
-        #expect(try #require(GroupB.reading(GroupB.decode(govee, data))).model == "H5071")
-        let uuid = GroupB.ad(0x03, [0x51, 0x83]) + Hex.decode("11ff5da1b401000101e400800a2813240000")!
-        #expect(try #require(GroupB.reading(GroupB.decode(meat, uuid))).model == "H5183")
+        let data = Kit.name("Govee_H5071_FD12") + Kit.manufacturer(0xEC88, Hex.decode("00210ab61218c80001")!)
+        #expect(try #require(Kit.reading(Kit.decode(govee, data))).model == "H5071")
+        let uuid = Kit.ad(0x03, [0x51, 0x83]) + Hex.decode("11ff5da1b401000101e400800a2813240000")!
+        #expect(try #require(Kit.reading(Kit.decode(meat, uuid))).model == "H5183")
     }
 
     @Test func h5198SecondPairIsProbesThreeAndFour() throws {
         // UUID 0x9851 on air ("51 98"), pair byte 0x42 (low 6 bits: 2); probes 30.00 and −1.50 °C.
         let frame = Hex.decode("aa01000101e442c6" + "0bb8" + "ffff" + "ffff" + "ff6a" + "ffff" + "ffff")!
-        let data = GroupB.ad(0x03, [0x51, 0x98]) + GroupB.manufacturer(0x4932, frame)
-        let r = try #require(GroupB.reading(GroupB.decode(meat, data)))
+        let data = Kit.ad(0x03, [0x51, 0x98]) + Kit.manufacturer(0x4932, frame)
+        let r = try #require(Kit.reading(Kit.decode(meat, data)))
         #expect(r.model == "H5198")
         #expect(r.value(.temperatureProbeC(3)) == 30.0)
         #expect(r.value(.temperatureProbeC(4)) == -1.5)
         #expect(r.value(.temperatureProbeC(1)) == nil)
     }
 
-    @Test func truncationNeverCrashes() {
-        GroupB.truncations(govee, value: Hex.decode("00811f096400")!) { GroupB.manufacturer(0xEC88, $0) }
-        GroupB.truncations(govee, value: Hex.decode("01010100002af7640003")!) { GroupB.manufacturer(0x0001, $0) }
-        GroupB.truncations(govee, value: Hex.decode("ec000101ee07581641")!) { GroupB.manufacturer(0x8801, $0) }
-        GroupB.truncations(meat, value: Hex.decode("0a01000101e4c19609c41bbcffff0a282474ffff")!) {
-            GroupB.manufacturer(0x4932, $0)
+    @Test func noTruncatedFrameYieldsAMeasurementButShorterModelsFrames() {
+        Kit.truncations(govee, value: Hex.decode("00811f096400")!) { Kit.manufacturer(0xEC88, $0) }
+        Kit.truncations(govee, value: Hex.decode("01010100002af7640003")!, layout: .frames(lengths: [6, 8, 9])) { Kit.manufacturer(0x0001, $0) }
+        Kit.truncations(govee, value: Hex.decode("ec000101ee07581641")!) { Kit.manufacturer(0x8801, $0) }
+        Kit.truncations(meat, value: Hex.decode("0a01000101e4c19609c41bbcffff0a282474ffff")!, layout: .frames(lengths: [14, 17])) {
+            Kit.manufacturer(0x4932, $0)
         }
-        GroupB.truncations(meat, value: Hex.decode("55006401201a00ffffffff201900ffffffff0000")!) {
-            GroupB.name("GVH5055") + GroupB.manufacturer(0xAF2F, $0)
+        Kit.truncations(meat, value: Hex.decode("55006401201a00ffffffff201900ffffffff0000")!) {
+            Kit.name("GVH5055") + Kit.manufacturer(0xAF2F, $0)
         }
     }
 
@@ -166,6 +166,6 @@ import Testing
     @Test(.enabled(if: PeerVector.isAvailable, PeerVector.skipMessage))
     func peerVectorsMatch() {
         let vectors = PeerVector.all.filter { $0.format.hasPrefix("govee_") }
-        GroupB.checkVectors(vectors, probes: { $0.device.contains("H5055") }, excluded: Self.excluded)
+        Kit.checkVectors(vectors, probes: { $0.device.contains("H5055") }, excluded: Self.excluded)
     }
 }

@@ -17,7 +17,7 @@ import Testing
 
     @Test func decodesHeaderSample() throws {
         let data = Hex.decode("1bff990405 12fc5394c37c0004fffc040cac364200cdcbb8334c884f")!
-        let r = try #require(GroupB.reading(GroupB.decode(ruuvi, data, address: BDAddress("CB:B8:33:4C:88:4F")!)))
+        let r = try #require(Kit.reading(Kit.decode(ruuvi, data, from: BDAddress("CB:B8:33:4C:88:4F")!)))
         #expect(r.frameKind == "rawv2")
         #expect(abs(r.value(.temperatureC)! - 24.3) < 1e-9)
         #expect(abs(r.value(.humidityPercent)! - 53.49) < 1e-9)
@@ -33,18 +33,18 @@ import Testing
     }
 
     @Test func payloadMACMismatchIsAWarning() throws {
-        let r = try #require(GroupB.reading(GroupB.decode(ruuvi, GroupB.manufacturer(0x0499, Self.rawv2()))))
+        let r = try #require(Kit.reading(Kit.decode(ruuvi, Kit.manufacturer(0x0499, Self.rawv2()))))
         #expect(r.warnings.count == 1)
     }
 
     @Test func negativeTemperatures() throws {
         // Format 5: −10.005 °C = −2001 = 0xF82F.
         let r5 = try #require(
-            GroupB.reading(GroupB.decode(ruuvi, GroupB.manufacturer(0x0499, Self.rawv2(temperature: 0xF82F)))))
+            Kit.reading(Kit.decode(ruuvi, Kit.manufacturer(0x0499, Self.rawv2(temperature: 0xF82F)))))
         #expect(abs(r5.value(.temperatureC)! - -10.005) < 1e-9)
         // Format 3: sign-magnitude, 0x8A = −10, fraction 0x05 = .05 → −10.05 °C.
         let df3: [UInt8] = [0x03, 0x64, 0x8A, 0x05, 0xC3, 0x50, 0, 0, 0, 0, 0x03, 0xE8, 0x0B, 0xB8]
-        let r3 = try #require(GroupB.reading(GroupB.decode(ruuvi, GroupB.manufacturer(0x0499, df3))))
+        let r3 = try #require(Kit.reading(Kit.decode(ruuvi, Kit.manufacturer(0x0499, df3))))
         #expect(r3.value(.temperatureC) == -10.05)
         #expect(r3.value(.humidityPercent) == 50)
         #expect(r3.value(.pressureHPa) == 1000)
@@ -54,10 +54,10 @@ import Testing
 
     @Test func notAvailableFieldsAreOmitted() throws {
         let r = try #require(
-            GroupB.reading(
-                GroupB.decode(
+            Kit.reading(
+                Kit.decode(
                     ruuvi,
-                    GroupB.manufacturer(
+                    Kit.manufacturer(
                         0x0499,
                         Self.rawv2(
                             temperature: 0x8000, humidity: 0xFFFF, pressure: 0xFFFF,
@@ -74,33 +74,33 @@ import Testing
         let frame: [UInt8] =
             [0x05, 0x80, 0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0x80, 0x00, 0x80, 0x00, 0x80, 0x00]
             + Array(repeating: 0xFF, count: 11)
-        #expect(GroupB.isMalformed(GroupB.decode(ruuvi, GroupB.manufacturer(0x0499, frame))))
+        #expect(Kit.isMalformed(Kit.decode(ruuvi, Kit.manufacturer(0x0499, frame))))
     }
 
     @Test func wrongSelectorOrFormatIsNotMine() {
-        #expect(GroupB.decode(ruuvi, GroupB.manufacturer(0x0498, Self.rawv2())) == .notMine)
-        #expect(GroupB.decode(ruuvi, GroupB.serviceData(0x0499, Self.rawv2())) == .notMine)
+        #expect(Kit.decode(ruuvi, Kit.manufacturer(0x0498, Self.rawv2())) == .notMine)
+        #expect(Kit.decode(ruuvi, Kit.serviceData(0x0499, Self.rawv2())) == .notMine)
         var df6 = Self.rawv2()
         df6[0] = 0x06
-        #expect(GroupB.decode(ruuvi, GroupB.manufacturer(0x0499, df6)) == .notMine)
+        #expect(Kit.decode(ruuvi, Kit.manufacturer(0x0499, df6)) == .notMine)
     }
 
     @Test func wrongLengthOrRangeIsMalformed() {
-        #expect(GroupB.isMalformed(GroupB.decode(ruuvi, GroupB.manufacturer(0x0499, Array(Self.rawv2().dropLast())))))
-        #expect(GroupB.isMalformed(GroupB.decode(ruuvi, GroupB.manufacturer(0x0499, Self.rawv2(humidity: 40001)))))
+        #expect(Kit.isMalformed(Kit.decode(ruuvi, Kit.manufacturer(0x0499, Array(Self.rawv2().dropLast())))))
+        #expect(Kit.isMalformed(Kit.decode(ruuvi, Kit.manufacturer(0x0499, Self.rawv2(humidity: 40001)))))
         #expect(
-            GroupB.isMalformed(
-                GroupB.decode(ruuvi, GroupB.manufacturer(0x0499, [0x03, 201] + Array(repeating: 0, count: 12)))))
+            Kit.isMalformed(
+                Kit.decode(ruuvi, Kit.manufacturer(0x0499, [0x03, 201] + Array(repeating: 0, count: 12)))))
         #expect(
-            GroupB.isMalformed(
-                GroupB.decode(ruuvi, GroupB.manufacturer(0x0499, [0x03, 100, 1, 100] + Array(repeating: 0, count: 10))))
+            Kit.isMalformed(
+                Kit.decode(ruuvi, Kit.manufacturer(0x0499, [0x03, 100, 1, 100] + Array(repeating: 0, count: 10))))
         )
     }
 
-    @Test func truncationNeverCrashes() {
-        GroupB.truncations(ruuvi, value: Self.rawv2()) { GroupB.manufacturer(0x0499, $0) }
-        GroupB.truncations(ruuvi, value: Hex.decode("03b28145ca20007a002603d0088f")!) {
-            GroupB.manufacturer(0x0499, $0)
+    @Test func noTruncatedFrameYieldsAMeasurement() {
+        Kit.truncations(ruuvi, value: Self.rawv2()) { Kit.manufacturer(0x0499, $0) }
+        Kit.truncations(ruuvi, value: Hex.decode("03b28145ca20007a002603d0088f")!) {
+            Kit.manufacturer(0x0499, $0)
         }
     }
 
@@ -116,7 +116,7 @@ import Testing
 
     @Test(.enabled(if: PeerVector.isAvailable, PeerVector.skipMessage))
     func peerVectorsMatch() {
-        GroupB.checkVectors(
+        Kit.checkVectors(
             PeerVector.all.filter { $0.format.hasPrefix("ruuvi_") },
             ignoring: ["rssi_dbm", "battery_pct"], excluded: Self.excluded)
     }

@@ -6,12 +6,12 @@ import Testing
 
     @Test func headerSampleDecodes() {
         let mac = BDAddress("58:2D:34:35:93:21")!
-        let outcome = GroupA.decode(decoder, uuid: 0xFE95, "5020aa01da219335342d580d1004fe004802", from: mac)
-        let r = GroupA.readings(outcome)
+        let outcome = Kit.decode(decoder, uuid: 0xFE95, "5020aa01da219335342d580d1004fe004802", from: mac)
+        let r = Kit.readings(outcome)
         #expect(r.first?.model == "LYWSDCGQ")
         #expect(r.first?.frameKind == "v2")
         #expect(r.first?.warnings.isEmpty == true)
-        #expect(GroupA.values(outcome) == ["temperature_c": 25.4, "humidity_pct": 58.4])
+        #expect(Kit.values(outcome) == ["temperature_c": 25.4, "humidity_pct": 58.4])
     }
 
     /// Published vector: Bluetooth-Devices/xiaomi-ble `tests/test_parser.py`
@@ -20,11 +20,11 @@ import Testing
     /// this model), we keep the tenth the device sent.
     @Test func decryptsPublishedLYWSD03MMCFrame() {
         let mac = BDAddress("A4:C1:38:02:83:F4")!
-        let keyed = XiaomiMiBeaconDecoder(keys: DeviceKeys([mac: GroupA.bytes("e9ea895fac7cca6d30532432a516f3a8")]))
-        let outcome = GroupA.decode(keyed, uuid: 0xFE95, "58585b0550f4830238c1a495ef58763c26000097e2abb5", from: mac)
-        #expect(GroupA.readings(outcome).first?.model == "LYWSD03MMC")
-        #expect(GroupA.readings(outcome).first?.frameKind == "v5-encrypted")
-        #expect(GroupA.values(outcome) == ["humidity_pct": 46.7])
+        let keyed = XiaomiMiBeaconDecoder(keys: DeviceKeys([mac: Kit.bytes("e9ea895fac7cca6d30532432a516f3a8")]))
+        let outcome = Kit.decode(keyed, uuid: 0xFE95, "58585b0550f4830238c1a495ef58763c26000097e2abb5", from: mac)
+        #expect(Kit.readings(outcome).first?.model == "LYWSD03MMC")
+        #expect(Kit.readings(outcome).first?.frameKind == "v5-encrypted")
+        #expect(Kit.values(outcome) == ["humidity_pct": 46.7])
     }
 
     /// Published vector without a MAC in the payload (nonce uses the advertiser address):
@@ -32,16 +32,16 @@ import Testing
     /// as a float32 object 0x4C08.
     @Test func decryptsPublishedXMWSDJ04MMCFrameWithoutPayloadMAC() {
         let mac = BDAddress("2C:11:65:25:70:04")!
-        let keyed = XiaomiMiBeaconDecoder(keys: DeviceKeys([mac: GroupA.bytes("b2cf9a553d53571b5657defd582d676e")]))
-        let outcome = GroupA.decode(keyed, uuid: 0xFE95, "48590312a41b776e7c96add7000000f2bf545b", from: mac)
-        #expect(GroupA.readings(outcome).first?.model == "XMWSDJ04MMC")
-        #expect(GroupA.values(outcome) == ["humidity_pct": 45.0])
+        let keyed = XiaomiMiBeaconDecoder(keys: DeviceKeys([mac: Kit.bytes("b2cf9a553d53571b5657defd582d676e")]))
+        let outcome = Kit.decode(keyed, uuid: 0xFE95, "48590312a41b776e7c96add7000000f2bf545b", from: mac)
+        #expect(Kit.readings(outcome).first?.model == "XMWSDJ04MMC")
+        #expect(Kit.values(outcome) == ["humidity_pct": 45.0])
     }
 
     @Test func wrongBindkeyIsMalformed() {
         let mac = BDAddress("A4:C1:38:02:83:F4")!
-        let keyed = XiaomiMiBeaconDecoder(keys: DeviceKeys([mac: GroupA.bytes("e9ea895fac7cca6d30532432a516f3a9")]))
-        let outcome = GroupA.decode(keyed, uuid: 0xFE95, "58585b0550f4830238c1a495ef58763c26000097e2abb5", from: mac)
+        let keyed = XiaomiMiBeaconDecoder(keys: DeviceKeys([mac: Kit.bytes("e9ea895fac7cca6d30532432a516f3a9")]))
+        let outcome = Kit.decode(keyed, uuid: 0xFE95, "58585b0550f4830238c1a495ef58763c26000097e2abb5", from: mac)
         guard case .malformed(let why) = outcome else {
             Issue.record("expected malformed, got \(outcome)")
             return
@@ -50,10 +50,10 @@ import Testing
     }
 
     @Test func encryptedWithoutKeyNamesTheDeviceQuietly() {
-        let outcome = GroupA.decode(
+        let outcome = Kit.decode(
             decoder, uuid: 0xFE95, "58585b0550f4830238c1a495ef58763c26000097e2abb5",
             from: BDAddress("A4:C1:38:02:83:F4")!)
-        let r = GroupA.readings(outcome)
+        let r = Kit.readings(outcome)
         #expect(r.first?.model == "LYWSD03MMC")
         #expect(r.first?.measurements.isEmpty == true)
         #expect(r.first?.frameKind == "v5-encrypted-no-key")
@@ -62,9 +62,9 @@ import Testing
     @Test func negativeTemperatureBuiltFromTheLayout() {
         // v2 LYWSDCGQ frame, object 0x1004 = 0xff9c = −100 → −10.0 °C; then 0x100D −0.5 °C / 40.0 %
         let mac = BDAddress("58:2D:34:35:93:21")!
-        let a = GroupA.values(GroupA.decode(decoder, uuid: 0xFE95, "5020aa01da219335342d580410029cff", from: mac))
+        let a = Kit.values(Kit.decode(decoder, uuid: 0xFE95, "5020aa01da219335342d580410029cff", from: mac))
         #expect(a == ["temperature_c": -10.0])
-        let b = GroupA.values(GroupA.decode(decoder, uuid: 0xFE95, "5020aa01da219335342d580d1004fbff9001", from: mac))
+        let b = Kit.values(Kit.decode(decoder, uuid: 0xFE95, "5020aa01da219335342d580d1004fbff9001", from: mac))
         #expect(b == ["temperature_c": -0.5, "humidity_pct": 40.0])
     }
 
@@ -72,18 +72,18 @@ import Testing
         // MiFlora HHCCJCY01 (product 0x0098): illuminance u24, moisture u8, conductivity u16; the frame
         // shape of xiaomi-ble test_Xiaomi_HHCCJCY01_all_values, values of our own.
         let mac = BDAddress("C4:7C:8D:6A:3E:7A")!
-        let ill = GroupA.values(GroupA.decode(decoder, uuid: 0xFE95, "71209800667a3e6a8d7cc40d0710030a0100", from: mac))
+        let ill = Kit.values(Kit.decode(decoder, uuid: 0xFE95, "71209800667a3e6a8d7cc40d0710030a0100", from: mac))
         #expect(ill == ["illuminance_lux": 266])
-        let moist = GroupA.values(GroupA.decode(decoder, uuid: 0xFE95, "71209800477a3e6a8d7cc40d08100140", from: mac))
+        let moist = Kit.values(Kit.decode(decoder, uuid: 0xFE95, "71209800477a3e6a8d7cc40d08100140", from: mac))
         #expect(moist == ["moisture_pct": 64])
-        let cond = GroupA.values(GroupA.decode(decoder, uuid: 0xFE95, "71209800687a3e6a8d7cc40d0910025702", from: mac))
+        let cond = Kit.values(Kit.decode(decoder, uuid: 0xFE95, "71209800687a3e6a8d7cc40d0910025702", from: mac))
         #expect(cond == ["conductivity_us_cm": 599])
     }
 
     @Test func frameWithoutObjectNamesTheDevice() {
         // bthome-ble test_bthome_multiple_uuids carries this capability-only LYWSD03MMC frame.
-        let r = GroupA.readings(
-            GroupA.decode(decoder, uuid: 0xFE95, "30585b0501c4248138c1a4280100", from: BDAddress("A4:C1:38:81:24:C4")!))
+        let r = Kit.readings(
+            Kit.decode(decoder, uuid: 0xFE95, "30585b0501c4248138c1a4280100", from: BDAddress("A4:C1:38:81:24:C4")!))
         #expect(r.first?.model == "LYWSD03MMC")
         #expect(r.first?.measurements.isEmpty == true)
     }
@@ -91,20 +91,20 @@ import Testing
     @Test func capabilityWithIOByteIsSkipped() {
         // frame control 0x2070 (v2, MAC, capability, object); capability 0x28 has bit 5, so one I/O
         // byte (0x01) follows before the object 0x1004 = 256 → 25.6 °C
-        let v = GroupA.values(
-            GroupA.decode(decoder, uuid: 0xFE95, "70205b0475ffeeddccbbaa280104100200 01".filter { $0 != " " }))
+        let v = Kit.values(
+            Kit.decode(decoder, uuid: 0xFE95, "70205b0475ffeeddccbbaa280104100200 01".filter { $0 != " " }))
         #expect(v == ["temperature_c": 25.6])
     }
 
     @Test func objectRunningPastTheFrameIsMalformed() {
-        #expect(GroupA.isMalformed(GroupA.decode(decoder, uuid: 0xFE95, "5020aa01da219335342d580d1004fe00")))
+        #expect(Kit.isMalformed(Kit.decode(decoder, uuid: 0xFE95, "5020aa01da219335342d580d1004fe00")))
     }
 
-    @Test func truncationNeverCrashes() {
+    @Test func aTruncatedFrameKeepsWholeObjectsOnly() {
         for payload in [
             "5020aa01a3bf2e3b342d580d1004b40095020a10013b", "58585b0550f4830238c1a495ef58763c26000097e2abb5",
         ] {
-            for outcome in GroupA.everyTruncation(decoder, uuid: 0xFE95, GroupA.bytes(payload)) {
+            for outcome in Kit.everyTruncation(decoder, uuid: 0xFE95, Kit.bytes(payload), layout: .objects) {
                 if case .readings(let r) = outcome {
                     // a cut frame may keep whole objects only
                     for m in r.flatMap(\.measurements) {
@@ -116,8 +116,8 @@ import Testing
     }
 
     @Test func otherSelectorsAreNotMine() {
-        #expect(GroupA.decode(decoder, uuid: 0xFE96, "5020aa01da219335342d580d1004fe004802") == .notMine)
-        #expect(GroupA.decode(decoder, uuid: 0x181A, "5020aa01da219335342d580d1004fe004802") == .notMine)
+        #expect(Kit.decode(decoder, uuid: 0xFE96, "5020aa01da219335342d580d1004fe004802") == .notMine)
+        #expect(Kit.decode(decoder, uuid: 0x181A, "5020aa01da219335342d580d1004fe004802") == .notMine)
     }
 
     static let vectors = PeerVector.forFormats(["xiaomi_mibeacon_fe95"])
@@ -138,9 +138,9 @@ import Testing
     @Test(.enabled(if: PeerVector.isAvailable, PeerVector.skipMessage), arguments: vectors)
     func peerVector(_ v: PeerVector) {
         let excluded = Self.notInFrame.first { v.locator.hasPrefix($0.key) }?.value.keys ?? []
-        expectMatches(v, GroupA.vectorValues(v, decoder), ignoring: excluded.union(["rssi_dbm"]))
+        expectMatches(v, Kit.vectorValues(v, decoder), ignoring: excluded.union(["rssi_dbm"]))
         // The model we name is the one the peer names (its label may hold several, e.g. "CGC1/CGD1").
-        let model = GroupA.readings(GroupA.decode(decoder, v.adBytes, from: v.address)).first?.model ?? "-"
+        let model = Kit.readings(Kit.decode(decoder, v.adBytes, from: v.address)).first?.model ?? "-"
         #expect(v.device.contains(model), "\(v): model \(model)")
     }
 }

@@ -40,292 +40,197 @@
 /// factors, nonce); checked against Bluetooth-Devices/bthome-ble's object table and the peers'
 /// tests in ../shared/vectors.
 public struct BTHomeDecoder: SensorDecoder {
-    public var id: StaticString { "bthome" }
-    public let selectors: [DecoderSelector] = [.serviceData16(0xFCD2), .serviceData16(0x181C)]
+    public let id = "bthome"
+    public let selectors: [Selector] = [.serviceData(uuid16: 0xFCD2), .serviceData(uuid16: 0x181C)]
     private let keys: DeviceKeys
-    /// `Self.table`, held here: read from the lazy global, each frame paid its `swift_once`
-    /// check (~40 instructions, callgrind).
-    private let objects = Self.table.objects
-    private let slots = Self.table.slots
 
     /// - Parameter keys: AES keys for encrypted v2 devices, by address.
     public init(keys: DeviceKeys = DeviceKeys()) { self.keys = keys }
 
-    public func decode(_ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
-        // Where each frame lies in the advertisement's bytes, read as spans of them.
-        let v2 = ad.serviceDataRange(uuid16: 0xFCD2)
-        let v1 = ad.serviceDataRange(uuid16: 0x181C)
-        // One frame, the usual case: its verdict is the answer.
-        if let v2, v1 == nil { return decodeV2(ad, v2, into: &readings) }
-        if let v1, v2 == nil { return decodeV1(ad, v1, into: &readings) }
-        // Both frames: each one's reading is kept if it decoded, and dropped here if not (the
-        // registry would drop it only if neither decoded). The first problem is the answer when
-        // neither did.
-        var decoded = false
-        var problem: MalformedReason? = nil
-        func settle(_ verdict: DecodeVerdict, appendedFrom before: Int) {
-            switch verdict {
-            case .decoded: decoded = true
-            case .malformed(let why):
-                readings.truncate(to: before)
-                if problem == nil { problem = why }
-            case .notMine: readings.truncate(to: before)
+    public func decode(_ ad: Advertisement) -> DecodeOutcome {
+        let v2 = ad.serviceData(uuid16: 0xFCD2).map { decodeV2(ad, $0) }
+        let v1 = ad.serviceData(uuid16: 0x181C).map { decodeV1(ad, $0) }
+        // One frame, the usual case: its outcome is the answer. Both frames: the readings of each
+        // that decoded; if neither did, the first problem.
+        if let v2, v1 == nil { return v2 }
+        if let v1, v2 == nil { return v1 }
+        var readings: [Reading] = []
+        var problem: String? = nil
+        for case let outcome? in [v2, v1] {
+            switch outcome {
+            case .readings(let r): readings += r
+            case .malformed(let why): if problem == nil { problem = why }
+            case .notMine: break
             }
         }
-        if let v2 {
-            let before = readings.count
-            settle(decodeV2(ad, v2, into: &readings), appendedFrom: before)
-        }
-        if let v1 {
-            let before = readings.count
-            settle(decodeV1(ad, v1, into: &readings), appendedFrom: before)
-        }
-        if decoded { return .decoded }
+        if !readings.isEmpty { return .readings(readings) }
         if let problem { return .malformed(problem) }
         return .notMine
     }
 
     // MARK: v2
 
-    private func decodeV2(
-        _ ad: ADView, _ range: Range<Int>,
-        into readings: inout ReadingList
-    ) -> DecodeVerdict {
-        let frame = ad.bytes.extracting(range)
-        guard frame.count > 0 else { return .malformed("empty BTHome v2 frame") }
-        let info = frame.u8(0)
+    private func decodeV2(_ ad: Advertisement, _ frame: Frame) -> DecodeOutcome {
+        guard let info = frame.u8(0) else { return .malformed("empty BTHome v2 frame") }
         // A version we do not know has a layout we do not know: not guessed.
         guard info >> 5 == 2 else { return .notMine }
-        var body = range.dropFirst()  // where the objects lie, counted from the bytes' start
-        var mac = ad.header.address
+        var body = frame.dropFirst(1)
+        var mac = ad.address
         if info & 0x02 != 0 {
-            guard body.count >= 6 else {
+            guard let m = body.macLE(0) else {
                 return .malformed("BTHome v2 frame of \(frame.count) bytes too short for its MAC")
             }
-            mac = frame.macLE(1)
+            mac = m
             body = body.dropFirst(6)
         }
-        if info & 0x01 != 0 {
-            guard let key = keys[ad.header.address] ?? keys[mac] else {
-                readings.begin(ad, decoderID: id, model: "BTHome", frameKind: "v2-encrypted-no-key")
-                return .decoded
-            }
-            // ciphertext (≥ 1) + counter (4) + MIC (4)
-            guard body.count >= 9 else {
-                return .malformed("encrypted BTHome v2 frame of \(frame.count) bytes, too short for counter and MIC")
-            }
-            let bytes = ad.bytes.array[...]  // `ad` is a view: the cipher takes slices of bytes of its own
-            let counter = bytes.slice(body.dropLast(4).suffix(4))
-            let nonce = mac.bigEndianBytes + [0xD2, 0xFC, info] + counter
-            do throws(AESCCM.Failure) {
-                let plain = try AESCCM.decrypt(
-                    key: key, nonce: nonce, ciphertext: bytes.slice(body.dropLast(8)), tag: bytes.slice(body.suffix(4)))
-                return walkV2(plain.span, kind: "v2-encrypted", ad, into: &readings)
-            } catch .authenticationFailed {
-                return .malformed(
-                    "BTHome MIC check failed with the key configured for \(ad.header.address): wrong key or corrupt frame")
-            } catch {
-                return .malformed("BTHome decryption: \(error)")
-            }
+        guard info & 0x01 != 0 else { return walkV2(body, kind: "v2", ad) }
+        guard let key = keys[ad.address] ?? keys[mac] else {
+            return .reading(ad.reading(decoder: id, model: "BTHome", frameKind: "v2-encrypted-no-key"))
         }
-        return walkV2(ad.bytes.extracting(body), kind: "v2", ad, into: &readings)
+        // ciphertext (≥ 1) + counter (4) + MIC (4)
+        guard body.count >= 9 else {
+            return .malformed("encrypted BTHome v2 frame of \(frame.count) bytes, too short for counter and MIC")
+        }
+        let bytes = body.bytes
+        let nonce = mac.bigEndianBytes + [0xD2, 0xFC, info] + bytes.dropLast(4).suffix(4)
+        do throws(AESCCM.Failure) {
+            let plain = try AESCCM.decrypt(key: key, nonce: nonce, ciphertext: bytes.dropLast(8), tag: bytes.suffix(4))
+            return walkV2(Frame(plain), kind: "v2-encrypted", ad)
+        } catch .authenticationFailed {
+            return .malformed(
+                "BTHome MIC check failed with the key configured for \(ad.address): wrong key or corrupt frame")
+        } catch {
+            return .malformed("BTHome decryption: \(error)")
+        }
     }
 
-    /// The objects of a v2 frame, in the clear.
-    private func walkV2(
-        _ body: Span<UInt8>, kind: StaticString, _ ad: ADView,
-        into readings: inout ReadingList
-    ) -> DecodeVerdict {
-        // The reading is begun before the walk, which adds to it; a walk that stops before any
-        // measurement returns `.malformed`, and the registry drops the reading.
-        readings.begin(ad, decoderID: id, model: "BTHome", frameKind: kind)
+    /// The objects of a v2 frame, in the clear: id, then a value of the table's size (or a length
+    /// byte and that many bytes).
+    private func walkV2(_ body: Frame, kind: String, _ ad: Advertisement) -> DecodeOutcome {
+        var r = ad.reading(decoder: id, model: "BTHome", frameKind: kind)
         var met = Met()
-        var stopped: MalformedReason? = nil
-        // Walked by offset into the body: a reader and a slice per value cost a retain and a
-        // release each (callgrind).
+        var stopped: String? = nil
         var next = 0
-        walk: while next < body.count {
+        while let objectID = body.u8(next) {
             let at = next
-            let objectID = body.u8(at)
             next += 1
-            guard let object = objects[Int(objectID)] else {
-                stopped = "unknown BTHome object id 0x\(hex: objectID) at offset \(at); rest ignored"
-                break walk
+            let hexID = { Hex.number(objectID) }  // for messages only
+            guard let object = Self.objects[Int(objectID)] else {
+                stopped = "unknown BTHome object id 0x\(hexID()) at offset \(at); rest ignored"
+                break
             }
             var size = object.size
             if size == 0 {  // text and raw: a length byte, then that many bytes
-                guard next < body.count else {
-                    stopped = "object 0x\(hex: objectID) at offset \(at) has no length byte"
-                    break walk
+                guard let length = body.u8(next) else {
+                    stopped = "object 0x\(hexID()) at offset \(at) has no length byte"
+                    break
                 }
-                size = Int(body.u8(next))
+                size = Int(length)
                 next += 1
             }
-            guard body.count - next >= size else {
+            guard let value = body.bytes(next..<(next + size)) else {
                 let left = body.count - next
-                stopped = "object 0x\(hex: objectID) at offset \(at) needs \(size) bytes, \(left) left; rest ignored"
-                break walk
+                stopped = "object 0x\(hexID()) at offset \(at) needs \(size) bytes, \(left) left; rest ignored"
+                break
             }
-            append(object, body, at: next, count: size, signedOverride: nil, to: &readings, &met)
+            append(object, value, signedOverride: nil, to: &r, &met)
             next += size
         }
         if let why = stopped {
-            if readings.currentMeasurementCount == 0 { return .malformed(why) }
-            readings.warn(.reason(why))
+            if r.measurements.isEmpty { return .malformed(why) }
+            r.warn(.text(why))
         }
-        return .decoded
+        return .reading(r)
     }
 
     // MARK: v1
 
-    private func decodeV1(
-        _ ad: ADView, _ range: Range<Int>,
-        into readings: inout ReadingList
-    ) -> DecodeVerdict {
+    private func decodeV1(_ ad: Advertisement, _ frame: Frame) -> DecodeOutcome {
         // 0x181C is the SIG "User Data" UUID: with nothing in it, it is no BTHome frame.
-        guard !range.isEmpty else { return .notMine }
-        let frame = ad.bytes.extracting(range)
-        // Begun before the walk, as in v2; the walk adds measurements and warnings to it.
-        readings.begin(ad, decoderID: id, model: "BTHome", frameKind: "v1")
+        guard !frame.isEmpty else { return .notMine }
+        var r = ad.reading(decoder: id, model: "BTHome", frameKind: "v1")
         var met = Met()
-        var stopped: MalformedReason? = nil
-        var next = 0  // by offset, as in v2
-        walk: while next < frame.count {
+        var stopped: String? = nil
+        var next = 0
+        // Each object: a header byte (format in bits 5–7, id + value length in bits 0–4), the id,
+        // the value.
+        while let header = frame.u8(next) {
             let at = next
-            let header = frame.u8(at)
             next += 1
             let length = Int(header & 0x1F)  // id + value
             let format = header >> 5
-            guard length >= 1, frame.count - next >= length else {
+            guard length >= 1, let objectID = frame.u8(next), let value = frame.bytes((next + 1)..<(next + length)) else {
                 stopped = "v1 object at offset \(at) declares \(length) bytes, \(frame.count - next) left"
-                break walk
+                break
             }
-            let objectID = frame.u8(next)
-            let valueAt = next + 1
-            let valueCount = length - 1
             next += length
-            guard let entry = objects[Int(objectID)] else {
-                readings.warn(
-                    "unknown BTHome v1 object id 0x\(hex: objectID) skipped")
+            let hexID = { Hex.number(objectID) }  // for messages only
+            guard let entry = Self.objects[Int(objectID)] else {
+                r.warn("unknown BTHome v1 object id 0x\(hexID()) skipped")
                 continue
             }
             switch format {
             case 0, 1:
-                guard (1...4).contains(valueCount) else {
-                    readings.warn(
-                        "v1 object 0x\(hex: objectID) of \(valueCount) bytes skipped")
+                guard (1...4).contains(value.count) else {
+                    r.warn("v1 object 0x\(hexID()) of \(value.count) bytes skipped")
                     continue
                 }
-                append(entry, frame, at: valueAt, count: valueCount, signedOverride: format == 1, to: &readings, &met)
+                append(entry, value, signedOverride: format == 1, to: &r, &met)
             case 2:
-                guard valueCount == 4, entry.kind == .quantity else {
-                    readings.warn("v1 float object 0x\(hex: objectID) skipped")
+                guard value.count == 4, entry.kind == .quantity, let v = value.float32LE(0) else {
+                    r.warn("v1 float object 0x\(hexID()) skipped")
                     continue
                 }
-                add(entry, Double(Float(bitPattern: frame.le32(valueAt))), to: &readings, &met)
+                add(entry, Double(v), to: &r, &met)
             default:
                 continue  // strings and MACs carry no measurement
             }
         }
         if let why = stopped {
-            if readings.currentMeasurementCount == 0 { return .malformed(why) }
-            readings.warn(.reason(why))
+            if r.measurements.isEmpty { return .malformed(why) }
+            r.warn(.text(why))
         }
-        return .decoded
+        return .reading(r)
     }
 
     // MARK: objects
 
-    /// Adds the measurement of `object`, whose value is the `count` bytes of `bytes` at offset
-    /// `start`, to the reading begun last.
-    private func append(
-        _ object: Object, _ bytes: Span<UInt8>, at start: Int, count: Int, signedOverride: Bool?,
-        to readings: inout ReadingList, _ met: inout Met
-    ) {
-        // Little-endian, at most 8 bytes; the usual widths read whole (a loop of checked byte
-        // reads and shifts cost ~20 instructions a byte, callgrind).
+    /// Adds the measurement of `object`, whose value is `value` (little-endian, at most 8 bytes
+    /// read), to `r`.
+    private func append(_ object: Object, _ value: Frame, signedOverride: Bool?, to r: inout Reading, _ met: inout Met) {
+        let count = value.count
         let width = min(count, 8)
-        var raw: Int64
-        switch width {
-        case 1: raw = Int64(bytes.u8(start))
-        case 2: raw = Int64(bytes.le16(start))
-        case 3: raw = Int64(bytes.le24(start))
-        case 4: raw = Int64(bytes.le32(start))
-        default:
-            raw = 0
-            for i in 0..<width { raw |= Int64(bytes.u8(start + i)) << (8 * Int64(i)) }
-        }
+        var raw: Int64 = 0
+        for (i, byte) in value.bytes.prefix(width).enumerated() { raw |= Int64(byte) << (8 * Int64(i)) }
         let signed = signedOverride ?? object.signed
-        if signed, count < 8, width > 0, bytes.u8(start + width - 1) & 0x80 != 0 {
+        if signed, count < 8, width > 0, let top = value.u8(width - 1), top & 0x80 != 0 {
             raw -= Int64(1) << (8 * Int64(count))  // sign-extend
         }
         switch object.kind {
         case .ignore:
             return
         case .quantity:
-            add(object, Double(raw) * object.multiplier / object.divisor, to: &readings, &met)
+            add(object, Double(raw) * object.multiplier / object.divisor, to: &r, &met)
         case .dimmer:
             // event (1 left, 2 right) then steps
-            guard count == 2 else { return }
-            let steps = Double(bytes.u8(start + 1))
-            let event = bytes.u8(start)
-            let v: Double = event == 1 ? -steps : event == 2 ? steps : 0
-            add(object, v, to: &readings, &met)
+            guard count == 2, let event = value.u8(0), let steps = value.u8(1).map(Double.init) else { return }
+            add(object, event == 1 ? -steps : event == 2 ? steps : 0, to: &r, &met)
         }
     }
 
-    /// Adds `object`'s quantity with value `v` to the reading begun last, numbered when the frame
-    /// had that quantity before (`Met`).
-    @inline(__always) private func add(
-        _ object: Object, _ v: Double, to readings: inout ReadingList, _ met: inout Met
-    ) {
-        let n = met.meet(object.slot)
-        // By code where it has one: the table's `Quantity` read out whole was a copy of its key.
-        if n == 1 {
-            let code = slots[object.slot].quantity.code
-            if code != 0 { return readings.add(code: code, v) }
-        }
-        addKeyed(object, n, v, to: &readings)
+    /// Adds `object`'s quantity with value `v` to `r`, numbered when the frame had that quantity
+    /// before (`temperature_2_c` for the second temperature).
+    private func add(_ object: Object, _ v: Double, to r: inout Reading, _ met: inout Met) {
+        r.add(object.quantity.instance(met.meet(object.quantity), unitSuffix: object.unit), v)
     }
 
-    /// The same, for a quantity without a code or a repeat in the frame (rare): out of line, so
-    /// that `add` is small enough to be inlined (as a call it cost ~4 instructions an
-    /// advertisement more, callgrind).
-    @inline(never) private func addKeyed(_ object: Object, _ n: Int, _ v: Double, to readings: inout ReadingList) {
-        readings.add(n == 1 ? slots[object.slot].quantity : slots[object.slot].numbered(n), v)
-    }
-
-    /// The quantities one frame has met so far, by slot (`Object.slot`): a bit each for the first
-    /// time, and the slot again for every repeat, so that the `n`-th instance is counted without
-    /// comparing keys. Searching the reading's measurements for the quantity, key by key, and
-    /// making the numbered key at every repeat (`Quantity.instance`, ~1,260 instructions) cost
-    /// BTHome ~220 instructions a frame (callgrind).
+    /// The quantities one frame has had so far, in order (a frame has a few).
     struct Met {
-        private var once: (UInt64, UInt64) = (0, 0)
-        /// Slots met a second time or more, one entry per repeat; `nil` in the usual frame, where
-        /// an empty array was released at the end of every frame (callgrind).
-        private var again: [Int]? = nil
-
-        /// Records one more instance of `slot` and returns its number, 1 for the first.
-        @inline(__always) mutating func meet(_ slot: Int) -> Int {
-            let bit = UInt64(1) << UInt64(slot & 63)
-            if slot < 64 {
-                if once.0 & bit == 0 {
-                    once.0 |= bit
-                    return 1
-                }
-            } else if once.1 & bit == 0 {
-                once.1 |= bit
-                return 1
-            }
-            return meetAgain(slot)
-        }
-
-        /// A slot met before in this frame (rare): out of line, as `meet` is inlined.
-        @inline(never) private mutating func meetAgain(_ slot: Int) -> Int {
-            if again == nil { again = [] }
-            again!.append(slot)  // in place: the optional is unwrapped for the mutation
-            return 1 + again!.count(where: { $0 == slot })
+        private var met: [Quantity] = []
+        /// Records one more instance of `quantity` and returns its number, 1 for the first.
+        mutating func meet(_ quantity: Quantity) -> Int {
+            met.append(quantity)
+            return met.count { $0 == quantity }
         }
     }
 
@@ -338,10 +243,7 @@ public struct BTHomeDecoder: SensorDecoder {
         case ignore
     }
 
-    /// An object id's layout. Plain values only, its quantity kept apart by slot (`Slot`): a
-    /// lookup copies it and touches no reference count, where an entry holding its quantity cost a
-    /// retain and a release per object (a class), or copied and destroyed its strings (a struct,
-    /// ~250 instructions, callgrind).
+    /// An object id's layout.
     struct Object: Sendable {
         /// Value size in bytes; 0 = a length byte gives it.
         let size: Int
@@ -349,56 +251,22 @@ public struct BTHomeDecoder: SensorDecoder {
         let multiplier: Double
         let divisor: Double
         let kind: Kind
-        /// Its quantity's index in `table.slots`: the same for every object of the same quantity
-        /// (0..<128), so that a frame counts repeats by number (`Met`). Meaningless for `.ignore`.
-        let slot: Int
-    }
-
-    /// One distinct quantity of the table.
-    struct Slot: Sendable {
-        /// What it measures (`dimmerSteps` for the dimmer).
+        /// What it measures (`dimmerSteps` for the dimmer); meaningless for `.ignore`.
         let quantity: Quantity
         /// The unit part of the quantity's key, for numbered instances.
         let unit: String
-        /// The keys of the 2nd to 4th instance in a frame, made once with the table: BTHome
-        /// buttons and multi-channel sensors repeat a quantity in every frame.
-        let repeats: [Quantity]
-
-        init(_ quantity: Quantity, unit: String) {
-            self.quantity = quantity
-            self.unit = unit
-            repeats = (2...4).map { quantity.instance($0, unitSuffix: unit) }
-        }
-
-        /// The quantity of the `n`-th instance (n ≥ 2) in a frame.
-        func numbered(_ n: Int) -> Quantity {
-            n - 2 < repeats.count ? repeats[n - 2] : quantity.instance(n, unitSuffix: unit)
-        }
     }
 
-    /// The v2 object table, indexed by object id (bthome.io/format), and its quantities by slot.
+    /// The v2 object table, indexed by object id (bthome.io/format).
     /// Factors are written as divisors so that 2506 / 100 gives the double nearest 25.06, not
     /// 25.060000000000002.
-    static let table: (objects: [Object?], slots: [Slot]) = {
+    static let objects: [Object?] = {
         var t = [Object?](repeating: nil, count: 256)
-        // Each distinct quantity gets the next slot, in table order.
-        var slots: [Slot] = []
-        func slot(_ quantity: Quantity, _ unit: String) -> Int {
-            if let k = slots.firstIndex(where: { $0.quantity == quantity }) {
-                precondition(slots[k].unit == unit, "BTHome: \(quantity) with two units")
-                return k
-            }
-            slots.append(Slot(quantity, unit: unit))
-            precondition(slots.count <= 128, "BTHome.Met counts at most 128 quantities")
-            return slots.count - 1
-        }
         func make(
             _ size: Int, _ quantity: Quantity, _ unit: String, _ kind: Kind, signed: Bool, divide: Double,
             multiply: Double
         ) -> Object {
-            Object(
-                size: size, signed: signed, multiplier: multiply, divisor: divide, kind: kind,
-                slot: kind == .ignore ? 0 : slot(quantity, unit))
+            Object(size: size, signed: signed, multiplier: multiply, divisor: divide, kind: kind, quantity: quantity, unit: unit)
         }
         func q(
             _ size: Int, _ quantity: Quantity, _ unit: String, signed: Bool = false, divide: Double = 1,
@@ -503,6 +371,6 @@ public struct BTHomeDecoder: SensorDecoder {
         t[0xF0] = ignore(2)  // device type id
         t[0xF1] = ignore(4)  // firmware version (4 bytes)
         t[0xF2] = ignore(3)  // firmware version (3 bytes)
-        return (t, slots)
+        return t
     }()
 }

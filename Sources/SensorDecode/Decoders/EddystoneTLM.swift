@@ -21,23 +21,23 @@
 ///
 /// Source: github.com/google/eddystone, `eddystone-tlm/tlm-plain.md`.
 public struct EddystoneTLMDecoder: SensorDecoder {
-    public var id: StaticString { "eddystone_tlm" }
-    public let selectors: [DecoderSelector] = [.serviceData16(0xFEAA)]
+    public let id = "eddystone_tlm"
+    public let selectors: [Selector] = [.serviceData(uuid16: 0xFEAA)]
 
     public init() {}
 
-    public func decode(_ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
-        guard let range = ad.serviceDataRange(uuid16: 0xFEAA) else { return .notMine }
-        let frame = ad.bytes.extracting(range)
-        guard frame.count >= 2, frame.u8(0) == 0x20, frame.u8(1) == 0x00 else { return .notMine }
-        guard frame.count == 14 else { return .malformed("TLM frame of \(frame.count) bytes, expected 14") }
-        readings.begin(ad, decoderID: id, model: "Eddystone TLM", frameKind: "tlm")
-        let millivolts = frame.be16(2)
-        if millivolts != 0 { readings.add(.voltageV, Double(millivolts) / 1000) }
-        let temperature = frame.be16s(4)
-        if temperature != Int16.min { readings.add(.temperatureC, Double(temperature) / 256) }
-        readings.add(.packetCount, Double(frame.be32(6)))
-        readings.add(.uptimeS, Double(frame.be32(10)) / 10)
-        return .decoded
+    public func decode(_ ad: Advertisement) -> DecodeOutcome {
+        guard let frame = ad.serviceData(uuid16: 0xFEAA), frame.u8(0) == 0x20, frame.u8(1) == 0x00 else {
+            return .notMine
+        }
+        guard frame.count == 14, let millivolts = frame.be16(2), let temperature = frame.be16s(4),
+            let packets = frame.be32(6), let uptime = frame.be32(10)
+        else { return .malformed("TLM frame of \(frame.count) bytes, expected 14") }
+        var r = ad.reading(decoder: id, model: "Eddystone TLM", frameKind: "tlm")
+        if millivolts != 0 { r.add(.voltageV, Double(millivolts) / 1000) }  // 0: not supported
+        if temperature != Int16.min { r.add(.temperatureC, Double(temperature) / 256) }  // 0x8000: not supported
+        r.add(.packetCount, Double(packets))
+        r.add(.uptimeS, Double(uptime) / 10)
+        return .reading(r)
     }
 }

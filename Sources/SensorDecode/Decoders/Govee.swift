@@ -37,159 +37,128 @@
 /// read off govee-ble's test advertisements. We truncate the packed temperature to its tenths
 /// (the format's arithmetic); theengs instead reports `magnitude / 10000` below 0 °C.
 public struct GoveeDecoder: SensorDecoder {
-    public var id: StaticString { "govee" }
-    public let selectors: [DecoderSelector] = [.manufacturer(0xEC88), .manufacturer(0x0001), .manufacturer(0x8801)]
+    public let id = "govee"
+    /// The frame tags, where a company id would be.
+    static let tags: Set<UInt16> = [0xEC88, 0x0001, 0x8801]
+    public let selectors: [Selector] = GoveeDecoder.tags.sorted().map { .manufacturer(company: $0) }
+    /// The frame kind of each frame decoded below, by tag and size: the tag in hex, then the size
+    /// ("ec88-6"), made once.
+    static let frameKinds: [UInt32: String] = Dictionary(
+        uniqueKeysWithValues: [(0xEC88, 6), (0xEC88, 7), (0xEC88, 9), (0x0001, 6), (0x0001, 8), (0x0001, 9), (0x8801, 9)]
+            .map { (UInt32($0.0) << 8 | UInt32($0.1), Hex.number($0.0, digits: 4) + "-\($0.1)") })
 
     public init() {}
 
-    public func decode(_ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
-        // An index loop on the company ids: iterating the fields made each element (callgrind).
-        for k in 0..<ad.manufacturerDataCount {
-            let company = ad.manufacturerCompany(at: k)
-            guard company == 0xEC88 || company == 0x0001 || company == 0x8801 else { continue }
-            let bytes = ad.bytes
-            let range = GoveeFrame.unglued(ad.manufacturerPayloadRange(at: k), in: bytes)
-            let verdict = decodeFrame(company, range, bytes.extracting(range), ad, into: &readings)
-            if verdict != .notMine { return verdict }
+    public func decode(_ ad: Advertisement) -> DecodeOutcome {
+        // The first tagged frame that is ours decides.
+        for m in ad.manufacturerData where Self.tags.contains(m.companyID) {
+            let outcome = decodeFrame(m.companyID, GoveeFrame.unglued(m.payload), ad)
+            if outcome != .notMine { return outcome }
         }
         return .notMine
     }
 
-    /// Decodes one tagged frame. `.notMine` is returned before any reading is begun, so the loop
-    /// above can go on to the next field without leaving a reading behind.
-    // Always inlined: called for every Govee frame (as a call, when the frame was a slice, it cost
-    // ~70 instructions a frame, callgrind). `range` is where `data` lies in the advertisement's
-    // bytes, for a message that quotes them.
-    @inline(__always) private func decodeFrame(
-        _ company: UInt16, _ range: Range<Int>, _ data: Span<UInt8>, _ ad: ADView,
-        into readings: inout ReadingList
-    ) -> DecodeVerdict {
+    /// Decodes one tagged frame (after the tag).
+    private func decodeFrame(_ company: UInt16, _ data: Frame, _ ad: Advertisement) -> DecodeOutcome {
         let number = GoveeFrame.modelNumber(ad)
-        let named = number.flatMap(GoveeFrame.knownModel)
-        // Kept as it is added, for the range check below: finding it among the measurements
-        // afterwards compared quantities by key (callgrind).
-        var battery: Double? = nil
-
-        // The helpers below are always inlined: left as calls, each took `readings` and `battery`
-        // by reference (~2 instructions an advertisement more, callgrind).
-
-        /// Begins the reading, once the frame is known to be ours and its model is known.
-        /// `fromName`: the model is `named` where the name gives one; a model number with no
-        /// literal is named at run time.
-        @inline(__always) func begin(_ model: StaticString, fromName: Bool = false) {
-            readings.begin(ad, decoderID: id, model: model, frameKind: Self.frameKind(company, data.count))
-            if fromName, let number, named == nil { readings.setModel(GoveeFrame.model(number: number)) }
+        /// A reading of `model`, or of the model the name or UUIDs give (`fromName`).
+        func reading(_ model: String, fromName: Bool = false) -> Reading {
+            ad.reading(
+                decoder: id, model: fromName ? number.map(GoveeFrame.model(number:)) ?? model : model,
+                frameKind: Self.frameKinds[UInt32(company) << 8 | UInt32(data.count)])
         }
-        /// Adds the battery level.
-        @inline(__always) func addBattery(_ percent: Double) {
-            battery = percent
-            readings.add(.batteryPercent, percent)
-        }
-        /// Adds temperature and humidity from a packed number, or a warning when it is impossible.
-        @inline(__always) func addPacked(_ raw: UInt32) {
+        /// Temperature and humidity from a packed number, or a warning when it is impossible.
+        func addPacked(_ raw: UInt32?, to r: inout Reading) {
+            guard let raw else { return }
             if let v = GoveeFrame.packed(raw) {
-                readings.add(.temperatureC, v.temperature)
-                readings.add(.humidityPercent, v.humidity)
+                r.add(.temperatureC, v.temperature)
+                r.add(.humidityPercent, v.humidity)
             } else {
-                readings.warn("packed value 0x\(hex: raw, digits: 1) is impossible; temperature and humidity omitted")
+                r.warn("packed value 0x\(Hex.number(raw, digits: 1)) is impossible; temperature and humidity omitted")
             }
         }
-        /// Battery byte whose bit 7 flags a sensor error (0x0001 frames). Returns false on error.
-        @inline(__always) func addFlaggedBattery(_ byte: UInt8) -> Bool {
-            addBattery(Double(byte & 0x7F))
-            if byte & 0x80 != 0 {
-                readings.warn("device reports a sensor error; measurements omitted")
-            }
+        /// The battery byte whose bit 7 flags a sensor error (0x0001 frames); false on error.
+        func addFlaggedBattery(_ byte: UInt8, to r: inout Reading) -> Bool {
+            r.add(.batteryPercent, Double(byte & 0x7F))
+            if byte & 0x80 != 0 { r.warn("device reports a sensor error; measurements omitted") }
             return byte & 0x80 == 0
         }
-        /// The two little-endian hundredths fields of H5074/H5051/H5071/H5179.
-        @inline(__always) func addHundredths(at offset: Int) -> MalformedReason? {
-            let humidity = Double(data.le16(offset + 2)) / 100
+        /// The two little-endian hundredths fields of H5074/H5051/H5071/H5179; the reason if bad.
+        func addHundredths(at offset: Int, to r: inout Reading) -> String? {
+            guard let t = data.le16s(offset), let h = data.le16(offset + 2) else { return "frame too short" }
+            let humidity = Double(h) / 100
             guard humidity <= 100 else { return "humidity \(humidity) % out of range" }
-            readings.add(.temperatureC, Double(data.le16s(offset)) / 100)
-            readings.add(.humidityPercent, humidity)
+            r.add(.temperatureC, Double(t) / 100)
+            r.add(.humidityPercent, humidity)
             return nil
         }
 
+        var r: Reading
         switch (company, data.count) {
         case (0xEC88, 6), (0xEC88, 7), (0xEC88, 9):
             guard data.u8(0) == 0x00 else { return .notMine }
-            guard !data.allFF(from: 1) else { return .malformed("all-0xFF frame") }
+            guard !data.isAllFF(from: 1) else { return .malformed("all-0xFF frame") }
             if data.count == 6 {
-                begin(named ?? "H5072/H5075", fromName: true)
-                addPacked(data.be24(1))
-                addBattery(Double(data.u8(4)))
+                r = reading("H5072/H5075", fromName: true)
+                addPacked(data.be24(1), to: &r)
+                if let battery = data.u8(4) { r.add(.batteryPercent, Double(battery)) }
             } else {
-                begin(named ?? (data.count == 7 ? "H5074" : "H5051/H5071"), fromName: true)
-                if let why = addHundredths(at: 1) { return .malformed(why) }
-                addBattery(Double(data.u8(5)))
+                r = reading(data.count == 7 ? "H5074" : "H5051/H5071", fromName: true)
+                if let why = addHundredths(at: 1, to: &r) { return .malformed(why) }
+                if let battery = data.u8(5) { r.add(.batteryPercent, Double(battery)) }
             }
         case (0x0001, 6), (0x0001, 8), (0x0001, 9):
             guard data.u8(0) == 0x01, data.u8(1) == 0x01 else { return .notMine }
-            guard !data.allFF(from: 2) else { return .malformed("all-0xFF frame") }
+            guard !data.isAllFF(from: 2) else { return .malformed("all-0xFF frame") }
             if data.count == 9 {
                 // H5178: one frame per sensor; the remote is a second device behind one address.
-                let sensor = data.u8(2)
+                guard let sensor = data.u8(2), let battery = data.u8(6) else { return .notMine }
                 guard sensor <= 1 else { return .malformed("H5178 sensor id \(sensor) unknown") }
-                begin(sensor == 0 ? "H5178" : "H5178-REMOTE")
-                if addFlaggedBattery(data.u8(6)) { addPacked(data.be24(3)) }
+                r = reading(sensor == 0 ? "H5178" : "H5178-REMOTE")
+                if addFlaggedBattery(battery, to: &r) { addPacked(data.be24(3), to: &r) }
             } else if data.count == 6, number == 5106 {
-                let raw = data.be32(2)
+                guard let raw = data.be32(2) else { return .notMine }
                 let magnitude = raw & 0x7FFF_FFFF
                 let tenths = magnitude / 1_000_000
                 let humidityTenths = (magnitude % 1_000_000) / 1000
                 guard tenths <= 1000, humidityTenths <= 1000 else {
-                    let value = Hex.encode(ad.bytes.extracting(range.dropFirst(2)).array)
-                    return .malformed("H5106 value 0x\(value) is impossible")
+                    return .malformed("H5106 value 0x\(data.dropFirst(2)) is impossible")
                 }
-                begin("H5106")
-                readings.add(.temperatureC, (raw & 0x8000_0000 != 0 ? -1 : 1) * Double(tenths) / 10)
-                readings.add(.humidityPercent, Double(humidityTenths) / 10)
-                readings.add(.pm25UgM3, Double(magnitude % 1000))
+                r = reading("H5106")
+                r.add(.temperatureC, (raw & 0x8000_0000 != 0 ? -1 : 1) * Double(tenths) / 10)
+                r.add(.humidityPercent, Double(humidityTenths) / 10)
+                r.add(.pm25UgM3, Double(magnitude % 1000))
             } else if data.count == 8, number == 5140 {
-                begin("H5140")
-                addPacked(data.be24(2))
-                readings.add(.co2PPM, Double(data.be16(5)))
+                r = reading("H5140")
+                addPacked(data.be24(2), to: &r)
+                if let co2 = data.be16(5) { r.add(.co2PPM, Double(co2)) }
             } else if data.count == 8, number == 5112 {
-                let probe = Int(data.u8(7) & 0x7F)
+                guard let probeByte = data.u8(7), let battery = data.u8(5) else { return .notMine }
+                let probe = Int(probeByte & 0x7F)
                 guard (1...2).contains(probe) else { return .malformed("H5112 probe \(probe) unknown") }
-                begin("H5112")
-                if addFlaggedBattery(data.u8(5)), let v = GoveeFrame.packed(data.be24(2)) {
-                    readings.add(.temperatureProbeC(probe), v.temperature)
+                r = reading("H5112")
+                if addFlaggedBattery(battery, to: &r), let raw = data.be24(2), let v = GoveeFrame.packed(raw) {
+                    r.add(.temperatureProbeC(probe), v.temperature)
                 }
             } else {
-                begin(named ?? (data.count == 6 ? "H5101/H5102/H5104/H5105/H5174/H5177" : "H5108"), fromName: true)
-                if addFlaggedBattery(data.u8(5)) { addPacked(data.be24(2)) }
+                guard let battery = data.u8(5) else { return .notMine }
+                r = reading(data.count == 6 ? "H5101/H5102/H5104/H5105/H5174/H5177" : "H5108", fromName: true)
+                if addFlaggedBattery(battery, to: &r) { addPacked(data.be24(2), to: &r) }
             }
         case (0x8801, 9):
             guard data.u8(0) == 0xEC, data.u8(1) == 0x00, data.u8(2) == 0x01, data.u8(3) == 0x01 else {
                 return .notMine
             }
-            guard !data.allFF(from: 4) else { return .malformed("all-0xFF frame") }
-            begin(named ?? "H5179", fromName: true)
-            if let why = addHundredths(at: 4) { return .malformed(why) }
-            addBattery(Double(data.u8(8)))
+            guard !data.isAllFF(from: 4) else { return .malformed("all-0xFF frame") }
+            r = reading("H5179", fromName: true)
+            if let why = addHundredths(at: 4, to: &r) { return .malformed(why) }
+            if let battery = data.u8(8) { r.add(.batteryPercent, Double(battery)) }
         default:
             return .notMine  // a length we do not know for this tag: not guessed
         }
-        if let battery, battery > 100 {
+        if let battery = r.value(.batteryPercent), battery > 100 {
             return .malformed("battery \(battery) % out of range")
         }
-        return .decoded
-    }
-
-    /// "ec88-6": the tag in hex, then the frame size in decimal. Literals for the frames decoded
-    /// above, as writing it per frame cost a string build (callgrind).
-    static func frameKind(_ company: UInt16, _ size: Int) -> StaticString {
-        switch (company, size) {
-        case (0xEC88, 6): "ec88-6"
-        case (0xEC88, 7): "ec88-7"
-        case (0xEC88, 9): "ec88-9"
-        case (0x0001, 6): "0001-6"
-        case (0x0001, 8): "0001-8"
-        case (0x0001, 9): "0001-9"
-        case (0x8801, 9): "8801-9"
-        default: "?"  // not reached: `decodeFrame` decodes only the frames above
-        }
+        return .reading(r)
     }
 }

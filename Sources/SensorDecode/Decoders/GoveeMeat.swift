@@ -34,111 +34,90 @@
 /// Bluetooth-Devices govee-ble tests and theengs decoder `H5055_json` (the H5055 probe byte).
 /// Peers report an unplugged probe (0xFFFF) as 0 °C; we omit it.
 public struct GoveeMeatDecoder: SensorDecoder {
-    public var id: StaticString { "govee_meat" }
+    public let id = "govee_meat"
     /// Whole manufacturer values of the frames below (data of 14, 17 or 20 bytes after the company
     /// id), alone or with an iBeacon glued on (`GoveeFrame.unglued`, 25 bytes more).
     static let valueLengths = [16, 19, 22, 41, 44, 47]
-    public let selectors: [DecoderSelector] = GoveeMeatDecoder.valueLengths.map { .manufacturerValueLength($0) }
+    public let selectors: [Selector] = GoveeMeatDecoder.valueLengths.map { .manufacturerLength($0) }
 
     public init() {}
 
-    public func decode(_ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
-        // An index loop on the company ids: iterating the fields made each element (callgrind).
-        for k in 0..<ad.manufacturerDataCount where ad.manufacturerCompany(at: k) != GoveeFrame.appleCompany {
-            let bytes = ad.bytes
-            let data = bytes.extracting(GoveeFrame.unglued(ad.manufacturerPayloadRange(at: k), in: bytes))
-            if data.count == 14 || data.count == 17 || data.count == 20, data.u8(1) == 0x01, data.u8(2) == 0x00,
-                data.u8(3) == 0x01, data.u8(4) == 0x01
+    public func decode(_ ad: Advertisement) -> DecodeOutcome {
+        for m in ad.manufacturerData where m.companyID != GoveeFrame.appleCompany {
+            let data = GoveeFrame.unglued(m.payload)
+            if data.count == 14 || data.count == 17 || data.count == 20, data.u8(1) == 0x01, data.u8(2) == 0x00, data.u8(3) == 0x01,
+                data.u8(4) == 0x01
             {
-                return probeFrame(data, ad, into: &readings)
+                return probeFrame(data, ad)
             } else if data.count == 20, isH5055(data, ad) {
-                return h5055Frame(data, ad, into: &readings)
+                return h5055Frame(data, ad)
             }
         }
         return .notMine
     }
 
-    private func isH5055(_ data: Span<UInt8>, _ ad: ADView) -> Bool {
+    private func isH5055(_ data: Frame, _ ad: Advertisement) -> Bool {
         guard data.u8(1) == 0x00 else { return false }
-        // Without a name: the two probe markers agree and the frame ends in 00 00. Tested first,
-        // as it holds whatever model a UUID names, and making the model is most of the cost.
-        if ad.localNameRange == nil && data.u8(4) == data.u8(11) && data.u8(18) == 0 && data.u8(19) == 0
-            && data.u8(2) <= 100
+        // Without a name: the two probe markers agree and the frame ends in 00 00.
+        if ad.localName == nil, data.u8(4) == data.u8(11), data.u8(18) == 0, data.u8(19) == 0,
+            let battery = data.u8(2), battery <= 100
         {
             return true
         }
         return GoveeFrame.modelNumber(ad) == 5055
     }
 
-    private func probe(_ data: Span<UInt8>, _ offset: Int) -> Double? {
-        let raw = data.be16(offset)
-        return raw == 0xFFFF ? nil : Double(Int16(bitPattern: raw)) / 100
+    /// A probe's temperature in hundredths, big-endian, unless it reads "no probe" (0xFFFF).
+    private func probe(_ data: Frame, _ offset: Int) -> Double? {
+        guard let raw = data.be16(offset), raw != 0xFFFF else { return nil }
+        return Double(Int16(bitPattern: raw)) / 100
     }
 
-    private func probeFrame(
-        _ data: Span<UInt8>, _ ad: ADView,
-        into readings: inout ReadingList
-    ) -> DecodeVerdict {
+    private func probeFrame(_ data: Frame, _ ad: Advertisement) -> DecodeOutcome {
         let number = GoveeFrame.modelNumber(ad)
-        let named = number.flatMap(GoveeFrame.knownModel)
-        /// Begins the reading; `kind` is a literal, as an interpolated "probe-\(count)" cost a string
-        /// build per frame. A model number not known by name is named at run time.
-        func begin(_ model: StaticString, _ kind: StaticString) {
-            readings.begin(ad, decoderID: id, model: named ?? model, frameKind: kind)
-            if let number, named == nil { readings.setModel(GoveeFrame.model(number: number)) }
-        }
-        /// Probe `n` at `offset`, unless it reads "no probe".
-        func addProbe(_ n: Int, at offset: Int) {
-            if let t = probe(data, offset) { readings.add(.temperatureProbeC(n), t) }
-        }
+        let named = number.map(GoveeFrame.model(number:))
+        guard let pairByte = data.u8(6) else { return .notMine }  // every frame here has 14 bytes or more
+        var r: Reading
         switch data.count {
         case 14:
-            begin(named ?? "H5181/H5183", "probe-14")
-            addProbe(1, at: 8)
+            r = ad.reading(decoder: id, model: named ?? "H5181/H5183", frameKind: "probe-14")
+            if let t = probe(data, 8) { r.add(.temperatureProbeC(1), t) }
         case 17:
-            let pair = Int(data.u8(6))
+            let pair = Int(pairByte)
             guard (1...2).contains(pair) else { return .malformed("probe pair \(pair) unknown") }
-            begin(named ?? "H5182/H5184", "probe-17")
-            addProbe(2 * pair - 1, at: 8)
-            addProbe(2 * pair, at: 13)
+            r = ad.reading(decoder: id, model: named ?? "H5182/H5184", frameKind: "probe-17")
+            if let t = probe(data, 8) { r.add(.temperatureProbeC(2 * pair - 1), t) }
+            if let t = probe(data, 13) { r.add(.temperatureProbeC(2 * pair), t) }
         default:  // 20
-            let pair = Int(data.u8(6) & 0x3F)
-            let isH5191 = number == 5191 || (number == nil && !(1...3).contains(pair))
-            if isH5191 {
-                begin("H5191", "probe-20")
-                addProbe(1, at: 8)
-                if let ambient = probe(data, 14) { readings.add(.temperatureC, ambient) }
+            let pair = Int(pairByte & 0x3F)
+            if number == 5191 || (number == nil && !(1...3).contains(pair)) {
+                r = ad.reading(decoder: id, model: named ?? "H5191", frameKind: "probe-20")
+                if let t = probe(data, 8) { r.add(.temperatureProbeC(1), t) }
+                if let ambient = probe(data, 14) { r.add(.temperatureC, ambient) }
             } else {
                 guard (1...3).contains(pair) else { return .malformed("probe pair \(pair) unknown") }
-                begin(named ?? "H5185", "probe-20")
-                addProbe(2 * pair - 1, at: 8)
-                addProbe(2 * pair, at: 14)
+                r = ad.reading(decoder: id, model: named ?? "H5185", frameKind: "probe-20")
+                if let t = probe(data, 8) { r.add(.temperatureProbeC(2 * pair - 1), t) }
+                if let t = probe(data, 14) { r.add(.temperatureProbeC(2 * pair), t) }
             }
         }
-        return .decoded
+        return .reading(r)
     }
 
-    private func h5055Frame(
-        _ data: Span<UInt8>, _ ad: ADView,
-        into readings: inout ReadingList
-    ) -> DecodeVerdict {
-        let battery = data.u8(2)
+    private func h5055Frame(_ data: Frame, _ ad: Advertisement) -> DecodeOutcome {
+        guard let battery = data.u8(2), let slots = data.u8(3), let first = data.le16(5), let second = data.le16(12)
+        else { return .notMine }
         guard battery <= 100 else { return .malformed("battery \(battery) % out of range") }
-        let pair = Int(data.u8(3) >> 6)
+        let pair = Int(slots >> 6)
         guard pair <= 2 else { return .malformed("H5055 probe pair \(pair) unknown") }
-        let plugged = data.u8(3) & 0x3F
-        readings.begin(ad, decoderID: id, model: "H5055", frameKind: "h5055")
-        readings.add(.batteryPercent, Double(battery))
-        /// Probe `n` (from 1) at `offset`, when plugged in and not 0xFFFF. A function per slot: a
-        /// list of (slot, offset) pairs was an array made per frame (callgrind).
-        func addProbe(_ n: Int, at offset: Int) {
-            let raw = data.le16(offset)
-            if plugged & (1 << (n - 1)) != 0, raw != 0xFFFF {
-                readings.add(.temperatureProbeC(n), Double(Int16(bitPattern: raw)))
-            }
+        let plugged = slots & 0x3F
+        var r = ad.reading(decoder: id, model: "H5055", frameKind: "h5055")
+        r.add(.batteryPercent, Double(battery))
+        // Probe n (from 1), when plugged in (bit n − 1) and not 0xFFFF.
+        for (n, raw) in [(2 * pair + 1, first), (2 * pair + 2, second)]
+        where plugged & (1 << (n - 1)) != 0 && raw != 0xFFFF {
+            r.add(.temperatureProbeC(n), Double(Int16(bitPattern: raw)))
         }
-        addProbe(2 * pair + 1, at: 5)
-        addProbe(2 * pair + 2, at: 12)
-        return .decoded
+        return .reading(r)
     }
 }

@@ -21,38 +21,18 @@
 ///
 /// Source: Apple, "Proximity Beacon Specification" R1 (2015), "iBeacon advertising packet".
 public struct IBeaconDecoder: SensorDecoder {
-    public var id: StaticString { "ibeacon" }
-    public let selectors: [DecoderSelector] = [.manufacturer(0x004C)]
+    public let id = "ibeacon"
+    public let selectors: [Selector] = [.manufacturer(company: 0x004C)]
 
     public init() {}
 
-    public func decode(_ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
-        guard let range = ad.manufacturerPayloadRange(company: 0x004C) else { return .notMine }
-        let d = ad.bytes.extracting(range)
-        guard d.count >= 2, d.u8(0) == 0x02, d.u8(1) == 0x15 else { return .notMine }
-        guard d.count >= 23 else { return .malformed("iBeacon of \(d.count) bytes, expected 23") }
-        // An identity, not a measurement: the reading has none.
-        readings.begin(ad, decoderID: id, model: "iBeacon")
-        // The identity text is made when read (see `DeferredText`); the reading keeps the bytes.
-        readings.setFrameKind(copying: d, format: { Self.frameKind($0) })
-        return .decoded
-    }
-
-    /// `uuid/major/minor`, written in place: appending five pieces to a String cost more than
-    /// the rest of the decode (callgrind). Major and minor from the end back, as the end is known.
-    static func frameKind(_ d: ArraySlice<UInt8>) -> String {
-        let major = Int(d.be16(18))
-        let minor = Int(d.be16(20))
-        let count = Hex.uuidTextCount(16) + 2 + Hex.decimalCount(major) + Hex.decimalCount(minor)
-        return d.withUnsafeBufferPointer { frame in
-            Hex.ascii(count: count) { out in
-                var i = 0
-                Hex.writeUUIDText(UnsafeBufferPointer(rebasing: frame[2..<18]), to: out, at: &i)
-                out[i] = UInt8(ascii: "/")
-                let slash = Hex.writeDecimal(minor, to: out, endingAt: count) - 1
-                out[slash] = UInt8(ascii: "/")
-                _ = Hex.writeDecimal(major, to: out, endingAt: slash)
-            }
+    public func decode(_ ad: Advertisement) -> DecodeOutcome {
+        guard let d = ad.manufacturerData(company: 0x004C), d.u8(0) == 0x02, d.u8(1) == 0x15 else { return .notMine }
+        guard let uuid = d.bytes(2..<18), let major = d.be16(18), let minor = d.be16(20), d.count >= 23 else {
+            return .malformed("iBeacon of \(d.count) bytes, expected 23")
         }
+        // An identity, not a measurement: the reading has none, and its frame kind is the identity.
+        let identity = Hex.uuidText(uuid.bytes) + "/\(major)/\(minor)"
+        return .reading(ad.reading(decoder: id, model: "iBeacon", frameKind: identity))
     }
 }

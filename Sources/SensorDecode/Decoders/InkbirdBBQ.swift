@@ -24,55 +24,34 @@
 /// Source: custom-components/ble_monitor and Bluetooth-Devices inkbird-ble (`inkbird.py`,
 /// lengths and s16/10); theengs decoder IBT-2X/4X/6XS tests (0xFFF6 = unplugged, omitted).
 public struct InkbirdBBQDecoder: SensorDecoder {
-    public var id: StaticString { "inkbird_bbq" }
-    // By company and length: Govee's frames under company 0x0001 (other lengths) never reach it.
-    public let selectors: [DecoderSelector] = [0x0000, 0x0001, 0x0002].flatMap { company in
-        [12, 14, 18, 22].map { DecoderSelector.manufacturerWithValueLength(company: company, length: $0) }
-    }
+    public let id = "inkbird_bbq"
+    /// Under company ids 0 to 2; Govee's frames under 0x0001 have other lengths.
+    public let selectors: [Selector] = [0x0000, 0x0001, 0x0002].map { .manufacturer(company: $0) }
 
     public init() {}
 
-    public func decode(_ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
-        // An index loop on the company ids: iterating the fields made each element (callgrind).
-        for k in 0..<ad.manufacturerDataCount where ad.manufacturerCompany(at: k) <= 2 {
-            let v = ad.bytes.extracting(ad.manufacturerValueRange(at: k))
-            guard v.count == 12 || v.count == 14 || v.count == 18 || v.count == 22, v.u8(2) == 0, v.u8(3) == 0 else {
-                continue
-            }
-            // Bytes 4..<10 as an address in either byte order; tested before the name, as it is
-            // cheaper than the two scans of the name.
-            let macMatches = v.macBE(4) == ad.header.address || v.macLE(4) == ad.header.address
-            guard macMatches || ad.localNameContains("ibbq", ignoringCase: true)
+    public func decode(_ ad: Advertisement) -> DecodeOutcome {
+        for m in ad.manufacturerData where m.companyID <= 2 {
+            let v = m.frame
+            guard v.count == 12 || v.count == 14 || v.count == 18 || v.count == 22, v.u8(2) == 0, v.u8(3) == 0,
+                let macBE = v.macBE(4), let macLE = v.macLE(4)
+            else { continue }
+            // Bytes 4..<10 are the advertiser's address in either byte order, or the name says iBBQ.
+            guard macBE == ad.address || macLE == ad.address || ad.localNameContains("ibbq", ignoringCase: true)
                 || ad.localNameContains("xbbq", ignoringCase: true)
             else { continue }
-            let model = Self.model(probes: (v.count - 10) / 2, xBBQ: ad.localNameHasPrefix("x", ignoringCase: true))
-            // Begun before the probes are read: one out of range returns `.malformed`, and the
-            // registry then drops the reading.
-            readings.begin(ad, decoderID: id, model: model)
-            for n in 1...((v.count - 10) / 2) {
-                let raw = v.le16s(10 + 2 * (n - 1))
+            let probes = (v.count - 10) / 2
+            var r = ad.reading(
+                decoder: id, model: (ad.localNameHasPrefix("x", ignoringCase: true) ? "xBBQ-" : "iBBQ-") + "\(probes)")
+            for n in 1...probes {
+                guard let raw = v.le16s(10 + 2 * (n - 1)) else { continue }
                 if raw == -10 { continue }  // 0xFFF6: no probe plugged in
                 let t = Double(raw) / 10
                 guard t >= -50, t <= 400 else { return .malformed("probe \(n) at \(t) °C out of range") }
-                readings.add(.temperatureProbeC(n), t)
+                r.add(.temperatureProbeC(n), t)
             }
-            return .decoded
+            return .reading(r)
         }
         return .notMine
-    }
-
-    /// "iBBQ-4", "xBBQ-1", …: literals, as concatenating the count made a string per frame (callgrind).
-    static func model(probes: Int, xBBQ: Bool) -> StaticString {
-        switch (xBBQ, probes) {
-        case (false, 1): "iBBQ-1"
-        case (false, 2): "iBBQ-2"
-        case (false, 4): "iBBQ-4"
-        case (false, 6): "iBBQ-6"
-        case (true, 1): "xBBQ-1"
-        case (true, 2): "xBBQ-2"
-        case (true, 4): "xBBQ-4"
-        case (true, 6): "xBBQ-6"
-        default: xBBQ ? "xBBQ" : "iBBQ"  // not reached: `decode` takes only the four sizes above
-        }
     }
 }

@@ -21,39 +21,25 @@
 /// Source: offsets and the °F flag read off Bluetooth-Devices inkbird-ble's IAM-T2 tests
 /// (test_iam_t2_fahrenheit_mode, test_iam_t2_sub_zero_celsius), which are in our vectors.
 public struct InkbirdIAMT2Decoder: SensorDecoder {
-    public var id: StaticString { "inkbird_iam_t2" }
-    /// By the name's length: with `.anyManufacturer` every advertisement with manufacturer data
-    /// (nearly every phone's) came here to have its name compared, ~45 instructions each.
-    public let selectors: [DecoderSelector] = [.localNameLength(Self.name.utf8CodeUnitCount)]
-    static let name: StaticString = "Ink@IAM-T2"
+    public let id = "inkbird_iam_t2"
+    public let selectors: [Selector] = [.localName("Ink@IAM-T2")]
 
     public init() {}
 
-    public func decode(_ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
-        // A byte compare (a generic `elementsEqual` walked the name, callgrind).
-        guard ad.localNameEquals(Self.name) else { return .notMine }
-        return decodeFrame(ad, into: &readings)
-    }
-
-    /// The rest of the decode, not inlined: the name test above is all most calls run, and with the
-    /// frame decode inlined they paid its stack frame (saving six registers) too: 45 instructions
-    /// a call on the bench's vectors, 36 apart (callgrind). (SensorPush, InkbirdBBQ and
-    /// EddystoneTLM split the same way got no cheaper.)
-    @inline(never) private func decodeFrame(
-        _ ad: ADView, into readings: inout ReadingList
-    ) -> DecodeVerdict {
-        guard ad.manufacturerDataCount > 0 else { return .notMine }
-        let data = ad.bytes.extracting(ad.manufacturerPayloadRange(at: 0))
-        guard data.count == 15 else { return .malformed("IAM-T2 frame of \(data.count) bytes, expected 15") }
-        guard !data.allFF() else { return .malformed("all-0xFF frame") }
-        let reading = Double(data.be16s(8)) / 10
-        let celsius = data.u8(7) & 0x02 != 0 ? (reading - 32) * 5 / 9 : reading
-        let humidity = Double(data.be16(10)) / 10
+    public func decode(_ ad: Advertisement) -> DecodeOutcome {
+        guard ad.localNameIs("Ink@IAM-T2"), let data = ad.manufacturerData.first?.payload else { return .notMine }
+        guard data.count == 15, let unit = data.u8(7), let t = data.be16s(8), let h = data.be16(10),
+            let co2 = data.be16(12)
+        else { return .malformed("IAM-T2 frame of \(data.count) bytes, expected 15") }
+        guard !data.isAllFF() else { return .malformed("all-0xFF frame") }
+        let reading = Double(t) / 10
+        let celsius = unit & 0x02 != 0 ? (reading - 32) * 5 / 9 : reading
+        let humidity = Double(h) / 10
         guard humidity <= 100 else { return .malformed("humidity \(humidity) % out of range") }
-        readings.begin(ad, decoderID: id, model: "IAM-T2")
-        readings.add(.temperatureC, celsius)
-        readings.add(.humidityPercent, humidity)
-        readings.add(.co2PPM, Double(data.be16(12)))
-        return .decoded
+        var r = ad.reading(decoder: id, model: "IAM-T2")
+        r.add(.temperatureC, celsius)
+        r.add(.humidityPercent, humidity)
+        r.add(.co2PPM, Double(co2))
+        return .reading(r)
     }
 }

@@ -25,67 +25,52 @@
 /// names, probe byte); the CRC algorithm was identified here against the peers' real captures
 /// (every one of them checks; theengs' hand-edited test frames do not).
 public struct InkbirdIBSTHDecoder: SensorDecoder {
-    public var id: StaticString { "inkbird_ibs_th" }
-    public let selectors: [DecoderSelector] = [.manufacturerValueLength(9)]
+    public let id = "inkbird_ibs_th"
+    public let selectors: [Selector] = [.manufacturerLength(9)]
 
     public init() {}
 
-    /// CRC-16/MODBUS: reflected polynomial 0xA001, initial value 0xFFFF, no final XOR. Table-driven:
-    /// every phone's 9-byte manufacturer value is checked here, so a byte costs a lookup, not 8 shifts.
-    public static func crc16Modbus(_ bytes: Span<UInt8>) -> UInt16 {
+    /// CRC-16/MODBUS: reflected polynomial 0xA001, initial value 0xFFFF, no final XOR.
+    public static func crc16Modbus<C: Collection>(_ bytes: C) -> UInt16 where C.Element == UInt8 {
         var crc: UInt16 = 0xFFFF
-        let table = crcTable  // read once, not once per byte
-        for i in bytes.indices { crc = (crc >> 8) ^ table[Int(UInt8(truncatingIfNeeded: crc) ^ bytes[i])] }
-        return crc
-    }
-
-    /// The CRC of each byte value alone, shifted through the polynomial bit by bit.
-    private static let crcTable: [UInt16] = (0...255).map { (byte: Int) -> UInt16 in
-        var crc = UInt16(byte)
-        for _ in 0..<8 { crc = crc & 1 != 0 ? (crc >> 1) ^ 0xA001 : crc >> 1 }
-        return crc
-    }
-
-    public func decode(_ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
-        // By index: the field list copied the bytes and the index on every call (callgrind).
-        guard let k = (0..<ad.manufacturerDataCount).first(where: { ad.manufacturerValueLength(at: $0) == 9 }) else {
-            return .notMine
+        for byte in bytes {
+            crc ^= UInt16(byte)
+            for _ in 0..<8 { crc = crc & 1 != 0 ? (crc >> 1) ^ 0xA001 : crc >> 1 }
         }
-        let v = ad.bytes.extracting(ad.manufacturerValueRange(at: k))
-        // Byte-level name tests: phones' 9-byte manufacturer values reach this line all the time.
+        return crc
+    }
+
+    public func decode(_ ad: Advertisement) -> DecodeOutcome {
+        guard let v = ad.manufacturerData.first(where: { $0.value.count == 9 })?.frame,
+            let t = v.le16s(0), let rawHumidity = v.le16(2), let probe = v.u8(4), let crc = v.le16(5),
+            let battery = v.u8(7)
+        else { return .notMine }
         let hasHumidity: Bool?  // nil: no name, decide from the value
-        if ad.localNameEquals("sps", ignoringCase: true) || ad.localNameEquals("n0byd", ignoringCase: true) {
+        if ad.localNameIs("sps", ignoringCase: true) || ad.localNameIs("n0byd", ignoringCase: true) {
             hasHumidity = true
-        } else if ad.localNameEquals("tps", ignoringCase: true) {
+        } else if ad.localNameIs("tps", ignoringCase: true) {
             hasHumidity = false
         } else {
             hasHumidity = nil
         }
-        let crcOK = Self.crc16Modbus(v.extracting(0..<5)) == v.le16(5)
-        guard crcOK else {
-            return hasHumidity == nil
-                ? .notMine : .malformed("CRC 0x\(hex: v.le16(5), digits: 1) does not match its frame")
+        // Without a name, a phone's 9-byte value that fails the CRC is not ours.
+        guard Self.crc16Modbus(v.bytes.prefix(5)) == crc else {
+            return hasHumidity == nil ? .notMine : .malformed("CRC 0x\(Hex.number(crc, digits: 1)) does not match its frame")
         }
-        let temperature = Double(v.le16s(0)) / 100
-        let rawHumidity = v.le16(2)
-        let battery = v.u8(7)
         guard battery <= 100 else { return .malformed("battery \(battery) % out of range") }
-        let model: StaticString = hasHumidity == false ? "IBS-TH2/P01B" : "IBS-TH"
-        // Begun before the probe byte and humidity are checked: either can still return
-        // `.malformed`, and the registry then drops the reading.
-        readings.begin(ad, decoderID: id, model: model)
-        let probe = v.u8(4)
+        let temperature = Double(t) / 100
+        var r = ad.reading(decoder: id, model: hasHumidity == false ? "IBS-TH2/P01B" : "IBS-TH")
         switch probe {
-        case 0: readings.add(.temperatureC, temperature)
-        case 1, 3: readings.add(.temperatureProbeC(1), temperature)
+        case 0: r.add(.temperatureC, temperature)
+        case 1, 3: r.add(.temperatureProbeC(1), temperature)
         default: return .malformed("probe byte \(probe) unknown")
         }
         if hasHumidity ?? (rawHumidity != 0 && rawHumidity != 0xFFFF) {
             let humidity = Double(rawHumidity) / 100
             guard humidity <= 100 else { return .malformed("humidity \(humidity) % out of range") }
-            readings.add(.humidityPercent, humidity)
+            r.add(.humidityPercent, humidity)
         }
-        readings.add(.batteryPercent, Double(battery))
-        return .decoded
+        r.add(.batteryPercent, Double(battery))
+        return .reading(r)
     }
 }

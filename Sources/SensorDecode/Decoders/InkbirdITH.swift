@@ -23,46 +23,38 @@
 /// Source: offsets read off Bluetooth-Devices inkbird-ble's test advertisements for these models
 /// (test_ith_11_b, test_ith_31_b, test_IBS_P02B), which are in our vectors.
 public struct InkbirdITHDecoder: SensorDecoder {
-    public var id: StaticString { "inkbird_ith" }
-    public let selectors: [DecoderSelector] = [.manufacturer(0x2449)]
+    public let id = "inkbird_ith"
+    public let selectors: [Selector] = [.manufacturer(company: 0x2449)]
 
     public init() {}
 
-    public func decode(_ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
-        guard let range = ad.manufacturerPayloadRange(company: 0x2449) else { return .notMine }
-        let data = ad.bytes.extracting(range)
-        guard data.count == 16 else { return .malformed("0x2449 frame of \(data.count) bytes, expected 16") }
-        guard !data.allFF() else { return .malformed("all-0xFF frame") }
-        // Byte compares on the name: decoding it to a String and matching strings cost more than
-        // the rest of the decode (callgrind).
-        let hasName = ad.localNameRange != nil
-        let kind = data.u8(0)
-        let model: StaticString
+    public func decode(_ ad: Advertisement) -> DecodeOutcome {
+        guard let data = ad.manufacturerData(company: 0x2449) else { return .notMine }
+        guard data.count == 16, let kind = data.u8(0), let t = data.le16s(4), let h = data.le16(6),
+            let battery = data.u8(8)
+        else { return .malformed("0x2449 frame of \(data.count) bytes, expected 16") }
+        guard !data.isAllFF() else { return .malformed("all-0xFF frame") }
+        let hasName = ad.localName != nil
+        let model: String
         let hasHumidity: Bool
-        var known = true
-        if ad.localNameEquals("ITH-11-B") || (!hasName && kind == 0x08) {
+        if ad.localNameIs("ITH-11-B") || (!hasName && kind == 0x08) {
             (model, hasHumidity) = ("ITH-11-B", true)
-        } else if ad.localNameEquals("ITH-13-B") || (!hasName && kind == 0x12) {
+        } else if ad.localNameIs("ITH-13-B") || (!hasName && kind == 0x12) {
             (model, hasHumidity) = ("ITH-13-B", true)
-        } else if ad.localNameEquals("IBS-P02B") || (!hasName && kind == 0x11) {
+        } else if ad.localNameIs("IBS-P02B") || (!hasName && kind == 0x11) {
             (model, hasHumidity) = ("IBS-P02B", false)
         } else {
-            (model, hasHumidity) = ("Inkbird", false)  // named with its kind byte once begun
-            known = false
+            (model, hasHumidity) = ("Inkbird 0x" + Hex.number(kind), false)
         }
-        let battery = data.u8(8)
         guard battery <= 100 else { return .malformed("battery \(battery) % out of range") }
-        // Begun before the humidity is checked: out of range, it returns `.malformed`, and the
-        // registry then drops the reading.
-        readings.begin(ad, decoderID: id, model: model)
-        if !known { readings.setModel("Inkbird 0x" + Hex.encode([kind])) }
-        readings.add(.temperatureC, Double(data.le16s(4)) / 10)
+        var r = ad.reading(decoder: id, model: model)
+        r.add(.temperatureC, Double(t) / 10)
         if hasHumidity {
-            let humidity = Double(data.le16(6)) / 10
+            let humidity = Double(h) / 10
             guard humidity <= 100 else { return .malformed("humidity \(humidity) % out of range") }
-            readings.add(.humidityPercent, humidity)
+            r.add(.humidityPercent, humidity)
         }
-        readings.add(.batteryPercent, Double(battery))
-        return .decoded
+        r.add(.batteryPercent, Double(battery))
+        return .reading(r)
     }
 }

@@ -26,63 +26,67 @@
 /// Source: Minew's BeaconPlus SDK frame list; reelyActive advlib-ble-services `lib/minew.js`
 /// (frame lengths, signed 8.8), whose unit tests are among our vectors.
 public struct MinewFFE1Decoder: SensorDecoder {
-    public var id: StaticString { "minew_ffe1" }
-    public let selectors: [DecoderSelector] = [.serviceData16(0xFFE1)]
+    public let id = "minew_ffe1"
+    public let selectors: [Selector] = [.serviceData(uuid16: 0xFFE1)]
+
+    /// The exact length of each fixed-size frame version (0x08 has a name of any length after 9).
+    static let lengths: [UInt8: Int] = [0x01: 13, 0x02: 10, 0x03: 15, 0x13: 11]
 
     public init() {}
 
-    public func decode(_ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
-        guard let range = ad.serviceDataRange(uuid16: 0xFFE1) else { return .notMine }
-        let frame = ad.bytes.extracting(range)
-        guard frame.count >= 3, frame.u8(0) == 0xA1 else { return .notMine }
-        let version = frame.u8(1)
-        let battery = frame.u8(2)
+    public func decode(_ ad: Advertisement) -> DecodeOutcome {
+        guard let frame = ad.serviceData(uuid16: 0xFFE1), frame.u8(0) == 0xA1,
+            let version = frame.u8(1), let battery = frame.u8(2)
+        else { return .notMine }
+        if let length = Self.lengths[version], frame.count != length {
+            return .malformed("a1-\(Hex.number(version)) frame of \(frame.count) bytes, expected \(length)")
+        }
+        let kind = "a1-" + Hex.number(version)
+        var r: Reading
         let macOffset: Int
-        // Each frame's reading is begun once its length is known good; a range check failing
-        // later returns `.malformed`, and the registry drops the reading.
         switch version {
         case 0x01:
-            guard frame.count == 13 else { return .malformed("a1-01 frame of \(frame.count) bytes, expected 13") }
-            let humidity = Double(frame.be16(5)) / 256
+            guard let t = frame.be16s(3), let h = frame.be16(5) else { return .notMine }
+            let humidity = Double(h) / 256
             guard humidity <= 100 else { return .malformed("humidity \(humidity) % out of range") }
-            readings.begin(ad, decoderID: id, model: "MM-BLEBC7", frameKind: "a1-01")
-            readings.add(.batteryPercent, Double(battery))
-            readings.add(.temperatureC, Double(frame.be16s(3)) / 256)
-            readings.add(.humidityPercent, humidity)
+            r = ad.reading(decoder: id, model: "MM-BLEBC7", frameKind: kind)
+            r.add(.batteryPercent, Double(battery))
+            r.add(.temperatureC, Double(t) / 256)
+            r.add(.humidityPercent, humidity)
             macOffset = 7
         case 0x02:
-            guard frame.count == 10 else { return .malformed("a1-02 frame of \(frame.count) bytes, expected 10") }
-            readings.begin(ad, decoderID: id, model: "Minew light", frameKind: "a1-02")
-            readings.add(.batteryPercent, Double(battery))
-            readings.add(.light, Double(frame.u8(3) & 0x01))
+            guard let light = frame.u8(3) else { return .notMine }
+            r = ad.reading(decoder: id, model: "Minew light", frameKind: kind)
+            r.add(.batteryPercent, Double(battery))
+            r.add(.light, Double(light & 0x01))
             macOffset = 4
         case 0x03:
-            guard frame.count == 15 else { return .malformed("a1-03 frame of \(frame.count) bytes, expected 15") }
-            readings.begin(ad, decoderID: id, model: "Minew accelerometer", frameKind: "a1-03")
-            readings.add(.batteryPercent, Double(battery))
-            readings.add(.accelerationXG, Double(frame.be16s(3)) / 256)
-            readings.add(.accelerationYG, Double(frame.be16s(5)) / 256)
-            readings.add(.accelerationZG, Double(frame.be16s(7)) / 256)
+            guard let x = frame.be16s(3), let y = frame.be16s(5), let z = frame.be16s(7) else { return .notMine }
+            r = ad.reading(decoder: id, model: "Minew accelerometer", frameKind: kind)
+            r.add(.batteryPercent, Double(battery))
+            r.add(.accelerationXG, Double(x) / 256)
+            r.add(.accelerationYG, Double(y) / 256)
+            r.add(.accelerationZG, Double(z) / 256)
             macOffset = 9
         case 0x08:
             guard frame.count >= 9 else { return .malformed("a1-08 frame of \(frame.count) bytes, expected ≥ 9") }
+            r = ad.reading(decoder: id, model: "MM-BLEBC7", frameKind: kind)
             // The name this frame carries, if any; else the AD local name, as for the other frames.
-            let name = frame.count > 9 ? frame.extracting(droppingFirst: 9) : nil
-            readings.begin(ad, decoderID: id, model: "MM-BLEBC7", frameKind: "a1-08", name: name)
-            readings.add(.batteryPercent, Double(battery))
+            if frame.count > 9 { r.setName(fromFrame: frame.dropFirst(9)) }
+            r.add(.batteryPercent, Double(battery))
             macOffset = 3
         case 0x13:
-            guard frame.count == 11 else { return .malformed("a1-13 frame of \(frame.count) bytes, expected 11") }
-            readings.begin(ad, decoderID: id, model: "Minew temperature", frameKind: "a1-13")
-            readings.add(.batteryPercent, Double(battery))
-            readings.add(.temperatureC, Double(frame.be16s(3)) / 256)
+            guard let t = frame.be16s(3) else { return .notMine }
+            r = ad.reading(decoder: id, model: "Minew temperature", frameKind: kind)
+            r.add(.batteryPercent, Double(battery))
+            r.add(.temperatureC, Double(t) / 256)
             macOffset = 5
         default:
             return .notMine  // a version whose layout we do not know: not guessed
         }
         guard battery <= 100 else { return .malformed("battery \(battery) % out of range") }
-
-        readings.checkPayloadAddress(frame.macLE(macOffset))
-        return .decoded
+        guard let mac = frame.macLE(macOffset) else { return .notMine }
+        r.checkPayloadAddress(mac)
+        return .reading(r)
     }
 }

@@ -32,14 +32,13 @@
 /// Source: the TLV types and device types as documented by Bluetooth-Devices/qingping-ble and
 /// custom-components/ble_monitor (`qingping.py`); the peers' tests in ../shared/vectors.
 public struct QingpingDecoder: SensorDecoder {
-    public var id: StaticString { "qingping" }
-    public let selectors: [DecoderSelector] = [.serviceData16(0xFDCD)]
+    public let id = "qingping"
+    public let selectors: [Selector] = [.serviceData(uuid16: 0xFDCD)]
 
     public init() {}
 
-    /// The model of a device type byte. A switch: a dictionary lookup hashed the byte per frame
-    /// (callgrind).
-    static func model(type: UInt8) -> StaticString? {
+    /// The model of a device type byte.
+    static func model(type: UInt8) -> String? {
         switch type {
         case 0x01, 0x07, 0x16: "CGG1"
         case 0x04: "CGH1"
@@ -59,68 +58,63 @@ public struct QingpingDecoder: SensorDecoder {
         }
     }
 
-    public func decode(_ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
-        guard let range = ad.serviceDataRange(uuid16: 0xFDCD) else { return .notMine }
-        let frame = ad.bytes.extracting(range)
-        guard frame.count >= 8 else { return .malformed("Qingping frame of \(frame.count) bytes, expected ≥ 8") }
-        let isEvent = frame.u8(0) & 0x40 != 0
-        let type = frame.u8(1)
-        let model = Self.model(type: type)
-        // The reading is begun before the walk, which adds to it; a value out of range returns
-        // `.malformed`, and the registry drops the reading.
-        readings.begin(ad, decoderID: id, model: model ?? "Qingping", frameKind: isEvent ? "event" : nil)
-        if model == nil { readings.setModel("Qingping type 0x\(Hex.encode([type]))") }
+    public func decode(_ ad: Advertisement) -> DecodeOutcome {
+        guard let frame = ad.serviceData(uuid16: 0xFDCD) else { return .notMine }
+        guard frame.count >= 8, let flags = frame.u8(0), let type = frame.u8(1), let mac = frame.macLE(2) else {
+            return .malformed("Qingping frame of \(frame.count) bytes, expected ≥ 8")
+        }
+        let isEvent = flags & 0x40 != 0
+        var r = ad.reading(
+            decoder: id, model: Self.model(type: type) ?? "Qingping type 0x\(Hex.number(type))",
+            frameKind: isEvent ? "event" : nil)
 
-        var stopped: MalformedReason? = nil
-        // The TLVs walked by offset into the frame: a reader and a slice per value cost a retain
-        // and a release each (callgrind).
+        var stopped: String? = nil
         var at = 8
-        while at < frame.count {
-            let tlvType = frame.u8(at)
-            guard at + 2 <= frame.count, at + 2 + Int(frame.u8(at + 1)) <= frame.count else {
-                stopped = "TLV 0x\(hex: tlvType) runs past the \(frame.count)-byte frame"
+        while let tlvType = frame.u8(at) {
+            guard let length = frame.u8(at + 1).map(Int.init), let v = frame.bytes((at + 2)..<(at + 2 + length)) else {
+                stopped = "TLV 0x\(Hex.number(tlvType)) runs past the \(frame.count)-byte frame"
                 break
             }
-            let length = Int(frame.u8(at + 1))
-            let v = at + 2  // where the value starts
-            at = v + length
+            at += 2 + length
             switch (tlvType, length) {
             case (0x01, 4):
-                let humidity = Double(frame.le16(v + 2)) / 10
+                guard let t = v.le16s(0), let h = v.le16(2) else { continue }
+                let humidity = Double(h) / 10
                 guard humidity <= 100 else { return .malformed("humidity \(humidity) % out of range") }
-                readings.add(.temperatureC, Double(frame.le16s(v)) / 10)
-                readings.add(.humidityPercent, humidity)
+                r.add(.temperatureC, Double(t) / 10)
+                r.add(.humidityPercent, humidity)
             case (0x02, 1):
-                if frame.u8(v) == 0xFF { break }  // mains powered: no battery level to report
+                guard let level = v.u8(0), level != 0xFF else { break }  // 0xFF: mains powered, no level
                 // Bit 7 is not part of the level: theengs masks it (its test_uuid[61] has 0xAA for
                 // 42 %); qingping-ble reads the whole byte. Masking keeps 0…100 unchanged.
-                let battery = frame.u8(v) & 0x7F
+                let battery = level & 0x7F
                 guard battery <= 100 else { return .malformed("battery \(battery) % out of range") }
-                readings.add(.batteryPercent, Double(battery))
+                r.add(.batteryPercent, Double(battery))
             case (0x04, 1):
-                readings.add(.door, frame.u8(v) == 1 ? 0 : 1)
+                r.add(.door, v.u8(0) == 1 ? 0 : 1)
             case (0x07, 2):
-                readings.add(.pressureHPa, Double(frame.le16(v)) / 10)
+                if let p = v.le16(0) { r.add(.pressureHPa, Double(p) / 10) }
             case (0x08, 4):
-                readings.add(.motion, frame.u8(v) == 0 ? 0 : 1)
+                r.add(.motion, v.u8(0) == 0 ? 0 : 1)
                 // In event frames the trailing bytes are not an illuminance (qingping-ble #84).
-                if !isEvent { readings.add(.illuminanceLux, Double(frame.le24(v + 1))) }
+                if !isEvent, let lux = v.le24(1) { r.add(.illuminanceLux, Double(lux)) }
             case (0x09, 4):
-                readings.add(.illuminanceLux, Double(frame.le32(v)))
+                if let lux = v.le32(0) { r.add(.illuminanceLux, Double(lux)) }
             case (0x11, 1):
-                readings.add(.light, frame.u8(v) == 0 ? 0 : 1)
+                r.add(.light, v.u8(0) == 0 ? 0 : 1)
             case (0x12, 4):
-                readings.add(.pm25UgM3, Double(frame.le16(v)))
-                readings.add(.pm10UgM3, Double(frame.le16(v + 2)))
+                guard let pm25 = v.le16(0), let pm10 = v.le16(2) else { continue }
+                r.add(.pm25UgM3, Double(pm25))
+                r.add(.pm10UgM3, Double(pm10))
             case (0x13, 2):
-                readings.add(.co2PPM, Double(frame.le16(v)))
+                if let co2 = v.le16(0) { r.add(.co2PPM, Double(co2)) }
             default:
                 continue  // packet id (0x0F), capability bits (0x18), unknown types: length known, skipped
             }
         }
-        if let why = stopped, readings.currentMeasurementCount == 0 { return .malformed(why) }
-        readings.checkPayloadAddress(frame.macLE(2))
-        if let why = stopped { readings.warn(.reason(why)) }
-        return .decoded
+        if let why = stopped, r.measurements.isEmpty { return .malformed(why) }
+        r.checkPayloadAddress(mac)
+        if let why = stopped { r.warn(.text(why)) }
+        return .reading(r)
     }
 }

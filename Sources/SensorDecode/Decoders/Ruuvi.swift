@@ -38,73 +38,60 @@
 /// Source: Ruuvi's data-format documentation (docs.ruuvi.com, "RAWv1" and "RAWv2"), whose
 /// examples are among ruuvi.endpoints.c's tests in our vectors.
 public struct RuuviDecoder: SensorDecoder {
-    public var id: StaticString { "ruuvi" }
-    public let selectors: [DecoderSelector] = [.manufacturer(0x0499)]
+    public let id = "ruuvi"
+    public let selectors: [Selector] = [.manufacturer(company: 0x0499)]
 
     public init() {}
 
-    public func decode(_ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
-        guard let range = ad.manufacturerPayloadRange(company: 0x0499), !range.isEmpty else { return .notMine }
-        let data = ad.bytes.extracting(range)
-        switch data.u8(0) {
+    public func decode(_ ad: Advertisement) -> DecodeOutcome {
+        guard let data = ad.manufacturerData(company: 0x0499), let format = data.u8(0) else { return .notMine }
+        switch format {
         case 0x03:
-            guard data.count == 14 else { return .malformed("format 3 frame of \(data.count) bytes, expected 14") }
-            let humidity = Double(data.u8(1)) / 2
+            guard data.count == 14, let h = data.u8(1), let whole = data.u8(2), let fraction = data.u8(3),
+                let pressure = data.be16(4), let x = data.be16s(6), let y = data.be16s(8), let z = data.be16s(10),
+                let millivolts = data.be16(12)
+            else { return .malformed("format 3 frame of \(data.count) bytes, expected 14") }
+            let humidity = Double(h) / 2
             guard humidity <= 100 else { return .malformed("humidity \(humidity) % out of range") }
-            let fraction = data.u8(3)
             guard fraction <= 99 else { return .malformed("temperature fraction \(fraction) out of range") }
-            let whole = data.u8(2)
             let magnitude = Double(whole & 0x7F) + Double(fraction) / 100
-            readings.begin(ad, decoderID: id, model: "RuuviTag", frameKind: "rawv1")
-            readings.add(.temperatureC, whole & 0x80 != 0 ? -magnitude : magnitude)
-            readings.add(.humidityPercent, humidity)
-            readings.add(.pressureHPa, (Double(data.be16(4)) + 50000) / 100)
-            readings.add(.accelerationXG, Double(data.be16s(6)) / 1000)
-            readings.add(.accelerationYG, Double(data.be16s(8)) / 1000)
-            readings.add(.accelerationZG, Double(data.be16s(10)) / 1000)
-            readings.add(.voltageV, Double(data.be16(12)) / 1000)
+            var r = ad.reading(decoder: id, model: "RuuviTag", frameKind: "rawv1")
+            r.add(.temperatureC, whole & 0x80 != 0 ? -magnitude : magnitude)
+            r.add(.humidityPercent, humidity)
+            r.add(.pressureHPa, (Double(pressure) + 50000) / 100)
+            r.add(.accelerationXG, Double(x) / 1000)
+            r.add(.accelerationYG, Double(y) / 1000)
+            r.add(.accelerationZG, Double(z) / 1000)
+            r.add(.voltageV, Double(millivolts) / 1000)
+            return .reading(r)
         case 0x05:
-            guard data.count == 24 else { return .malformed("format 5 frame of \(data.count) bytes, expected 24") }
-            guard !data.allFF(from: 1) else { return .malformed("all-0xFF frame") }
-            // Begun before the fields are read: a humidity out of range returns `.malformed` half
-            // way, and the registry drops the reading.
-            readings.begin(ad, decoderID: id, model: "RuuviTag", frameKind: "rawv2")
-            if data.be16(1) != 0x8000 {
-                readings.add(.temperatureC, Double(data.be16s(1)) * 0.005)
-            }
-            if data.be16(3) != 0xFFFF {
-                let humidity = Double(data.be16(3)) * 0.0025
+            guard data.count == 24, let t = data.be16(1), let h = data.be16(3), let p = data.be16(5),
+                let x = data.be16(7), let y = data.be16(9), let z = data.be16(11), let power = data.be16(13),
+                let movements = data.u8(15), let sequence = data.be16(16), let mac = data.macBE(18)
+            else { return .malformed("format 5 frame of \(data.count) bytes, expected 24") }
+            guard !data.isAllFF(from: 1) else { return .malformed("all-0xFF frame") }
+            var r = ad.reading(decoder: id, model: "RuuviTag", frameKind: "rawv2")
+            // Each field has a "not available" value, and is left out when it has it.
+            if t != 0x8000 { r.add(.temperatureC, Double(Int16(bitPattern: t)) * 0.005) }
+            if h != 0xFFFF {
+                let humidity = Double(h) * 0.0025
                 guard humidity <= 100 else { return .malformed("humidity \(humidity) % out of range") }
-                readings.add(.humidityPercent, humidity)
+                r.add(.humidityPercent, humidity)
             }
-            if data.be16(5) != 0xFFFF {
-                readings.add(.pressureHPa, (Double(data.be16(5)) + 50000) / 100)
-            }
-            // One test per axis: a list of (quantity, offset) pairs was an array made per frame.
-            if data.be16(7) != 0x8000 {
-                readings.add(.accelerationXG, Double(data.be16s(7)) / 1000)
-            }
-            if data.be16(9) != 0x8000 {
-                readings.add(.accelerationYG, Double(data.be16s(9)) / 1000)
-            }
-            if data.be16(11) != 0x8000 {
-                readings.add(.accelerationZG, Double(data.be16s(11)) / 1000)
-            }
-            let power = data.be16(13)
-            if power >> 5 != 0x7FF {
-                readings.add(.voltageV, Double(Int(power >> 5) + 1600) / 1000)
-            }
-            if power & 0x1F != 0x1F {
-                readings.add(.txPowerDBm, Double(Int(power & 0x1F) * 2 - 40))
-            }
-            if data.u8(15) != 0xFF { readings.add(.movementCount, Double(data.u8(15))) }
-            if data.be16(16) != 0xFFFF { readings.add(.packetCount, Double(data.be16(16))) }
-            guard readings.currentMeasurementCount > 0 else { return .malformed("every field is \"not available\"") }
+            if p != 0xFFFF { r.add(.pressureHPa, (Double(p) + 50000) / 100) }
+            if x != 0x8000 { r.add(.accelerationXG, Double(Int16(bitPattern: x)) / 1000) }
+            if y != 0x8000 { r.add(.accelerationYG, Double(Int16(bitPattern: y)) / 1000) }
+            if z != 0x8000 { r.add(.accelerationZG, Double(Int16(bitPattern: z)) / 1000) }
+            if power >> 5 != 0x7FF { r.add(.voltageV, Double(Int(power >> 5) + 1600) / 1000) }
+            if power & 0x1F != 0x1F { r.add(.txPowerDBm, Double(Int(power & 0x1F) * 2 - 40)) }
+            if movements != 0xFF { r.add(.movementCount, Double(movements)) }
+            if sequence != 0xFFFF { r.add(.packetCount, Double(sequence)) }
+            guard !r.measurements.isEmpty else { return .malformed("every field is \"not available\"") }
             // All 0xFF: the firmware does not send its MAC.
-            if !data.allFF(from: 18) { readings.checkPayloadAddress(data.macBE(18)) }
+            if !data.isAllFF(from: 18) { r.checkPayloadAddress(mac) }
+            return .reading(r)
         default:
             return .notMine  // formats 2, 4 (Eddystone URL), 6, 0xE1 …: not decoded here
         }
-        return .decoded
     }
 }

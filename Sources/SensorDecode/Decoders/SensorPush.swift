@@ -34,21 +34,19 @@
 /// layout); the TC.x step (0.0625 °C from −200 °C) was read off sensorpush-ble's TC.x tests, and its
 /// upper bound of 1800 °C is our assumption (only the low field is ever non-zero in them).
 public struct SensorPushDecoder: SensorDecoder {
-    public var id: StaticString { "sensorpush" }
-    public let selectors: [DecoderSelector] = (3...9).map { .manufacturerValueLength($0) }
+    public let id = "sensorpush"
+    public let selectors: [Selector] = (3...9).map { .manufacturerLength($0) }
 
-    // Stored in the decoder, not static: a static array was a `swift_initStaticObject` call per use,
-    // twice for every advertisement with manufacturer data (callgrind).
-    let uuidV2: [UInt8] = [
+    /// The 128-bit service UUIDs of the two generations, most-significant byte first.
+    static let uuidV2: [UInt8] = [
         0xEF, 0x09, 0x00, 0x00, 0x11, 0xD6, 0x42, 0xBA, 0x93, 0xB8, 0x9D, 0xD7, 0xEC, 0x09, 0x0A, 0xB0,
     ]
-    let uuidHT1: [UInt8] = [
+    static let uuidHT1: [UInt8] = [
         0xEF, 0x09, 0x00, 0x00, 0x11, 0xD6, 0x42, 0xBA, 0x93, 0xB8, 0x9D, 0xD7, 0xEC, 0x09, 0x0A, 0xA9,
     ]
 
-    /// (quantity, min, max, step) per packed field, for device types 64, 65, 66 in order. An array
-    /// indexed by type − 64: a dictionary keyed by type hashed the key on every decode (callgrind).
-    static let packings: [(model: StaticString, fields: [(Quantity, Double, Double, Double)])] = [
+    /// (quantity, min, max, step) per packed field, for device types 64, 65, 66 in order.
+    static let packings: [(model: String, fields: [(Quantity, Double, Double, Double)])] = [
         (
             "HTP.xw",
             [(.temperatureC, -40, 140, 0.0025), (.humidityPercent, 0, 100, 0.0025), (.pressureHPa, 30000, 125000, 1)]
@@ -59,66 +57,73 @@ public struct SensorPushDecoder: SensorDecoder {
 
     public init() {}
 
-    public func decode(_ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
-        // Index loops on the values: iterating `manufacturerData` copied the bytes and the index,
-        // and destroyed them, on every call (callgrind).
-        let fields = 0..<ad.manufacturerDataCount
-        let bytes = ad.bytes
-        // Every advertisement with a 3- to 9-byte manufacturer value reaches this decoder, nearly
-        // all of them a phone's. Whether a value could hold either layout is a test of its length
-        // and first bytes, made before the name tests, which walk the name: a frame that neither
-        // layout could decode is not ours, whatever its name says (testing the name first cost
-        // 450 instructions a call on the bench's vectors, this 227, callgrind).
-        // One pass over the values, each read once (two passes, each reading the index twice a
-        // value, cost ~40 instructions more a call, callgrind).
-        var mayBeHT1 = false
-        var mayBeV2 = false
-        for k in fields {
-            let value = ad.manufacturerValueRange(at: k)  // at least 2 bytes (the walk's rule)
-            let first = bytes.u8(value.lowerBound)
-            if value.count == 4 && (bytes.u8(value.lowerBound + 3) & 0x7C) >> 2 == 1 { mayBeHT1 = true }
-            // Page 0, device type 64 to 66 (`packings`).
-            if value.count >= 3 && value.count <= 9 && first & 0x03 == 0 && first >> 2 < 3 { mayBeV2 = true }
+    /// The number of values of a packed field from `lo` to `hi` in steps of `step`.
+    static func valueCount(_ lo: Double, _ hi: Double, _ step: Double) -> UInt64 { UInt64(((hi - lo) / step).rounded()) + 1 }
+
+    /// The bytes a packed number of these fields needs: enough for the largest, the product of
+    /// their value counts less one.
+    static func packedBytes(_ fields: [(Quantity, Double, Double, Double)]) -> Int {
+        var largest = fields.reduce(UInt64(1)) { $0 * valueCount($1.1, $1.2, $1.3) } - 1
+        var bytes = 0
+        while largest > 0 {
+            largest >>= 8
+            bytes += 1
         }
+        return bytes
+    }
+
+    /// An HT1 value: 4 bytes whose last holds 1 in bits 2–6.
+    static func isHT1(_ v: Frame) -> Bool { v.count == 4 && v.u8(3).map { ($0 & 0x7C) >> 2 } == 1 }
+    /// A v2 value: 3 to 9 bytes, page 0 (bits 0–1 of the first byte), device type 64 to 66.
+    static func isV2(_ v: Frame) -> Bool {
+        (3...9).contains(v.count) && v.u8(0).map { $0 & 0x03 == 0 && $0 >> 2 < 3 } == true
+    }
+
+    public func decode(_ ad: Advertisement) -> DecodeOutcome {
+        let values = ad.manufacturerData.map(\.frame)
+        // A value neither layout could hold is not ours, whatever the name says.
+        let mayBeHT1 = values.contains(where: Self.isHT1)
+        let mayBeV2 = values.contains(where: Self.isV2)
         guard mayBeHT1 || mayBeV2 else { return .notMine }
-        let isHT1 = ad.localNameEquals("s") || ad.localNameEquals("HT1") || ad.hasServiceUUID128(uuidHT1)
-        if !isHT1 {
-            guard mayBeV2,
-                ad.localNameHasPrefix("SensorPush") || ad.localNameContains("HT.w") || ad.localNameContains("HTP.xw")
-                    || ad.localNameContains("TC.x") || ad.hasServiceUUID128(uuidV2)
-            else { return .notMine }
-        }
+        let uuids = ad.fields.serviceUUIDs
+        let isHT1 = ad.localNameIs("s") || ad.localNameIs("HT1") || uuids.contains(.uuid128(Self.uuidHT1))
         if isHT1 {
-            guard let k = fields.first(where: { ad.manufacturerValueLength(at: $0) == 4 }) else { return .notMine }
-            let v = bytes.extracting(ad.manufacturerValueRange(at: k))
-            guard (v.u8(3) & 0x7C) >> 2 == 1 else { return .notMine }
-            let rawHumidity = Int(v.u8(0)) | Int(v.u8(1) & 0x0F) << 8
-            let rawTemperature = Int(v.u8(1) >> 4) | Int(v.u8(2)) << 4 | Int(v.u8(3) & 0x03) << 12
-            let humidity = min(100, max(0, -6 + 125 * Double(rawHumidity) / 4096))
-            readings.begin(ad, decoderID: id, model: "HT1")
-            readings.add(.temperatureC, -46.85 + 175.72 * Double(rawTemperature) / 16384)
-            readings.add(.humidityPercent, humidity)
-            return .decoded
+            guard let v = values.first(where: { $0.count == 4 }), Self.isHT1(v), let b0 = v.u8(0), let b1 = v.u8(1),
+                let b2 = v.u8(2), let b3 = v.u8(3)
+            else { return .notMine }
+            let rawHumidity = Int(b0) | Int(b1 & 0x0F) << 8
+            let rawTemperature = Int(b1 >> 4) | Int(b2) << 4 | Int(b3 & 0x03) << 12
+            var r = ad.reading(decoder: id, model: "HT1")
+            r.add(.temperatureC, -46.85 + 175.72 * Double(rawTemperature) / 16384)
+            r.add(.humidityPercent, min(100, max(0, -6 + 125 * Double(rawHumidity) / 4096)))
+            return .reading(r)
         }
+        guard mayBeV2,
+            ad.localNameHasPrefix("SensorPush") || ad.localNameContains("HT.w") || ad.localNameContains("HTP.xw")
+                || ad.localNameContains("TC.x") || uuids.contains(.uuid128(Self.uuidV2))
+        else { return .notMine }
         // Several manufacturer structures: the last page-0 one is the current measurement.
-        for k in fields.reversed() {
-            let v = bytes.extracting(ad.manufacturerValueRange(at: k))
-            guard v.count >= 3, v.count <= 9, v.u8(0) & 0x03 == 0 else { continue }
-            let typeIndex = Int(v.u8(0) >> 2)  // the device type − 64
-            guard typeIndex < Self.packings.count else { return .notMine }
-            let packing = Self.packings[typeIndex]
-            var packed: UInt64 = 0
-            for i in 1..<v.count { packed |= UInt64(v.u8(i)) << (8 * UInt64(i - 1)) }
-            readings.begin(ad, decoderID: id, model: packing.model)
-            for (quantity, lo, hi, step) in packing.fields {
-                let count = UInt64(((hi - lo) / step).rounded()) + 1
-                var value = lo + Double(packed % count) * step
-                packed /= count
-                if quantity == .pressureHPa { value /= 100 }  // the field is in Pa
-                readings.add(quantity, value)
-            }
-            return .decoded
+        guard let v = values.last(where: { (3...9).contains($0.count) && $0.u8(0).map { $0 & 0x03 == 0 } == true }),
+            let first = v.u8(0)
+        else { return .notMine }
+        let typeIndex = Int(first >> 2)  // the device type − 64
+        guard typeIndex < Self.packings.count else { return .notMine }
+        let packing = Self.packings[typeIndex]
+        // The packed number needs this many bytes after the first: fewer is a cut frame, whose
+        // missing high bytes would read as zeros.
+        guard v.count - 1 >= Self.packedBytes(packing.fields) else {
+            return .malformed("\(packing.model) frame of \(v.count) bytes, expected \(Self.packedBytes(packing.fields) + 1)")
         }
-        return .notMine
+        var packed: UInt64 = 0
+        for (i, byte) in v.bytes.dropFirst().enumerated() { packed |= UInt64(byte) << (8 * UInt64(i)) }
+        var r = ad.reading(decoder: id, model: packing.model)
+        for (quantity, lo, hi, step) in packing.fields {
+            let count = Self.valueCount(lo, hi, step)
+            var value = lo + Double(packed % count) * step
+            packed /= count
+            if quantity == .pressureHPa { value /= 100 }  // the field is in Pa
+            r.add(quantity, value)
+        }
+        return .reading(r)
     }
 }

@@ -33,18 +33,18 @@
 /// Source: OpenWonderLabs SwitchBotAPI-BLE (meter.md), pySwitchbot `adv_parsers/meter.py`
 /// (sign bit, the 0x0969 copy at 8–10), custom-components/ble_monitor tests.
 public struct SwitchBotMeterDecoder: SensorDecoder {
-    public var id: StaticString { "switchbot_meter" }
-    public let selectors: [DecoderSelector] = [.serviceData16(0xFD3D), .serviceData16(0x0D00), .manufacturer(0x0969)]
+    public let id = "switchbot_meter"
+    public let selectors: [Selector] = [
+        .serviceData(uuid16: 0xFD3D), .serviceData(uuid16: 0x0D00), .manufacturer(company: 0x0969),
+    ]
 
     public init() {}
 
-    public func decode(_ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
-        let bytes = ad.bytes
-        // Where the service data lies, if any: read in `bytes`, counted from their start.
-        let service = ad.serviceDataRange(uuid16: 0xFD3D) ?? ad.serviceDataRange(uuid16: 0x0D00)
-        let model: StaticString
-        if let service, service.count >= 3 {
-            switch bytes.u8(service.lowerBound) & 0x7F {
+    public func decode(_ ad: Advertisement) -> DecodeOutcome {
+        let service = ad.serviceData(uuid16: 0xFD3D) ?? ad.serviceData(uuid16: 0x0D00)
+        let model: String
+        if let service, service.count >= 3, let type = service.u8(0) {
+            switch type & 0x7F {
             case 0x54: model = "Meter"
             case 0x69: model = "Meter Plus"
             case 0x77: model = "Outdoor Meter"
@@ -55,40 +55,39 @@ public struct SwitchBotMeterDecoder: SensorDecoder {
         } else {
             return .notMine
         }
-        // Where the three measurement bytes start.
-        let thStart: Int
+        // The three measurement bytes: in the service data after 3 bytes, else in the
+        // manufacturer data at offset 8.
+        let th: Frame
         if let service, service.count >= 6 {
-            thStart = service.lowerBound + 3
-        } else if let data = ad.manufacturerPayloadRange(company: 0x0969), data.count >= 11 {
-            thStart = data.lowerBound + 8  // data offset 8
+            th = service.dropFirst(3)
+        } else if let data = ad.manufacturerData(company: 0x0969), data.count >= 11 {
+            th = data.dropFirst(8)
         } else {
             return .malformed("\(model) advertisement without its measurement bytes")
         }
-        let th = bytes.extracting(thStart..<(thStart + 3))
-        let tenths = th.u8(0) & 0x0F
+        guard let b0 = th.u8(0), let b1 = th.u8(1), let b2 = th.u8(2) else { return .notMine }
+        let tenths = b0 & 0x0F
         guard tenths <= 9 else { return .malformed("temperature tenths digit \(tenths) out of range") }
-        let magnitude = Double(th.u8(1) & 0x7F) + Double(tenths) / 10
-        let humidity = th.u8(2) & 0x7F
+        let magnitude = Double(b1 & 0x7F) + Double(tenths) / 10
+        let humidity = b2 & 0x7F
         guard humidity <= 100 else { return .malformed("humidity \(humidity) % out of range") }
-        readings.begin(ad, decoderID: id, model: model)
-        readings.add(.temperatureC, th.u8(1) & 0x80 != 0 ? magnitude : -magnitude)
-        readings.add(.humidityPercent, Double(humidity))
-        // The battery only in the service data; a bad one returns `.malformed`, and the registry
-        // drops the reading begun above.
-        if let service, service.count >= 3 {
-            let battery = bytes.u8(service.lowerBound + 2) & 0x7F
+        var r = ad.reading(decoder: id, model: model)
+        r.add(.temperatureC, b1 & 0x80 != 0 ? magnitude : -magnitude)
+        r.add(.humidityPercent, Double(humidity))
+        // The battery only in the service data.
+        if let service, let level = service.u8(2) {
+            let battery = level & 0x7F
             guard battery <= 100 else { return .malformed("battery \(battery) % out of range") }
-            readings.add(.batteryPercent, Double(battery))
+            r.add(.batteryPercent, Double(battery))
         }
-        return .decoded
+        return .reading(r)
     }
 
-    /// The meter a local name names, for advertisements that carry only the 0x0969 copy. Byte
-    /// compares on the name, not a String and a dictionary lookup.
-    static func model(name ad: ADView) -> StaticString? {
-        if ad.localNameEquals("WoSensorTH") { return "Meter" }
-        if ad.localNameEquals("WoSensorTHP") { return "Meter Plus" }
-        if ad.localNameEquals("WoIOSensorTH") { return "Outdoor Meter" }
+    /// The meter a local name names, for advertisements that carry only the 0x0969 copy.
+    static func model(name ad: Advertisement) -> String? {
+        if ad.localNameIs("WoSensorTH") { return "Meter" }
+        if ad.localNameIs("WoSensorTHP") { return "Meter Plus" }
+        if ad.localNameIs("WoIOSensorTH") { return "Outdoor Meter" }
         return nil
     }
 }

@@ -29,45 +29,28 @@
 /// thermobeacon-ble (company ids, offsets, /16 scaling); iskalchev ThermoBeacon-pyhap (button bit).
 public struct ThermoBeaconDecoder: SensorDecoder {
     public static let companies: [UInt16] = [0x0010, 0x0011, 0x0014, 0x0015, 0x001B, 0x0030]
-    public var id: StaticString { "thermobeacon" }
-    public let selectors: [DecoderSelector] = ThermoBeaconDecoder.companies.map { .manufacturer($0) }
+    public let id = "thermobeacon"
+    public let selectors: [Selector] = ThermoBeaconDecoder.companies.map { .manufacturer(company: $0) }
 
     public init() {}
 
-    public func decode(_ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
-        // The first structure of one of our companies with 18 bytes after the id: an index loop on
-        // the company ids, as `first(where:)` made every element it passed (callgrind).
-        var found: (range: Range<Int>, model: StaticString)? = nil
-        for k in 0..<ad.manufacturerDataCount where ad.manufacturerValueLength(at: k) == 20 {
-            guard let model = Self.model(company: ad.manufacturerCompany(at: k)) else { continue }
-            found = (ad.manufacturerPayloadRange(at: k), model)
-            break
-        }
-        guard let (range, model) = found else { return .notMine }
-        let data = ad.bytes.extracting(range)
-        guard data.u8(0) == 0, data.u8(1) & 0x7F == 0 else { return .notMine }
-        guard !data.allFF(from: 8) else { return .malformed("all-0xFF frame") }
-        let humidity = Double(data.le16(12)) / 16
+    public func decode(_ ad: Advertisement) -> DecodeOutcome {
+        // The first structure of one of our companies with 18 bytes after the id.
+        guard
+            let m = ad.manufacturerData.first(where: { $0.value.count == 20 && Self.companies.contains($0.companyID) })
+        else { return .notMine }
+        let data = m.payload
+        guard data.u8(0) == 0, let flags = data.u8(1), flags & 0x7F == 0, let mac = data.macLE(2),
+            let millivolts = data.le16(8), let t = data.le16s(10), let h = data.le16(12)
+        else { return .notMine }
+        guard !data.isAllFF(from: 8) else { return .malformed("all-0xFF frame") }
+        let humidity = Double(h) / 16
         guard humidity <= 100 else { return .malformed("humidity \(humidity) % out of range") }
-        readings.begin(ad, decoderID: id, model: model)
-        readings.add(.temperatureC, Double(data.le16s(10)) / 16)
-        readings.add(.humidityPercent, humidity)
-        readings.add(.voltageV, Double(data.le16(8)) / 1000)
-        readings.checkPayloadAddress(data.macLE(2))
-        return .decoded
-    }
-
-    /// The model name of a company id, `nil` for a company not ours. Literals: building
-    /// "ThermoBeacon 0x" + hex per frame was a third of the decode (callgrind).
-    static func model(company: UInt16) -> StaticString? {
-        switch company {
-        case 0x0010: "ThermoBeacon 0x0010"
-        case 0x0011: "ThermoBeacon 0x0011"
-        case 0x0014: "ThermoBeacon 0x0014"
-        case 0x0015: "ThermoBeacon 0x0015"
-        case 0x001B: "ThermoBeacon 0x001b"
-        case 0x0030: "ThermoBeacon 0x0030"
-        default: nil
-        }
+        var r = ad.reading(decoder: id, model: "ThermoBeacon 0x" + Hex.number(m.companyID, digits: 4))
+        r.add(.temperatureC, Double(t) / 16)
+        r.add(.humidityPercent, humidity)
+        r.add(.voltageV, Double(millivolts) / 1000)
+        r.checkPayloadAddress(mac)
+        return .reading(r)
     }
 }

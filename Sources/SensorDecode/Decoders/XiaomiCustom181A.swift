@@ -35,49 +35,42 @@
 /// Source: github.com/atc1441/ATC_MiThermometer and github.com/pvvx/ATC_MiThermometer READMEs
 /// ("Custom format"); the peers' tests in ../shared/vectors (theengs, ble_monitor, aioblescan).
 public struct XiaomiCustom181ADecoder: SensorDecoder {
-    public var id: StaticString { "xiaomi_181a" }
-    public let selectors: [DecoderSelector] = [.serviceData16(0x181A)]
+    public let id = "xiaomi_181a"
+    public let selectors: [Selector] = [.serviceData(uuid16: 0x181A)]
 
     public init() {}
 
-    public func decode(_ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
-        guard let range = ad.serviceDataRange(uuid16: 0x181A) else { return .notMine }
-        let frame = ad.bytes.extracting(range)
-        let kind: StaticString
-        let model: StaticString
-        let mac: BDAddress
-        let temperature: Double
-        let humidity: Double
-        let battery: UInt8
-        let millivolts: UInt16
+    public func decode(_ ad: Advertisement) -> DecodeOutcome {
+        guard let frame = ad.serviceData(uuid16: 0x181A) else { return .notMine }
+        let kind: String
+        let model: String
+        let fields: (mac: BDAddress, temperature: Double, humidity: Double, battery: UInt8, millivolts: UInt16)
         switch frame.count {
         case 13:
             kind = "atc1441"
             model = "ATC1441 firmware"
-            mac = frame.macBE(0)
-            temperature = Double(frame.be16s(6)) / 10
-            humidity = Double(frame.u8(8))
-            battery = frame.u8(9)
-            millivolts = frame.be16(10)
+            guard let mac = frame.macBE(0), let t = frame.be16s(6), let h = frame.u8(8), let b = frame.u8(9),
+                let mv = frame.be16(10)
+            else { return .notMine }
+            fields = (mac, Double(t) / 10, Double(h), b, mv)
         case 15:
             kind = "pvvx"
             model = "pvvx firmware"
-            mac = frame.macLE(0)
-            temperature = Double(frame.le16s(6)) / 100
-            humidity = Double(frame.le16(8)) / 100
-            millivolts = frame.le16(10)
-            battery = frame.u8(12)
+            guard let mac = frame.macLE(0), let t = frame.le16s(6), let h = frame.le16(8), let mv = frame.le16(10),
+                let b = frame.u8(12)
+            else { return .notMine }
+            fields = (mac, Double(t) / 100, Double(h) / 100, b, mv)
         default:
             return .notMine  // another user of 0x181A (b-parasite, Relsib, pvvx encrypted)
         }
-        guard humidity <= 100 else { return .malformed("\(kind) humidity \(humidity) % out of range") }
-        guard battery <= 100 else { return .malformed("\(kind) battery \(battery) % out of range") }
-        readings.begin(ad, decoderID: id, model: model, frameKind: kind)
-        readings.add(.temperatureC, temperature)
-        readings.add(.humidityPercent, humidity)
-        readings.add(.batteryPercent, Double(battery))
-        readings.add(.voltageV, Double(millivolts) / 1000)
-        readings.checkPayloadAddress(mac)
-        return .decoded
+        guard fields.humidity <= 100 else { return .malformed("\(kind) humidity \(fields.humidity) % out of range") }
+        guard fields.battery <= 100 else { return .malformed("\(kind) battery \(fields.battery) % out of range") }
+        var r = ad.reading(decoder: id, model: model, frameKind: kind)
+        r.add(.temperatureC, fields.temperature)
+        r.add(.humidityPercent, fields.humidity)
+        r.add(.batteryPercent, Double(fields.battery))
+        r.add(.voltageV, Double(fields.millivolts) / 1000)
+        r.checkPayloadAddress(fields.mac)
+        return .reading(r)
     }
 }

@@ -46,15 +46,15 @@
 /// Source: custom-components/ble_monitor docs and `xiaomi.py` (frame control, objects, nonce),
 /// Bluetooth-Devices/xiaomi-ble (product ids); the peers' tests in ../shared/vectors.
 public struct XiaomiMiBeaconDecoder: SensorDecoder {
-    public var id: StaticString { "xiaomi_mibeacon" }
-    public let selectors: [DecoderSelector] = [.serviceData16(0xFE95)]
+    public let id = "xiaomi_mibeacon"
+    public let selectors: [Selector] = [.serviceData(uuid16: 0xFE95)]
     private let keys: DeviceKeys
 
     /// - Parameter keys: 16-byte bindkeys for encrypted (v4/v5) devices, by address.
     public init(keys: DeviceKeys = DeviceKeys()) { self.keys = keys }
 
-    /// The model of a product id. A switch: a dictionary lookup hashed the id per frame (callgrind).
-    static func model(product: UInt16) -> StaticString? {
+    /// The model of a product id.
+    static func model(product: UInt16) -> String? {
         switch product {
         case 0x0098: "HHCCJCY01"
         case 0x015D: "HHCCPOT002"
@@ -76,53 +76,25 @@ public struct XiaomiMiBeaconDecoder: SensorDecoder {
         }
     }
 
-    /// "v0" to "v15" as literals: a table made once was a `swift_once` check and a retain per
-    /// frame (MiBeacon 1,054 -> 1,034 instructions a call, callgrind).
-    static func versionName(_ version: Int) -> StaticString {
-        switch version {
-        case 0: "v0"
-        case 1: "v1"
-        case 2: "v2"
-        case 3: "v3"
-        case 4: "v4"
-        case 5: "v5"
-        case 6: "v6"
-        case 7: "v7"
-        case 8: "v8"
-        case 9: "v9"
-        case 10: "v10"
-        case 11: "v11"
-        case 12: "v12"
-        case 13: "v13"
-        case 14: "v14"
-        default: "v15"
+    public func decode(_ ad: Advertisement) -> DecodeOutcome {
+        guard let frame = ad.serviceData(uuid16: 0xFE95) else { return .notMine }
+        guard frame.count >= 5, let control = frame.le16(0), let product = frame.le16(2) else {
+            return .malformed("MiBeacon frame of \(frame.count) bytes, expected ≥ 5")
         }
-    }
-
-    public func decode(_ ad: ADView, into readings: inout ReadingList) -> DecodeVerdict {
-        guard let range = ad.serviceDataRange(uuid16: 0xFE95) else { return .notMine }
-        let frame = ad.bytes.extracting(range)
-        guard frame.count >= 5 else { return .malformed("MiBeacon frame of \(frame.count) bytes, expected ≥ 5") }
-        let control = frame.le16(0)
         let version = Int(control >> 12)
-        let product = frame.le16(2)
-        let model = Self.model(product: product)
-        // The optional fields and the objects are read by offset into the frame: a reader and a
-        // slice per field cost a retain and a release each (callgrind).
         var at = 5
         var mac: BDAddress? = nil
         if control & 0x10 != 0 {
-            guard frame.count >= at + 6 else {
+            guard let m = frame.macLE(at) else {
                 return .malformed("MiBeacon frame of \(frame.count) bytes, too short for its MAC")
             }
-            mac = frame.macLE(at)
+            mac = m
             at += 6
         }
         if control & 0x20 != 0 {
-            guard frame.count >= at + 1 else {
+            guard let capability = frame.u8(at) else {
                 return .malformed("MiBeacon frame of \(frame.count) bytes, too short for its capability byte")
             }
-            let capability = frame.u8(at)
             at += 1
             if capability & 0x20 != 0 {
                 guard frame.count >= at + 1 else {
@@ -131,114 +103,89 @@ public struct XiaomiMiBeaconDecoder: SensorDecoder {
                 at += 1
             }
         }
-        /// Begins the reading of a frame of `kind`, warning of a payload MAC other than the advertiser's.
-        /// A kind not known as a literal (`kind` nil) is given as `text`; so is a product id
-        /// without a model name.
-        func begin(_ kind: StaticString?, text: @autoclosure () -> String = "") {
-            readings.begin(ad, decoderID: id, model: model ?? "MiBeacon", frameKind: kind)
-            if model == nil {
-                readings.setModel("MiBeacon 0x" + Hex.encode([UInt8(product >> 8), UInt8(product & 0xFF)]))
-            }
-            if kind == nil { readings.setFrameKind(text()) }
-            if let mac { readings.checkPayloadAddress(mac) }
+        /// The reading of a frame of `kind`, with a warning if the payload MAC is not the advertiser's.
+        func reading(_ kind: String) -> Reading {
+            var r = ad.reading(
+                decoder: id, model: Self.model(product: product) ?? "MiBeacon 0x" + Hex.number(product, digits: 4),
+                frameKind: kind)
+            if let mac { r.checkPayloadAddress(mac) }
+            return r
         }
         // Pairing and announcement frames carry no object: they still say which device is there.
-        // The version is 4 bits; its name is a literal, as building "v\(version)" per frame showed
-        // in the profile.
-        var kind: StaticString? = Self.versionName(version)
-        guard control & 0x40 != 0 else {
-            begin(kind)
-            return .decoded
-        }
-        // Where the objects lie, counted from the bytes' start (`at <= frame.count`, by the
-        // guards above): bounds, where `dropFirst` was a call per frame (callgrind).
-        let objects = (range.lowerBound + at)..<range.upperBound
+        guard control & 0x40 != 0 else { return .reading(reading("v\(version)")) }
+        let objects = frame.dropFirst(at)
 
-        if control & 0x08 != 0 {
-            guard version >= 4 else {
-                begin(nil, text: "v\(version)-encrypted-legacy")
-                return .decoded
-            }
-            guard let key = keys[ad.header.address] ?? mac.flatMap({ keys[$0] }) else {
-                begin(nil, text: "v\(version)-encrypted-no-key")
-                return .decoded
-            }
-            // ciphertext (≥ one 3-byte object header + 1) + extended counter (3) + MIC (4)
-            guard objects.count >= 4 + 7 else {
-                return .malformed("encrypted MiBeacon payload of \(objects.count) bytes, too short")
-            }
-            let bytes = ad.bytes.array[...]  // `ad` is a view: the cipher takes slices of bytes of its own
-            let nonce =
-                (mac ?? ad.header.address).littleEndianBytes + Array(bytes.slice(range.dropFirst(2).prefix(3)))
-                + Array(bytes.slice(objects.dropLast(4).suffix(3)))
-            do throws(AESCCM.Failure) {
-                let plain = try AESCCM.decrypt(
-                    key: key, nonce: nonce, ciphertext: bytes.slice(objects.dropLast(7)), tag: bytes.slice(objects.suffix(4)),
-                    associatedData: [0x11])
-                kind = version == 4 ? "v4-encrypted" : version == 5 ? "v5-encrypted" : nil
-                begin(kind, text: "v\(version)-encrypted")
-                return walk(plain.span, into: &readings)
-            } catch .authenticationFailed {
-                return .malformed(
-                    "MiBeacon MIC check failed with the bindkey configured for \(ad.header.address): wrong key or corrupt frame")
-            } catch {
-                return .malformed("MiBeacon decryption: \(error)")
-            }
+        guard control & 0x08 != 0 else { return walk(objects, into: reading("v\(version)")) }
+        guard version >= 4 else { return .reading(reading("v\(version)-encrypted-legacy")) }
+        guard let key = keys[ad.address] ?? mac.flatMap({ keys[$0] }) else {
+            return .reading(reading("v\(version)-encrypted-no-key"))
         }
-        begin(kind)
-        return walk(ad.bytes.extracting(objects), into: &readings)
+        // ciphertext (≥ one 3-byte object header + 1) + extended counter (3) + MIC (4)
+        guard objects.count >= 4 + 7 else {
+            return .malformed("encrypted MiBeacon payload of \(objects.count) bytes, too short")
+        }
+        let bytes = objects.bytes
+        // Nonce: the MAC (HCI order), product id and frame counter, and the extended counter.
+        let nonce = (mac ?? ad.address).littleEndianBytes + frame.bytes.dropFirst(2).prefix(3) + bytes.dropLast(4).suffix(3)
+        do throws(AESCCM.Failure) {
+            let plain = try AESCCM.decrypt(
+                key: key, nonce: nonce, ciphertext: bytes.dropLast(7), tag: bytes.suffix(4), associatedData: [0x11])
+            return walk(Frame(plain), into: reading("v\(version)-encrypted"))
+        } catch .authenticationFailed {
+            return .malformed(
+                "MiBeacon MIC check failed with the bindkey configured for \(ad.address): wrong key or corrupt frame")
+        } catch {
+            return .malformed("MiBeacon decryption: \(error)")
+        }
     }
 
-    /// The objects of a frame, in the clear, added to the reading begun last. The reading is begun
-    /// before the walk; a frame found bad here returns `.malformed`, and the registry drops the
-    /// reading.
-    private func walk(_ objects: Span<UInt8>, into readings: inout ReadingList) -> DecodeVerdict {
-        // The first humidity or battery out of range, in frame order, checked as each is read:
-        // a pass over the measurements afterwards compared quantities by key (callgrind).
-        var outOfRange: MalformedReason? = nil
+    /// The objects of a frame, in the clear, added to `r`.
+    private func walk(_ objects: Frame, into r: Reading) -> DecodeOutcome {
+        var r = r
+        // The first humidity or battery out of range, in frame order.
+        var outOfRange: String? = nil
         func addHumidity(_ value: Double) {
             if outOfRange == nil, !(0...100).contains(value) { outOfRange = "humidity \(value) % out of range" }
-            readings.add(.humidityPercent, value)
+            r.add(.humidityPercent, value)
         }
         func addBattery(_ value: Double) {
             if outOfRange == nil, value > 100 { outOfRange = "battery \(value) % out of range" }
-            readings.add(.batteryPercent, value)
+            r.add(.batteryPercent, value)
         }
         var next = 0
         // Fewer than 3 bytes left cannot be an object header (the peers ignore them too).
-        while objects.count - next >= 3 {
-            let objectID = objects.le16(next)
-            let length = Int(objects.u8(next + 2))
-            let v = next + 3  // where the value starts
-            guard v + length <= objects.count else {
-                let why: MalformedReason = "object 0x\(hex: objectID, digits: 1) of \(length) bytes runs past the frame"
-                if readings.currentMeasurementCount == 0 { return .malformed(why) }
-                readings.warn(.reason(why))
+        while let objectID = objects.le16(next), let size = objects.u8(next + 2) {
+            let length = Int(size)
+            guard let v = objects.bytes((next + 3)..<(next + 3 + length)) else {
+                let why = "object 0x\(Hex.number(objectID, digits: 1)) of \(length) bytes runs past the frame"
+                if r.measurements.isEmpty { return .malformed(why) }
+                r.warn(.text(why))
                 break
             }
-            next = v + length
+            next += 3 + length
             switch (objectID, length) {
-            case (0x1004, 2): readings.add(.temperatureC, Double(objects.le16s(v)) / 10)
-            case (0x1006, 2): addHumidity(Double(objects.le16(v)) / 10)
-            case (0x1007, 3): readings.add(.illuminanceLux, Double(objects.le24(v)))
-            case (0x1008, 1): readings.add(.moisturePercent, Double(objects.u8(v)))
-            case (0x1009, 2): readings.add(.conductivityUsCm, Double(objects.le16(v)))
-            case (0x100A, 1), (0x4803, 1): addBattery(Double(objects.u8(v)))
+            case (0x1004, 2): if let t = v.le16s(0) { r.add(.temperatureC, Double(t) / 10) }
+            case (0x1006, 2): if let h = v.le16(0) { addHumidity(Double(h) / 10) }
+            case (0x1007, 3): if let lux = v.le24(0) { r.add(.illuminanceLux, Double(lux)) }
+            case (0x1008, 1): if let m = v.u8(0) { r.add(.moisturePercent, Double(m)) }
+            case (0x1009, 2): if let c = v.le16(0) { r.add(.conductivityUsCm, Double(c)) }
+            case (0x100A, 1), (0x4803, 1): if let b = v.u8(0) { addBattery(Double(b)) }
             case (0x100D, 4):
-                readings.add(.temperatureC, Double(objects.le16s(v)) / 10)
-                addHumidity(Double(objects.le16(v + 2)) / 10)
-            case (0x1010, 2): readings.add(.formaldehydeMgM3, Double(objects.le16(v)) / 100)
-            case (0x1014, 1): readings.add(.moistureDetected, objects.u8(v) == 0 ? 0 : 1)
-            case (0x1015, 1): readings.add(.smoke, objects.u8(v) == 0 ? 0 : 1)
-            case (0x1018, 1): readings.add(.light, objects.u8(v) == 0 ? 0 : 1)
-            case (0x000A, 2): readings.add(.temperatureC, Double(objects.le16(v)) / 100)
-            case (0x4C01, 4): readings.add(.temperatureC, Double(Float(bitPattern: objects.le32(v))))
-            case (0x4C02, 1): addHumidity(Double(objects.u8(v)))
-            case (0x4C08, 4): addHumidity(Double(Float(bitPattern: objects.le32(v))))
+                guard let t = v.le16s(0), let h = v.le16(2) else { continue }
+                r.add(.temperatureC, Double(t) / 10)
+                addHumidity(Double(h) / 10)
+            case (0x1010, 2): if let f = v.le16(0) { r.add(.formaldehydeMgM3, Double(f) / 100) }
+            case (0x1014, 1): r.add(.moistureDetected, v.u8(0) == 0 ? 0 : 1)
+            case (0x1015, 1): r.add(.smoke, v.u8(0) == 0 ? 0 : 1)
+            case (0x1018, 1): r.add(.light, v.u8(0) == 0 ? 0 : 1)
+            case (0x000A, 2): if let t = v.le16(0) { r.add(.temperatureC, Double(t) / 100) }
+            case (0x4C01, 4): if let t = v.float32LE(0) { r.add(.temperatureC, Double(t)) }
+            case (0x4C02, 1): if let h = v.u8(0) { addHumidity(Double(h)) }
+            case (0x4C08, 4): if let h = v.float32LE(0) { addHumidity(Double(h)) }
             default: continue  // other objects: length known, skipped
             }
         }
         if let why = outOfRange { return .malformed(why) }
-        return .decoded
+        return .reading(r)
     }
 }

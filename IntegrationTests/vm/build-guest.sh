@@ -1,5 +1,5 @@
 #!/bin/bash
-# Builds the VM test guest into tests/vm/build (or $1):
+# Builds the VM test guest into IntegrationTests/vm/build (or $1):
 #   kernel/vmlinux        Debian's stock kernel, uncompressed (PVH ELF: QEMU boots it directly)
 #   kernel/modules/       the Bluetooth modules hci_uart needs, in load order (kernel/modules.order)
 #   initramfs.cpio.gz     busybox-static + modules + h4attach/hcictl + blesensor-log and its libraries + /init

@@ -1,0 +1,190 @@
+/// The one list of decoders, and dispatch from an advertisement to the decoders that may want it.
+///
+/// A registry is a value: `Registry.standard(keys:)` builds the default list; tests build their
+/// own. Every decoder one of whose selectors matches is run once, in list order, and all their
+/// readings are kept (one advertisement can carry two formats, e.g. a Govee frame with an iBeacon
+/// glued on). Any number of decoders: the selector tables are dictionaries from a key to the
+/// positions of the decoders that registered it.
+public struct Registry: Sendable {
+    public let decoders: [any SensorDecoder]
+    private var byServiceData: [UInt16: [Int]] = [:]
+    private var byCompany: [UInt16: [Int]] = [:]
+    private var byManufacturerLength: [Int: [Int]] = [:]
+    private var byLocalName: [[UInt8]: [Int]] = [:]
+    /// The lengths of the names in `byLocalName`: a name of another length is not looked up.
+    private var localNameLengths: Set<Int> = []
+
+    public init(_ decoders: [any SensorDecoder]) {
+        self.decoders = decoders
+        for (i, d) in decoders.enumerated() {
+            for s in Set(d.selectors) {
+                switch s {
+                case .serviceData(let uuid): byServiceData[uuid, default: []].append(i)
+                case .manufacturer(let company): byCompany[company, default: []].append(i)
+                case .manufacturerLength(let n): byManufacturerLength[n, default: []].append(i)
+                case .localName(let name):
+                    byLocalName[Array(name.utf8), default: []].append(i)
+                    localNameLengths.insert(name.utf8.count)
+                }
+            }
+        }
+    }
+
+    /// Every decoder this project ships, in dispatch order.
+    /// - Parameter keys: per-device keys for encrypted formats (BTHome v2, MiBeacon).
+    public static func standard(keys: DeviceKeys = DeviceKeys()) -> Registry {
+        Registry([
+            MinewFFE1Decoder(),
+            BTHomeDecoder(keys: keys),
+            XiaomiCustom181ADecoder(),
+            XiaomiMiBeaconDecoder(keys: keys),
+            QingpingDecoder(),
+            EddystoneTLMDecoder(),
+            IBeaconDecoder(),
+            GoveeDecoder(),
+            GoveeMeatDecoder(),
+            RuuviDecoder(),
+            InkbirdIBSTHDecoder(),
+            InkbirdITHDecoder(),
+            InkbirdBBQDecoder(),
+            InkbirdIAMT2Decoder(),
+            ThermoBeaconDecoder(),
+            SensorPushDecoder(),
+            SwitchBotMeterDecoder(),
+            // Add new decoders here.
+        ])
+    }
+
+    /// The outcome of running the registry over one advertisement.
+    public struct Result: Sendable, Equatable {
+        /// The readings of every decoder that decoded it, in list order.
+        public var readings: [Reading] = []
+        /// Decoders that recognised the advertisement but found it corrupt, and why.
+        public var malformed: [Malformed] = []
+        public init() {}
+    }
+
+    /// A decoder that found an advertisement of its format corrupt, and why.
+    public struct Malformed: Sendable, Equatable {
+        public let decoder: String
+        public let reason: String
+        public init(decoder: String, reason: String) {
+            self.decoder = decoder
+            self.reason = reason
+        }
+    }
+
+    /// The positions of the decoders `ad` selects, each once, in list order.
+    public func candidates(for ad: Advertisement) -> [Int] {
+        let fields = ad.fields
+        var found: [Int] = []
+        /// Adds the decoders `list` names (the first list as it is, without a copy).
+        func add(_ list: [Int]?) {
+            guard let list else { return }
+            if found.isEmpty { found = list } else { found += list }
+        }
+        for f in fields.fields {
+            switch f.kind {
+            case .serviceData where f.type == ADType.serviceData16:
+                add(byServiceData[fields.key(f)])
+            case .manufacturer:
+                add(byCompany[fields.key(f)])
+                add(byManufacturerLength[f.value.count])
+            default:
+                break
+            }
+        }
+        if let name = fields.localNameRange, localNameLengths.contains(name.count) {
+            add(byLocalName[Array(fields.bytes[name])])
+        }
+        guard found.count > 1 else { return found }
+        // Each once, in list order.
+        found.sort()
+        var kept = 1
+        for k in 1..<found.count where found[k] != found[kept - 1] {
+            found[kept] = found[k]
+            kept += 1
+        }
+        found.removeLast(found.count - kept)
+        return found
+    }
+
+    /// Decodes one advertisement with every decoder it selects, counting each outcome in
+    /// `statistics`.
+    public func decode(_ ad: Advertisement, counting statistics: inout DecoderStatistics) -> Result {
+        decode(ad) { i, outcome in statistics.count(outcome, decoder: decoders[i].id, at: i) }
+    }
+
+    /// The same, without counting.
+    public func decode(_ ad: Advertisement) -> Result {
+        decode(ad) { _, _ in }
+    }
+
+    /// Runs the candidates of `ad` in list order, handing each outcome to `observe`.
+    private func decode(_ ad: Advertisement, observe: (Int, DecodeOutcome) -> Void) -> Result {
+        var result = Result()
+        for i in candidates(for: ad) {
+            let outcome = decoders[i].decode(ad)
+            observe(i, outcome)
+            switch outcome {
+            case .readings(let readings):
+                if result.readings.isEmpty { result.readings = readings } else { result.readings += readings }
+            case .notMine: break
+            case .malformed(let why): result.malformed.append(Malformed(decoder: decoders[i].id, reason: why))
+            }
+        }
+        return result
+    }
+}
+
+/// How often each decoder decoded, said "not mine" or found a frame malformed (as rtl_433 counts
+/// per decoder). A value the caller keeps and passes to `Registry.decode(_:counting:)`; kept by
+/// the decoder's position in its registry, read by decoder id.
+public struct DecoderStatistics: Sendable, Equatable {
+    public struct Counts: Sendable, Equatable {
+        public var decoded = 0
+        public var notMine = 0
+        public var malformed = 0
+        public init() {}
+        public var runs: Int { decoded + notMine + malformed }
+    }
+
+    /// `counts[i]` are those of the decoder at position i, whose id is `ids[i]` ("" if never run).
+    private var ids: [String] = []
+    private var counts: [Counts] = []
+
+    public init() {}
+
+    /// The counts of the decoder with this id (zero if it never ran).
+    public subscript(decoder: String) -> Counts {
+        ids.firstIndex(of: decoder).map { counts[$0] } ?? Counts()
+    }
+
+    /// The decoders that ran, by id, with their counts, in registry order.
+    public var byDecoder: [(id: String, counts: Counts)] {
+        zip(ids, counts).filter { $0.1.runs > 0 }.map { (id: $0.0, counts: $0.1) }
+    }
+
+    /// Counts one outcome of the decoder at `position` in its registry.
+    public mutating func count(_ outcome: DecodeOutcome, decoder id: String, at position: Int) {
+        while counts.count <= position {
+            ids.append("")
+            counts.append(Counts())
+        }
+        ids[position] = id
+        switch outcome {
+        case .readings: counts[position].decoded += 1
+        case .notMine: counts[position].notMine += 1
+        case .malformed: counts[position].malformed += 1
+        }
+    }
+
+    /// One line per decoder that ran: `govee: 12 decoded, 3 not mine, 0 malformed`.
+    public var lines: [String] {
+        byDecoder.map { "\($0.id): \($0.counts.decoded) decoded, \($0.counts.notMine) not mine, \($0.counts.malformed) malformed" }
+    }
+
+    public static func == (a: DecoderStatistics, b: DecoderStatistics) -> Bool {
+        a.byDecoder.elementsEqual(b.byDecoder) { $0.id == $1.id && $0.counts == $1.counts }
+    }
+}
