@@ -22,6 +22,7 @@ let subcommands: [Subcommand] = [
     SummaryCommand.subcommand,
     SensorsCommand.subcommand,
     DecodeCommand.subcommand,
+    DoctorCommand.subcommand,
 ]
 
 @MainActor func topLevelHelp() -> String {
