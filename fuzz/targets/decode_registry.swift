@@ -1,0 +1,22 @@
+import SensorDecode
+
+/// The AD walk and every decoder through the registry, as `blesensor-log decode` calls them: the
+/// first 6 input bytes are the address, the rest the AD bytes. Two addresses have a key, so the
+/// encrypted BTHome v2 and MiBeacon paths decrypt (and fail to) as well.
+let keys: DeviceKeys = {
+    var k = DeviceKeys()
+    k.keys[BDAddress(rawValue: 0x0000_0000_0001)] = Array(repeating: 0x11, count: 16)
+    k.keys[BDAddress(rawValue: 0x0000_0000_0002)] = Array(0..<16)
+    return k
+}()
+let registry = Registry.standard(keys: keys)
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzDecodeRegistry(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    guard size >= 6 else { return 0 }
+    var address: UInt64 = 0
+    for i in 0..<6 { address = address << 8 | UInt64(data[i]) }
+    let ad = Advertisement(address: BDAddress(rawValue: address), data: Array(UnsafeBufferPointer(start: data + 6, count: size - 6)))
+    let result = registry.decode(ad, AdvertisingData(parsing: ad.data))
+    return result.readings.count + result.malformed.count < 0 ? 1 : 0
+}
