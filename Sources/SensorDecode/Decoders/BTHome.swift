@@ -222,7 +222,14 @@ public struct BTHomeDecoder: SensorDecoder {
                     readings.warn("v1 float object 0x\(hex: objectID) skipped")
                     continue
                 }
-                add(entry, Double(Float(bitPattern: frame.le32(valueAt))), to: &readings, &met)
+                // Any 32 bits are a float, NaN and infinities too; no quantity has such a value,
+                // and one stored would poison its hour's rollup (found by fuzz/targets/decode_registry).
+                let value = Float(bitPattern: frame.le32(valueAt))
+                guard value.isFinite else {
+                    readings.warn("v1 float object 0x\(hex: objectID) is not a finite number, skipped")
+                    continue
+                }
+                add(entry, Double(value), to: &readings, &met)
             default:
                 continue  // strings and MACs carry no measurement
             }
