@@ -44,6 +44,7 @@ ADS = {
     "bthome_v1": svc16(0x181C, bytes.fromhex("2302ca09 0203bf13")),
     "mibeacon": svc16(0xFE95, bytes.fromhex("5020 5b05 01") + ADDR[::-1] + bytes.fromhex("0d1004 d200 5c02")),
     "mibeacon_enc": svc16(0xFE95, bytes.fromhex("5858 5b05 02") + ADDR[::-1] + bytes.fromhex("0102030405060708090a0b0c0d0e")),
+    "mibeacon_floats": svc16(0xFE95, bytes.fromhex("5020 aa01 da 219335342d58 014c04 0000c841 084c04 00003442")),
     "qingping": svc16(0xFDCD, bytes.fromhex("8807") + ADDR[::-1] + bytes.fromhex("0104 d200 5c02 020164")),
     "eddystone_tlm": svc16(0xFEAA, bytes.fromhex("2000 0bb8 1980 00000100 00002710")),
     "ibeacon": FLAGS + mfr(0x004C, bytes.fromhex("0215") + bytes(range(16)) + bytes.fromhex("0001 0002 c5")),

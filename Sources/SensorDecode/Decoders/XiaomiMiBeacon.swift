@@ -232,9 +232,16 @@ public struct XiaomiMiBeaconDecoder: SensorDecoder {
             case (0x1015, 1): readings.add(.smoke, objects.u8(v) == 0 ? 0 : 1)
             case (0x1018, 1): readings.add(.light, objects.u8(v) == 0 ? 0 : 1)
             case (0x000A, 2): readings.add(.temperatureC, Double(objects.le16(v)) / 100)
-            case (0x4C01, 4): readings.add(.temperatureC, Double(Float(bitPattern: objects.le32(v))))
+            case (0x4C01, 4), (0x4C08, 4):
+                // Any 32 bits are a float, NaN and infinities too: no temperature or humidity, and
+                // one stored would poison its hour's rollup (found by fuzz/targets/decode_registry).
+                let value = Float(bitPattern: objects.le32(v))
+                guard value.isFinite else {
+                    readings.warn("object 0x\(hex: objectID, digits: 1) is not a finite number, skipped")
+                    continue
+                }
+                if objectID == 0x4C01 { readings.add(.temperatureC, Double(value)) } else { addHumidity(Double(value)) }
             case (0x4C02, 1): addHumidity(Double(objects.u8(v)))
-            case (0x4C08, 4): addHumidity(Double(Float(bitPattern: objects.le32(v))))
             default: continue  // other objects: length known, skipped
             }
         }
