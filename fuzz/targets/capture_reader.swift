@@ -3,7 +3,8 @@ import Glibc
 
 /// The capture reader (btsnoop, pcap, pcapng, sniffed) over the input as a file: `CaptureReader`
 /// reads paths only, so each input is written to one scratch file of this process first. Every
-/// record is read until the end or the first error; HCI packets go on to the extractor as in `replay`.
+/// record is read until the end or the first error, which must then stay; HCI packets go on to the
+/// extractor as in `replay`.
 let scratch: String = {
     let dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp"
     return "\(dir)/blesensor-fuzz-capture-\(getpid())"
@@ -24,9 +25,25 @@ public func fuzzCaptureReader(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt
     guard let reader = try? CaptureReader(path: scratch) else { return 0 }
     var extractor = AdvertisementExtractor()
     var count = 0
-    while let record = try? reader.nextRecord() {
-        if case .packet(let p, _) = record {
-            extractor.forEachAdvertisement(in: p) { _, bytes in count &+= bytes.count }
+    var failure: SourceError? = nil
+    while true {
+        do throws(SourceError) {
+            guard let record = try reader.nextRecord() else { break }
+            if case .packet(let p, _) = record {
+                extractor.forEachAdvertisement(in: p) { _, bytes in count &+= bytes.count }
+            }
+        } catch {
+            failure = error
+            break
+        }
+    }
+    // Invariant (3) of CaptureReader: an error is sticky.
+    if let failure {
+        do throws(SourceError) {
+            _ = try reader.nextRecord()
+            fatalError("the reader went on after \(failure)")
+        } catch {
+            if error != failure { fatalError("a second error \(error) after \(failure)") }
         }
     }
     return count < 0 ? 1 : 0
