@@ -24,6 +24,7 @@ let subcommands: [Subcommand] = [
     ChartCommand.subcommand,
     SensorsCommand.subcommand,
     DecodeCommand.subcommand,
+    DoctorCommand.subcommand,
 ]
 
 @MainActor func topLevelHelp() -> String {

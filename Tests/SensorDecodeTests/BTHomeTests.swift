@@ -107,6 +107,16 @@ import Testing
         #expect(r.first?.warnings.count == 1)
     }
 
+    /// Found by fuzz/targets/decode_registry: a v1 float object whose bits are NaN or an infinity
+    /// gave a reading of that value. It is skipped with a warning; the objects around it still count.
+    @Test func v1NonFiniteFloatsAreSkipped() {
+        for bits in ["0000c07f", "0000807f", "000080ff", "e0ffff7f"] {  // NaN, +inf, −inf, another NaN
+            let r = Kit.readings(Kit.decode(decoder, uuid: 0x181C, "4502" + bits + "020161"))
+            #expect(Kit.values(.readings(r)) == ["battery_pct": 97], "\(bits)")
+            #expect(r.first?.warnings.map(\.description) == ["v1 float object 0x02 is not a finite number, skipped"])
+        }
+    }
+
     @Test func v1SignedFormatGivesNegativeTemperature() {
         // header 0x23: format 1 (signed), length 3; 0xfef6 = −266 → −2.66 °C
         Kit.expectClose(Kit.values(Kit.decode(decoder, uuid: 0x181C, "2302f6fe"))["temperature_c"], -2.66)

@@ -38,6 +38,21 @@ import Testing
         #expect(Kit.values(outcome) == ["humidity_pct": 45.0])
     }
 
+    /// As BTHome v1's (found by fuzz/targets/decode_registry): a float32 object (0x4C01
+    /// temperature, 0x4C08 humidity) whose bits are NaN or an infinity gave a reading of that value
+    /// or made the frame malformed. It is skipped with a warning; the battery beside it counts.
+    @Test func nonFiniteFloatObjectsAreSkipped() {
+        let mac = BDAddress("58:2D:34:35:93:21")!
+        for (object, id) in [("014c04", "4c01"), ("084c04", "4c08")] {
+            for bits in ["0000c07f", "0000807f", "000080ff"] {  // NaN, +inf, −inf
+                let outcome = Kit.decode(decoder, uuid: 0xFE95, "5020aa01da219335342d58" + object + bits + "0a100150", from: mac)
+                #expect(Kit.values(outcome) == ["battery_pct": 80], "\(object) \(bits)")
+                let warnings = Kit.readings(outcome).first?.warnings.map(\.description)
+                #expect(warnings == ["object 0x\(id) is not a finite number, skipped"], "\(object) \(bits)")
+            }
+        }
+    }
+
     @Test func wrongBindkeyIsMalformed() {
         let mac = BDAddress("A4:C1:38:02:83:F4")!
         let keyed = XiaomiMiBeaconDecoder(keys: DeviceKeys([mac: Kit.bytes("e9ea895fac7cca6d30532432a516f3a9")]))

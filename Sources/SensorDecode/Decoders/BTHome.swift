@@ -181,6 +181,12 @@ public struct BTHomeDecoder: SensorDecoder {
                     r.warn("v1 float object 0x\(hexID()) skipped")
                     continue
                 }
+                // Any 32 bits are a float, NaN and infinities too; no quantity has such a value,
+                // and one stored would poison its hour's rollup (found by fuzz/targets/decode_registry).
+                guard v.isFinite else {
+                    r.warn("v1 float object 0x\(hexID()) is not a finite number, skipped")
+                    continue
+                }
                 add(entry, Double(v), to: &r, &met)
             default:
                 continue  // strings and MACs carry no measurement

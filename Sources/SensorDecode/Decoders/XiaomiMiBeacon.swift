@@ -179,9 +179,16 @@ public struct XiaomiMiBeaconDecoder: SensorDecoder {
             case (0x1015, 1): r.add(.smoke, v.u8(0) == 0 ? 0 : 1)
             case (0x1018, 1): r.add(.light, v.u8(0) == 0 ? 0 : 1)
             case (0x000A, 2): if let t = v.le16(0) { r.add(.temperatureC, Double(t) / 100) }
-            case (0x4C01, 4): if let t = v.float32LE(0) { r.add(.temperatureC, Double(t)) }
+            case (0x4C01, 4), (0x4C08, 4):
+                // Any 32 bits are a float, NaN and infinities too: no temperature or humidity, and
+                // one stored would poison its hour's rollup (found by fuzz/targets/decode_registry).
+                guard let value = v.float32LE(0) else { continue }
+                guard value.isFinite else {
+                    r.warn("object 0x\(Hex.number(objectID, digits: 1)) is not a finite number, skipped")
+                    continue
+                }
+                if objectID == 0x4C01 { r.add(.temperatureC, Double(value)) } else { addHumidity(Double(value)) }
             case (0x4C02, 1): if let h = v.u8(0) { addHumidity(Double(h)) }
-            case (0x4C08, 4): if let h = v.float32LE(0) { addHumidity(Double(h)) }
             default: continue  // other objects: length known, skipped
             }
         }

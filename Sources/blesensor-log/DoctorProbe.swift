@@ -1,0 +1,263 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import AdvScanner
+import CBlueZHCI
+import CSQLite
+import SensorStore
+
+/// Gathers `DoctorFacts` from this machine: sysfs, /proc, a Bluetooth socket, the kernel's clock
+/// status, and the database over a read-only connection. It never writes anything, and never
+/// opens the database for writing unless the read-only look found it sound.
+enum DoctorProbe {
+    static func facts(transport: TransportSpec, databasePath: String, staleMicros: Int64) -> DoctorFacts {
+        var f = DoctorFacts()
+        f.transport = transport
+        f.staleMicros = staleMicros
+        f.nowMicros = Timestamp.nowMicros()
+        f.effectiveUID = geteuid()
+        switch transport {
+        case .hci:
+            f.bluetoothSocketErrno = bluetoothSocketErrno()
+            f.adapters = adapters(socketWorks: f.bluetoothSocketErrno == nil)
+            f.rfkill = rfkill()
+            f.effectiveCapabilities = effectiveCapabilities()
+            f.bluetoothdPIDs = processes(named: "bluetoothd")
+        case .h4(.serial(let path, _, _)):
+            let fd = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
+            if fd < 0 { f.serialAccessErrno = errno } else { _ = close(fd) }
+        case .h4:
+            break
+        }
+        f.kernelClockUnsynchronised = kernelClockUnsynchronised()
+        f.timesyncdSynchronised = access("/run/systemd/timesync/synchronized", F_OK) == 0
+        f.database = database(databasePath)
+        f.throttled = throttled()
+        return f
+    }
+
+    // MARK: - Radio
+
+    static func bluetoothSocketErrno() -> Int32? {
+        let s = socket(AF_BLUETOOTH, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), BTPROTO_HCI)
+        if s < 0 { return errno }
+        _ = close(s)
+        return nil
+    }
+
+    /// `hciN` under /sys/class/bluetooth, by number; their state only when a socket can ask.
+    static func adapters(socketWorks: Bool) -> [DoctorFacts.Adapter]? {
+        guard let names = directoryEntries("/sys/class/bluetooth") else { return nil }
+        let numbers = names.compactMap { n -> UInt16? in
+            guard n.hasPrefix("hci"), let d = UInt16(n.dropFirst(3)), "hci\(d)" == n else { return nil }
+            return d
+        }.sorted()
+        return numbers.map { n in
+            DoctorFacts.Adapter(
+                name: "hci\(n)", status: socketWorks ? HCISocketTransport(devID: n).adapterStatus() : nil)
+        }
+    }
+
+    static func rfkill() -> [DoctorFacts.Rfkill] {
+        let base = "/sys/class/rfkill"
+        return (directoryEntries(base) ?? []).sorted().compactMap { e in
+            guard readText(base + "/" + e + "/type") == "bluetooth" else { return nil }
+            let name = readText(base + "/" + e + "/name") ?? e
+            return DoctorFacts.Rfkill(
+                name: "\(e) (\(name))", softBlocked: readText(base + "/" + e + "/soft") == "1",
+                hardBlocked: readText(base + "/" + e + "/hard") == "1")
+        }
+    }
+
+    /// The `CapEff:` line of /proc/self/status (hex).
+    static func effectiveCapabilities() -> UInt64? {
+        guard let status = readText("/proc/self/status", limit: 1 << 14) else { return nil }
+        for line in status.split(separator: "\n") where line.hasPrefix("CapEff:") {
+            return UInt64(line.dropFirst(7).trimmingWhitespace(), radix: 16)
+        }
+        return nil
+    }
+
+    static func processes(named name: String) -> [Int32] {
+        (directoryEntries("/proc") ?? []).compactMap { e -> Int32? in
+            guard let pid = Int32(e), readText("/proc/\(e)/comm") == name else { return nil }
+            return pid
+        }.sorted()
+    }
+
+    // MARK: - Clock
+
+    /// `adjtimex(2)` with no modes only reads; it answers TIME_ERROR (5) while STA_UNSYNC is set.
+    /// Glibc's Swift module does not carry <sys/timex.h>, so the function is looked up by name.
+    static func kernelClockUnsynchronised() -> Bool? {
+        typealias AdjTimex = @convention(c) (UnsafeMutableRawPointer) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "adjtimex") else { return nil }  // RTLD_DEFAULT
+        let call = unsafeBitCast(symbol, to: AdjTimex.self)
+        // struct timex is 208 bytes on 64-bit Linux; a larger zeroed buffer has `modes` (its first
+        // field) 0, which makes the call read-only.
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: 512, alignment: 16)
+        defer { buffer.deallocate() }
+        buffer.initializeMemory(as: UInt8.self, repeating: 0, count: 512)
+        let state = call(buffer)
+        if state < 0 { return nil }
+        return state == 5  // TIME_ERROR
+    }
+
+    // MARK: - Database
+
+    static func database(_ path: String) -> DoctorFacts.Database {
+        var d = DoctorFacts.Database()
+        d.path = path
+        var st = stat()
+        d.exists = stat(path, &st) == 0
+        d.sizeBytes = d.exists ? Int64(st.st_size) : 0
+        var wal = stat()
+        d.walBytes = stat(path + "-wal", &wal) == 0 ? Int64(wal.st_size) : 0
+        d.freeBytes = freeBytes(near: path)
+        guard d.exists else { return d }
+        switch quickCheck(path) {
+        case .failure(let e): d.openError = e.message
+        case .success(let lines): d.quickCheck = lines
+        }
+        guard d.openError == nil, d.quickCheck == ["ok"] else { return d }
+        // Sound: the store itself says whether the file is ours and lists its sensors.
+        do {
+            let reader = try StoreReader(path: path)
+            d.sensors = .success(try reader.sensors().map {
+                DoctorFacts.Sensor(address: $0.address, model: $0.model, alias: $0.alias, lastSeenMicros: $0.lastSeenMicros)
+            })
+        } catch {
+            d.sensors = .failure(error)
+        }
+        return d
+    }
+
+    /// Space free for a non-root writer on the file system holding `path` (or its folder, or the
+    /// nearest existing parent, when the file is not there yet).
+    static func freeBytes(near path: String) -> Int64? {
+        var candidate = path
+        while true {
+            var v = statvfs()
+            if statvfs(candidate, &v) == 0 { return Int64(v.f_bavail) * Int64(v.f_frsize) }
+            guard let slash = candidate.lastIndex(of: "/") else {
+                return candidate == "." ? nil : freeBytes(near: ".")
+            }
+            if slash == candidate.startIndex { candidate = "/" } else { candidate = String(candidate[..<slash]) }
+        }
+    }
+
+    struct QuickCheckFailure: Error { let message: String }
+
+    /// `PRAGMA quick_check` over a read-only connection, so that a damaged file is never written.
+    static func quickCheck(_ path: String) -> Result<[String], QuickCheckFailure> {
+        var db: OpaquePointer?
+        let rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, nil)
+        // INVARIANT: a handle SQLite returned is closed exactly once, on every path.
+        defer { if let db { sqlite3_close_v2(db) } }
+        guard rc == SQLITE_OK, let db else {
+            return .failure(.init(message: db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))))
+        }
+        sqlite3_busy_timeout(db, 5000)
+        var stmt: OpaquePointer?
+        guard sqlite3_prepare_v2(db, "PRAGMA quick_check", -1, &stmt, nil) == SQLITE_OK, let stmt else {
+            return .failure(.init(message: String(cString: sqlite3_errmsg(db))))
+        }
+        defer { sqlite3_finalize(stmt) }
+        var lines: [String] = []
+        while true {
+            let step = sqlite3_step(stmt)
+            if step == SQLITE_DONE { break }
+            guard step == SQLITE_ROW else {
+                // A header or schema page so damaged that the check cannot run is damage too.
+                let message = String(cString: sqlite3_errmsg(db))
+                if step & 0xFF == SQLITE_CORRUPT { lines.append(message); break }
+                return .failure(.init(message: message))
+            }
+            lines.append(sqlite3_column_text(stmt, 0).map { String(cString: $0) } ?? "")
+        }
+        return .success(lines)
+    }
+
+    // MARK: - Power
+
+    /// The firmware's throttling word: sysfs on recent Raspberry Pi kernels, `vcgencmd` on others.
+    static func throttled() -> UInt32? {
+        if let text = readText("/sys/devices/platform/soc/soc:firmware/get_throttled") {
+            return UInt32(text, radix: 16)
+        }
+        for vcgencmd in ["/usr/bin/vcgencmd", "/opt/vc/bin/vcgencmd"] where access(vcgencmd, X_OK) == 0 {
+            // "throttled=0x50005"
+            guard let out = commandOutput(vcgencmd, ["get_throttled"]), let eq = out.firstIndex(of: "=") else { continue }
+            var value = out[out.index(after: eq)...]
+            if value.hasPrefix("0x") { value = value.dropFirst(2) }
+            return UInt32(value.trimmingWhitespace(), radix: 16)
+        }
+        return nil
+    }
+
+    /// Runs `path args…` without a shell and returns its standard output, trimmed.
+    static func commandOutput(_ path: String, _ args: [String]) -> String? {
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else { return nil }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
+        posix_spawn_file_actions_addclose(&actions, fds[0])
+        // argv for posix_spawn: C strings owned here until the child has been spawned.
+        let argv: [UnsafeMutablePointer<CChar>?] = ([path] + args).map { strdup($0) } + [nil]
+        defer { for p in argv { free(p) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, path, &actions, nil, argv, environ)
+        _ = close(fds[1])
+        defer { _ = close(fds[0]) }
+        guard rc == 0 else { return nil }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 256)
+        while bytes.count < 4096 {
+            let n = chunk.withUnsafeMutableBytes { read(fds[0], $0.baseAddress!, $0.count) }
+            if n < 0, errno == EINTR { continue }
+            if n <= 0 { break }
+            bytes += chunk[..<n]
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        return String(String(decoding: bytes, as: UTF8.self).trimmingWhitespace().filter { $0 != "\n" })
+    }
+
+    // MARK: - Files
+
+    /// A small text file (sysfs, procfs), without its trailing newline; `nil` when unreadable.
+    static func readText(_ path: String, limit: Int = 4096) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { _ = close(fd) }
+        var buffer = [UInt8](repeating: 0, count: limit)
+        var count = 0
+        while count < limit {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, limit - count) }
+            if n < 0, errno == EINTR { continue }
+            if n < 0 { return nil }
+            if n == 0 { break }
+            count += n
+        }
+        var text = String(decoding: buffer[..<count], as: UTF8.self)
+        while text.last == "\n" { text.removeLast() }
+        return text
+    }
+
+    /// The names in a folder, without `.` and `..`; `nil` when it cannot be opened.
+    static func directoryEntries(_ path: String) -> [String]? {
+        guard let dir = opendir(path) else { return nil }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            // d_name is a NUL-terminated array inside the entry, valid until the next readdir.
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+}

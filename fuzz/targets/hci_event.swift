@@ -1,0 +1,47 @@
+import AdvScanner
+import SensorDecode
+
+/// HCI event parser + report assembler. The input is a run of event packets, each a length byte
+/// then that many bytes (so extended-report fragments meet across events). Each goes through the
+/// capture path (`AdvertisementExtractor`: fast path, then full parse) and the live path
+/// (`HCIEvent.parse` + `ReportAssembler.add`): both must accept the same events and yield the same
+/// advertisements.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzHCIEvent(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let input = Array(UnsafeBufferPointer(start: data, count: size))
+    var extractor = AdvertisementExtractor()
+    var assembler = ReportAssembler()
+    var at = 0
+    var time: Int64 = 0
+    while at < input.count {
+        let n = min(Int(input[at]), input.count - at - 1)
+        let packet = Array(input[(at + 1)..<(at + 1 + n)])
+        at += 1 + n
+        time += 1
+        var captured: [(UInt64, [UInt8])] = []
+        extractor.forEachAdvertisement(in: HCIPacket(type: .event, bytes: packet, incoming: true, timeMicros: time)) {
+            header, bytes in
+            var copy: [UInt8] = []
+            for i in bytes.indices { copy.append(bytes[i]) }
+            captured.append((header.address.rawValue, copy))
+        }
+        var live: [(UInt64, [UInt8])] = []
+        let fast = HCIEvent.withWellFormedAdvertisingReports(packet[...]) { _ in }
+        switch HCIEvent.parse(packet) {
+        case .success(.advertisingReports(let reports)):
+            precondition(fast, "parse accepted reports the fast path refused")
+            for r in reports {
+                if let whole = assembler.add(r) {
+                    let ad = whole.advertisement(timeMicros: time)
+                    live.append((ad.address.rawValue, Array(ad.data)))
+                }
+            }
+        default:
+            precondition(!fast, "the fast path accepted an event parse refused")
+        }
+        precondition(captured.count == live.count, "capture and live paths differ in count")
+        for (c, l) in zip(captured, live) { precondition(c.0 == l.0 && c.1 == l.1, "capture and live paths differ") }
+        _ = HCIEvent.parse(h4: packet)
+    }
+    return 0
+}
