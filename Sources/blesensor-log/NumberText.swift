@@ -1,0 +1,129 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Numbers as export writes them: whole values without a fraction when the double is integral
+/// (battery 87, not 87.0, as `JSON.number` does for integer quantities), others in Swift's
+/// shortest round-trip form (`Double.description`) of the value at 15 significant digits
+/// (`significant`); non-finite values as nothing (an empty cell).
+///
+/// Written as bytes straight into the output. Most stored values are decimals with a few places
+/// (21.35 °C), and for those the text comes from an integer instead of `description`'s general
+/// algorithm, with the same result: if `m / 10^k` (k = 1…4, `m` below 10^15) rounds to the double
+/// `v`, then the digits of `m` with the point k places from the right are `v`'s shortest
+/// round-trip text. Any decimal of at most 15 significant digits round-trips through a double
+/// (DBL_DIG), so two different such decimals can never round to the same double: no shorter (or
+/// other equally short) text names `v`. The smallest such k gives `m` without trailing zeros, and
+/// between 10^-4 and 10^11 `description` prints plain decimals. Everything else (1/3, 1e-05,
+/// 1.2e+20) takes `description` itself. `NumberTextTests` compares both over millions of values.
+enum NumberText {
+    /// The longest text `write` produces: `-1.7976931348623157e+308` is 24 bytes.
+    static let maxBytes = 32
+
+    private static let powers: (Double, Double, Double, Double) = (10, 100, 1000, 10000)
+
+    /// Writes `v` at `p` (at most `maxBytes` bytes) and returns the number of bytes.
+    static func write(_ v: Double, to p: UnsafeMutablePointer<UInt8>) -> Int {
+        guard v.isFinite else { return 0 }
+        let a = abs(v)
+        let sign = v < 0 ? 1 : 0
+        if sign == 1 { p.pointee = UInt8(ascii: "-") }
+        if a < 1e15 {
+            // Integer conversions rather than `rounded()`, which is a libm call here; exact below
+            // 10^15, and each candidate is checked anyway.
+            let whole = UInt64(a)
+            if Double(whole) == a {
+                // Whole: -0.0 prints as 0, as `Int64(-0.0)` does.
+                if whole == 0 {
+                    p.pointee = UInt8(ascii: "0")
+                    return 1
+                }
+                return sign + writeFixed(whole, decimals: 0, to: p + sign)
+            }
+            if a < 1e11 {
+                // a · 10^k < 10^15: m has at most 15 digits (see above).
+                for k in 1...4 {
+                    let scale: Double
+                    switch k {
+                    case 1: scale = powers.0
+                    case 2: scale = powers.1
+                    case 3: scale = powers.2
+                    default: scale = powers.3
+                    }
+                    let m = UInt64(a * scale + 0.5)
+                    if Double(m) / scale == a { return sign + writeFixed(m, decimals: k, to: p + sign) }
+                }
+            }
+        }
+        var text = significant(v).description
+        return text.withUTF8 { u in
+            p.update(from: u.baseAddress!, count: u.count)
+            return u.count
+        }
+    }
+
+    /// `v` rounded to 15 significant digits (DBL_DIG), the precision every decimal keeps through
+    /// a double: a value whose shortest text needs 16 or 17 digits (a mean, 45.67000000000001;
+    /// 0.1 + 0.2) carries rounding noise there, and is printed as the nearest 15-digit decimal
+    /// instead. A 15-digit decimal has exactly one double (see the type's comment), so the
+    /// result's `description` is that decimal, trailing zeros dropped; values whose shortest
+    /// text is 15 digits or fewer come back unchanged.
+    static func significant(_ v: Double) -> Double {
+        guard v.isFinite, significantDigits(v.description) > 15 else { return v }
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: 40) { b in
+            let n = withVaList([v]) { vsnprintf(b.baseAddress!, 40, "%.15g", $0) }
+            guard n > 0, n < 40 else { return v }
+            // At the edge of the range the rounding can exceed it: keep the value then.
+            guard let r = Double(String(cString: b.baseAddress!)), r.isFinite else { return v }
+            return r
+        }
+    }
+
+    /// Significant digits in a number's text: its mantissa's digits, without leading zeros.
+    static func significantDigits(_ text: String) -> Int {
+        var count = 0
+        for c in text.utf8 {
+            if c == UInt8(ascii: "e") || c == UInt8(ascii: "E") { break }
+            guard c >= UInt8(ascii: "0"), c <= UInt8(ascii: "9") else { continue }
+            if count > 0 || c != UInt8(ascii: "0") { count += 1 }
+        }
+        return count
+    }
+
+    /// Writes `n` with a point `decimals` digits from the right (and at least one digit before
+    /// it: `5, 2` → `0.05`); no point when `decimals` is 0. Returns the number of bytes.
+    static func writeFixed(_ n: UInt64, decimals: Int, to p: UnsafeMutablePointer<UInt8>) -> Int {
+        var digits = 1
+        var t = n
+        while t >= 10 {
+            t /= 10
+            digits += 1
+        }
+        let count = decimals == 0 ? digits : max(digits - decimals, 1) + 1 + decimals
+        var q = p + count
+        var n = n
+        if decimals > 0 {
+            for _ in 0..<decimals {
+                q -= 1
+                q.pointee = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: n % 10)
+                n /= 10
+            }
+            q -= 1
+            q.pointee = UInt8(ascii: ".")
+        }
+        repeat {
+            q -= 1
+            q.pointee = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: n % 10)
+            n /= 10
+        } while n > 0
+        return count
+    }
+
+    /// `write` as a String (tests, and callers off the hot path).
+    static func text(_ v: Double) -> String {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maxBytes) { b in
+            let n = write(v, to: b.baseAddress!)
+            return String(decoding: UnsafeBufferPointer(rebasing: b[..<n]), as: UTF8.self)
+        }
+    }
+}
