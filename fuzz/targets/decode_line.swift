@@ -3,7 +3,10 @@ import SensorDecode
 
 /// `decode`'s line parser (`DecodeCommand.parseLine`), built with the CLI's sources minus
 /// main.swift: the input is the text of lines, each parsed as `decode` does (trimmed, comments
-/// skipped), with one assembler across them as in `run`.
+/// skipped), with one assembler across them as in `run`, and what it yields decoded and written as
+/// JSON lines as `decode` writes them.
+let registry = Registry.standard()
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzDecodeLine(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
@@ -12,7 +15,14 @@ public func fuzzDecodeLine(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         let trimmed = line.trimmingWhitespace()
         if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
         if case .success(let ads) = DecodeCommand.parseLine(trimmed, assembler: &assembler) {
-            for ad in ads { precondition(ad.data.count <= ReportAssembler.maxLength, "an advertisement above the limit") }
+            for ad in ads {
+                if ad.data.count > ReportAssembler.maxLength { fatalError("an advertisement above the limit") }
+                // And on to decode's output: each JSON text must stay one line, whatever the bytes.
+                let parsed = AdvertisingData(parsing: ad.data)
+                var json = JSON.undecoded(ad, parsed, includeTime: false)
+                for r in registry.decode(ad, parsed).readings { json += JSON.reading(r, includeTime: false) }
+                if json.utf8.contains(UInt8(ascii: "\n")) { fatalError("a JSON line holds a newline: \(json)") }
+            }
         }
     }
     return 0
