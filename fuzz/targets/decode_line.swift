@@ -12,15 +12,15 @@ public func fuzzDecodeLine(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
     var assembler = ReportAssembler()
     for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
-        let trimmed = line.trimmingWhitespace()
-        if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
-        if case .success(let ads) = DecodeCommand.parseLine(trimmed, assembler: &assembler) {
+        // As `decode` does: '#' starts a comment anywhere on the line.
+        let text = String(decoding: line.utf8.prefix { $0 != UInt8(ascii: "#") }, as: UTF8.self).trimmingWhitespace()
+        if text.isEmpty { continue }
+        if case .success(let ads) = DecodeCommand.parseLine(text, assembler: &assembler) {
             for ad in ads {
                 if ad.data.count > ReportAssembler.maxLength { fatalError("an advertisement above the limit") }
                 // And on to decode's output: each JSON text must stay one line, whatever the bytes.
-                let parsed = AdvertisingData(parsing: ad.data)
-                var json = JSON.undecoded(ad, parsed, includeTime: false)
-                for r in registry.decode(ad, parsed).readings { json += JSON.reading(r, includeTime: false) }
+                var json = JSON.undecoded(ad, ad.fields, includeTime: false)
+                for r in registry.decode(ad).readings { json += JSON.reading(r, includeTime: false) }
                 if json.utf8.contains(UInt8(ascii: "\n")) { fatalError("a JSON line holds a newline: \(json)") }
             }
         }
