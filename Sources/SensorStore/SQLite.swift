@@ -271,8 +271,8 @@ final class Statement {
     }
 
     /// `reset` without clearing the bindings, for statements whose every parameter is bound
-    /// again before each step (the writer's multi-row INSERTs): clearing them cost ~100
-    /// instructions per row. A blob bound with `bindStatic` then stays bound after its buffer is
+    /// again before each step (the writer's multi-row INSERTs), where clearing them is wasted
+    /// work. A blob bound with `bindStatic` then stays bound after its buffer is
     /// freed, which is sound only because SQLite reads a binding at step and nowhere else we
     /// call (no `sqlite3_expanded_sql`), and the next step comes after the rebinding.
     func resetKeepingBindings() {
