@@ -25,12 +25,10 @@ final class CaptureInput {
 
     let path: String
     private let fd: Int32
-    // Unchecked exclusivity: these are read for every byte of every record header, and one object
-    // used by one loop (see above) cannot overlap its own accesses; the dynamic check cost more
-    // than the parsing (callgrind).
-    @exclusivity(unchecked) private var storage: [UInt8]
-    @exclusivity(unchecked) private var start = 0
-    @exclusivity(unchecked) private var end = 0
+    /// The buffered bytes: `storage[start..<end]` are read and not yet consumed.
+    private var storage: [UInt8]
+    private var start = 0
+    private var end = 0
     /// File offset of `storage[0]`.
     private var bufferOffset: Int64 = 0
     private var atEOF = false

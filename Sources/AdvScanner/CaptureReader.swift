@@ -45,17 +45,15 @@ public final class CaptureReader {
     static let maxHeaderBlockLength = 64 * 1024
 
     public let path: String
-    /// Fixed once sniffed: a `let`, so reading it per record costs no exclusivity check.
+    /// Fixed once sniffed.
     public let format: CaptureFormat
     /// Records read, HCI packets or not.
-    // Unchecked exclusivity on the two fields every record touches: one loop owns a reader (see
-    // above), and the dynamic check was a tenth of a replay's cost per record (callgrind).
-    @exclusivity(unchecked) public private(set) var recordCount = 0
+    public private(set) var recordCount = 0
     /// Records that were not HCI packets, by reason (monitor index/note records, unknown H4 types, …).
     public private(set) var skipped: [String: Int] = [:]
 
     private let input: CaptureInput
-    @exclusivity(unchecked) private var failure: SourceError?
+    private var failure: SourceError?
     private var pcapng = PcapngSection()
 
     /// Opens `path` and reads its file header.

@@ -169,10 +169,8 @@ extension HCIEvent {
     /// Calls `body` with the reports of a well-formed LE Advertising Report or LE Extended
     /// Advertising Report event packet, as `parse` reads them, and returns true; returns false for
     /// any other packet and for a malformed one, which `parse` then reads (for its error). For the
-    /// capture path, where nearly every packet is one of these: the general `Result<HCIEvent,
-    /// HCIParseError>` was destroyed through the runtime's generic value witnesses, where this
-    /// path makes nothing to destroy but the reports (replay 2,612 -> 2,367 instructions an
-    /// advertisement with `ReportCheck`, callgrind).
+    /// capture path, where nearly every packet is one of these: unlike the general
+    /// `Result<HCIEvent, HCIParseError>`, this path makes nothing to destroy but the reports.
     public static func withWellFormedAdvertisingReports(
         _ packet: ArraySlice<UInt8>, _ body: (borrowing AdvertisingReports) -> Void
     ) -> Bool {

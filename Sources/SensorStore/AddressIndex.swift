@@ -3,9 +3,8 @@ import SensorDecode
 /// Address → slot (a non-negative index into the caller's array), for the lookups made once per
 /// row: the downsampler's entry of a reading's sensor and the commit's slot of a row's sensor.
 ///
-/// Why not `Dictionary<BDAddress, …>`: it hashes every key with SipHash (`Hasher`), ~200
-/// instructions per lookup, twice per row (callgrind, bench ingest 50 k rows: 450 per row). An
-/// address is already 48 well-mixed bits, so one multiplication (Fibonacci hashing: the top bits
+/// Why not `Dictionary<BDAddress, …>`: it hashes every key with SipHash (`Hasher`), twice per
+/// row, which was most of the ingest's cost per row (BENCHMARKS.md). An address is already 48 well-mixed bits, so one multiplication (Fibonacci hashing: the top bits
 /// of `raw × 2⁶⁴/φ`) spreads them over the table.
 ///
 /// Open addressing with linear probing. INVARIANTS: the table's size is a power of two and at

@@ -190,13 +190,12 @@ struct Downsampler {
         private(set) var open: StoredRow? = nil
         /// `open?.timeMicros`, or `Int64.max` when no bucket is open, as a plain number: the tick
         /// scans every sensor for due buckets once a second, and reading `open` through the array
-        /// copied the whole entry (~60 instructions per sensor, where this read is ~7; callgrind).
+        /// copies the whole entry.
         private(set) var openStartMicros: Int64 = .max
 
         /// Opens (or puts back) the bucket `row`. INVARIANT: no bucket is open (each caller found
         /// none or took it with `takeOpen`), so the row is moved into place without destroying the
-        /// old value: assigning over `nil` ran the generic `Optional` destroy, ~60 instructions a
-        /// reading (callgrind). Were one open, its row would leak, not be corrupted.
+        /// old value (assigning over `nil` runs the generic `Optional` destroy). Were one open, its row would leak, not be corrupted.
         mutating func setOpen(_ row: consuming StoredRow) {
             assert(open == nil, "a bucket is open")
             openStartMicros = row.timeMicros
@@ -300,8 +299,7 @@ struct Downsampler {
         }
         let start = bucketStart(r.timeMicros)
         // The decoder's list moved out of the reading, which is dropped after this: the entry and
-        // the row then share it at the cost of one retain, where each use through `r` retained it
-        // (five a reading; callgrind).
+        // the row then share it at the cost of one retain, where each use through `r` retains it.
         var measurements: [Measurement] = []
         swap(&measurements, &r.measurements)
         let accepted = Self.fold(
@@ -312,8 +310,8 @@ struct Downsampler {
 
     /// `add` for the sensor's entry `e`: drops a duplicate (returns `false`), or folds `r` (whose
     /// measurements are `measurements`) into the open bucket, appending to `rows` a row that
-    /// became complete. Appended in place: an optional row handed back was destroyed through the
-    /// generic `Optional` value witness, ~60 instructions each time (callgrind).
+    /// became complete. Appended in place: an optional row handed back is destroyed through the
+    /// generic `Optional` value witness.
     private static func fold(
         _ r: Reading, _ measurements: consuming [Measurement], start: Int64, into e: inout Entry,
         intervalMicros: Int64, duplicateWindowMicros: Int64, statistics: inout DownsampleStatistics,
@@ -388,9 +386,8 @@ struct Downsampler {
     private mutating func evictLeastRecentlyHeard(into rows: inout [StoredRow]) {
         let n = max(1, entries.count / 8)
         // Sort (time, address) pairs read in place, and move each victim out: sorting, iterating
-        // or looking up whole entries copied every bucket with its row and references, ~20 k
-        // instructions per new sensor when a crowd of strangers keeps the table full (callgrind,
-        // 100 k random addresses). Ties go by address, so the victims do not depend on the
+        // or looking up whole entries copies every bucket with its row and references, for every
+        // new sensor when a crowd of strangers keeps the table full. Ties go by address, so the victims do not depend on the
         // entries' order.
         var heard: [(time: Int64, address: BDAddress)] = []
         heard.reserveCapacity(entries.count)

@@ -16,18 +16,17 @@ public final class ExportCursor {
     public let quantities: [Quantity]
 
     /// The current row (after `step()` returned `true`): its time (µs), sensor and samples.
-    // Unchecked exclusivity here and below: written once per row by `step()` only, and a cursor
-    // is used by one loop at a time.
-    @exclusivity(unchecked) public private(set) var timeMicros: Int64 = 0
-    @exclusivity(unchecked) public private(set) var sensorID: Int64 = 0
-    @exclusivity(unchecked) public private(set) var samples: Int = 0
+    /// Written by `step()` only; a cursor is used by one loop at a time (not Sendable).
+    public private(set) var timeMicros: Int64 = 0
+    public private(set) var sensorID: Int64 = 0
+    public private(set) var samples: Int = 0
     /// The current row's value for each column of `quantities`, NaN where it has none (a stored
     /// NaN reads the same: export writes both as an empty cell). The memory belongs to the
     /// cursor and is overwritten by the next `step()`.
     public var values: UnsafeBufferPointer<Double> { UnsafeBufferPointer(cells) }
 
     private let reader: StoreReader
-    @exclusivity(unchecked) private var statement: Statement?
+    private var statement: Statement?
     private let cells: UnsafeMutableBufferPointer<Double>
     /// The sensors of recent rows, direct-mapped by id (rowids: consecutive ids never collide).
     /// The rows' sensors are looked up in the snapshot as they come rather than loaded up front,

@@ -33,6 +33,49 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         return nil
     }
 
+    /// What went wrong, in the terms a caller acts on (an exit code, a message), without SQLite's codes.
+    public enum Kind: Sendable, Equatable {
+        /// The file is not a blesensor-log database (another application's, or not SQLite at all).
+        case notOurs
+        /// Written by a newer blesensor-log.
+        case newerVersion
+        /// Ours, but damaged (SQLITE_CORRUPT).
+        case damaged
+        /// The file or its folder cannot be opened or created.
+        case cannotOpen
+        /// Opened, but not writable: read-only file or medium, no permission.
+        case readOnly
+        /// The disk (or the `max_page_count` limit) is full.
+        case diskFull
+        /// Another connection holds the lock longer than the busy timeout.
+        case busy
+        /// Any other failure of the database or the file system.
+        case io
+        /// No stored sensor matches what the user named.
+        case unknownSensor
+        /// A caller passed a value the store cannot use.
+        case invalidArgument
+    }
+
+    public var kind: Kind {
+        switch self {
+        case .newerSchema: return .newerVersion
+        case .foreignDatabase: return .notOurs
+        case .unknownSensor: return .unknownSensor
+        case .invalidArgument: return .invalidArgument
+        case .sqlite(let code, _, _):
+            switch code & 0xFF {
+            case SQLITE_NOTADB: return .notOurs
+            case SQLITE_CORRUPT: return .damaged
+            case SQLITE_CANTOPEN: return .cannotOpen
+            case SQLITE_READONLY, SQLITE_PERM, SQLITE_AUTH: return .readOnly
+            case SQLITE_FULL: return .diskFull
+            case SQLITE_BUSY, SQLITE_LOCKED: return .busy
+            default: return .io
+            }
+        }
+    }
+
     /// The disk (or the `max_page_count` limit) is full: retry later, nothing was written.
     public var isDiskFull: Bool { sqliteCode == SQLITE_FULL }
     /// Another connection holds the write lock longer than our busy timeout: retry later.
@@ -271,8 +314,8 @@ final class Statement {
     }
 
     /// `reset` without clearing the bindings, for statements whose every parameter is bound
-    /// again before each step (the writer's multi-row INSERTs): clearing them cost ~100
-    /// instructions per row. A blob bound with `bindStatic` then stays bound after its buffer is
+    /// again before each step (the writer's multi-row INSERTs), where clearing them is wasted
+    /// work. A blob bound with `bindStatic` then stays bound after its buffer is
     /// freed, which is sound only because SQLite reads a binding at step and nowhere else we
     /// call (no `sqlite3_expanded_sql`), and the next step comes after the rebinding.
     func resetKeepingBindings() {

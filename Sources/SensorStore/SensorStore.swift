@@ -250,15 +250,10 @@ public final class SensorStore {
     private var acceptUntil: Int64 = .max
     /// `meta.prune_horizon_us` as this writer last read or wrote it.
     private var horizonMicros: Int64 = .min
-    // Touched for every reading, from `add`, which hands `pending` to `downsampler`'s mutating
-    // methods: their run-time exclusivity checks (swift_beginAccess, ~80 instructions each) cost
-    // more than the rest of the bookkeeping. Unchecked is sound here: the store is used from one
-    // thread (see THREADS), and no access to one of them overlaps another access to the same one
-    // (the downsampler appends to `pending` while `add` modifies `downsampler`; `appended` touches
-    // `pending` and `pendingSince` only).
-    @exclusivity(unchecked) private var downsampler: Downsampler
-    @exclusivity(unchecked) private var pending: [StoredRow] = []
-    @exclusivity(unchecked) private var pendingSince: Double?
+    /// The writer's thread's own (see THREADS): the checkpoint thread never touches them.
+    private var downsampler: Downsampler
+    private var pending: [StoredRow] = []
+    private var pendingSince: Double?
     /// While failing: when (the clock's monotonic seconds) the next attempt may be made, and how
     /// long the wait after the next failure will be.
     private var nextAttemptAt = -Double.infinity
@@ -328,10 +323,8 @@ public final class SensorStore {
         // 768 KiB of page cache (192 pages). Appends touch few pages: the last leaf of `readings`,
         // one `readings_by_sensor` leaf per active sensor, the interior pages above them, the
         // current rollup and sensor pages, ~130 pages with 50 sensors. The cache only gives pages
-        // back at its limit, so the limit is what a long run's RSS grows by: a 10 M-advertisement
-        // replay peaked 1.9 MiB above a 1 M one at 2 MiB, 1.0 at 1 MiB, 0.4 at 768 KiB; 512 KiB
-        // was below the working set and cost ~10 % more CPU on ingest, 768 KiB the same
-        // instructions as 1 MiB (callgrind, 50 k rows).
+        // back at its limit, so the limit is what a long run's RSS grows by; 512 KiB was below the
+        // working set, 768 KiB holds it (measurements: BENCHMARKS.md and git history).
         try c.exec("PRAGMA cache_size = -768", "set cache_size on \(path)")
         self.connection = c
         // Checkpoints leave the commit (Checkpointer.swift); the WAL hook that asks for them is
@@ -683,9 +676,8 @@ public final class SensorStore {
 
     /// A sensor as the last commit left it (`sensorCache`): its id, `last_seen_us`, and its last
     /// row's quantity-id mapping (`BatchSensor.quantities`, `.ids`, `.order`), which the first row
-    /// of its next batch reuses: worked out again in every batch, with a hashed lookup per
-    /// quantity key and three arrays, it cost ~170 instructions a row (callgrind, 50 sensors,
-    /// 1000-row batches). Quantity ids never change (`quantities.id` is never reused).
+    /// of its next batch reuses rather than working it out again (a hashed lookup per quantity
+    /// key and three arrays). Sound because quantity ids never change (`quantities.id` is never reused).
     private struct CachedSensor {
         var id: Int64
         var lastSeen: Int64
@@ -829,7 +821,7 @@ public final class SensorStore {
             // (one upsert per key).
             // Rollup slots by key, made only once a row may go to an hour its sensor has left (the
             // `others`): a sensor's fresh rows come in time order, so each change of hour among
-            // them is a new (hour, sensor), and hashing every key cost ~90 instructions a row.
+            // them is a new (hour, sensor) and no key needs hashing.
             var rollupSlot: [RollupKey: Int] = [:]
             var rollupSlotMade = false
             var rollups: [(key: RollupKey, stats: SensorStats)] = []
@@ -891,9 +883,8 @@ public final class SensorStore {
             }
 
             /// Adds row `i` (inserted; its sensor's mapping describes it) to its (hour, sensor) rollup.
-            /// The same per-item steps as `insert`'s loop, written out twice: a nested function
-            /// both called reached `sensors` and `rows` through run-time exclusivity checks in that
-            /// loop, +190 instructions a row (callgrind).
+            /// The same per-item steps as `insert`'s loop, which does them while it encodes the
+            /// row's blob (one pass over the values).
             func addToRollup(_ i: Int) {
                 let slot = beginRollup(i, inOrder: false)
                 let s = slotOfRow[i]

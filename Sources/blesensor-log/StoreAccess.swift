@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CSQLite
 import SensorStore
 
 /// Opening the store from a command: the default path, the writer and the reader, and how a
@@ -18,15 +17,11 @@ enum StoreAccess {
     /// The exit status for a store failure: a file that is not ours, newer, or damaged is bad data
     /// (65); a file or folder we cannot create or open for writing is 73; anything else is I/O (74).
     static func exitCode(_ e: StoreError) -> Int32 {
-        switch e {
-        case .newerSchema, .foreignDatabase: return ExitCode.dataError
+        switch e.kind {
+        case .notOurs, .newerVersion, .damaged: return ExitCode.dataError
         case .unknownSensor, .invalidArgument: return ExitCode.usage
-        case .sqlite(let code, _, _):
-            switch code & 0xFF {
-            case SQLITE_NOTADB, SQLITE_CORRUPT: return ExitCode.dataError
-            case SQLITE_CANTOPEN, SQLITE_READONLY, SQLITE_PERM, SQLITE_AUTH: return ExitCode.cantCreate
-            default: return ExitCode.ioError
-            }
+        case .cannotOpen, .readOnly: return ExitCode.cantCreate
+        case .diskFull, .busy, .io: return ExitCode.ioError
         }
     }
 
