@@ -3,7 +3,6 @@ import Glibc
 #endif
 import AdvScanner
 import CBlueZHCI
-import CSQLite
 import SensorStore
 
 /// Gathers `DoctorFacts` from this machine: sysfs, /proc, a Bluetooth socket, the kernel's clock
@@ -115,7 +114,7 @@ enum DoctorProbe {
         d.walBytes = stat(path + "-wal", &wal) == 0 ? Int64(wal.st_size) : 0
         d.freeBytes = freeBytes(near: path)
         guard d.exists else { return d }
-        switch quickCheck(path) {
+        switch StoreIntegrity.quickCheck(path) {
         case .failure(let e): d.openError = e.message
         case .success(let lines): d.quickCheck = lines
         }
@@ -144,38 +143,6 @@ enum DoctorProbe {
             }
             if slash == candidate.startIndex { candidate = "/" } else { candidate = String(candidate[..<slash]) }
         }
-    }
-
-    struct QuickCheckFailure: Error { let message: String }
-
-    /// `PRAGMA quick_check` over a read-only connection, so that a damaged file is never written.
-    static func quickCheck(_ path: String) -> Result<[String], QuickCheckFailure> {
-        var db: OpaquePointer?
-        let rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, nil)
-        // INVARIANT: a handle SQLite returned is closed exactly once, on every path.
-        defer { if let db { sqlite3_close_v2(db) } }
-        guard rc == SQLITE_OK, let db else {
-            return .failure(.init(message: db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))))
-        }
-        sqlite3_busy_timeout(db, 5000)
-        var stmt: OpaquePointer?
-        guard sqlite3_prepare_v2(db, "PRAGMA quick_check", -1, &stmt, nil) == SQLITE_OK, let stmt else {
-            return .failure(.init(message: String(cString: sqlite3_errmsg(db))))
-        }
-        defer { sqlite3_finalize(stmt) }
-        var lines: [String] = []
-        while true {
-            let step = sqlite3_step(stmt)
-            if step == SQLITE_DONE { break }
-            guard step == SQLITE_ROW else {
-                // A header or schema page so damaged that the check cannot run is damage too.
-                let message = String(cString: sqlite3_errmsg(db))
-                if step & 0xFF == SQLITE_CORRUPT { lines.append(message); break }
-                return .failure(.init(message: message))
-            }
-            lines.append(sqlite3_column_text(stmt, 0).map { String(cString: $0) } ?? "")
-        }
-        return .success(lines)
     }
 
     // MARK: - Power
