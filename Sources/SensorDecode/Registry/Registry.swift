@@ -51,6 +51,17 @@ public struct Registry: Sendable {
             ThermoBeaconDecoder(),
             SensorPushDecoder(),
             SwitchBotMeterDecoder(),
+            // group A (issue 25)
+            KKMSensorDecoder(),
+            ThermoProDecoder(),
+            HolyIOTDecoder(),
+            MOCREODecoder(),
+            RelsibDecoder(),
+            HHCCDecoder(),
+            JaaleeDecoder(),
+            OriaT301Decoder(),
+            SmartDryDecoder(),
+            MopekaProDecoder(),
             // Add new decoders here.
         ])
     }
