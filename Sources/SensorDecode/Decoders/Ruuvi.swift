@@ -1,4 +1,11 @@
-/// RuuviTag sensor beacons: data format 3 ("RAWv1") and data format 5 ("RAWv2").
+#if canImport(Glibc)
+import Glibc  // exp, log (format 6's luminosity)
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// RuuviTag sensor beacons: data format 3 ("RAWv1") and data format 5 ("RAWv2"); Ruuvi Air:
+/// data format 6.
 ///
 /// Where: manufacturer-specific data, company 0x0499 (Ruuvi Innovations); byte 0 (after the
 /// company id) is the data format. Every number is big-endian.
@@ -27,6 +34,25 @@
 /// | 16     | 2    | measurement sequence number [0xFFFF]                          |
 /// | 18     | 6    | MAC address (big-endian) [all 0xFF]                           |
 ///
+/// Format 6 (Ruuvi Air), at least 20 bytes (later firmware may append more, ignored):
+/// | offset | size | field                                                        |
+/// |--------|------|--------------------------------------------------------------|
+/// | 0      | 1    | 0x06                                                         |
+/// | 1      | 2    | temperature, s16 × 0.005 °C [0x8000]                          |
+/// | 3      | 2    | humidity, u16 × 0.0025 % [0xFFFF]                             |
+/// | 5      | 2    | pressure, u16 + 50000 Pa [0xFFFF]                             |
+/// | 7      | 2    | PM2.5, u16 × 0.1 µg/m³ [0xFFFF]                               |
+/// | 9      | 2    | CO₂, ppm [0xFFFF]                                             |
+/// | 11     | 1    | VOC index, bits 8–1 (bit 0 in the flags) [0x1FF]              |
+/// | 12     | 1    | NOx index, bits 8–1 (bit 0 in the flags) [0x1FF]              |
+/// | 13     | 1    | luminosity code: lux = e^(code × ln 65536 / 254) − 1 [0xFF]   |
+/// | 14     | 1    | sound level, bits 8–1 (not stored)                            |
+/// | 15     | 1    | measurement sequence number, u8                               |
+/// | 16     | 1    | flags: bit 0 calibrating, bit 4 sound bit 0, bit 6 VOC bit 0, bit 7 NOx bit 0 |
+/// | 17     | 3    | the MAC's last three bytes                                    |
+///
+/// The luminosity steps are 4 % apart; lux is rounded to whole lux as Ruuvi's decoders do.
+///
 /// Integrity check: none. Sanity: a frame of a known format with the wrong length, humidity
 /// above 100 % or fraction digits above 99 (format 3) is `malformed`; a format-5 MAC that differs
 /// from the advertiser address is a warning.
@@ -35,8 +61,10 @@
 /// → temperature 24.3 °C, humidity 53.49 %, pressure 1000.44 hPa, acceleration 0.004 / −0.004 /
 /// 1.036 g, battery 2.977 V, tx power 4 dBm, movement 66, sequence 205.
 ///
-/// Source: Ruuvi's data-format documentation (docs.ruuvi.com, "RAWv1" and "RAWv2"), whose
-/// examples are among ruuvi.endpoints.c's tests in our vectors.
+/// Source: Ruuvi's data-format documentation (docs.ruuvi.com, "RAWv1", "RAWv2", "Data format 6"),
+/// whose examples are among ruuvi.endpoints.c's tests in our vectors; ruuvi.endpoints.c
+/// `ruuvi_endpoint_6.h` and Bluetooth-Devices ruuvitag-ble (format 6: invalid values, the
+/// luminosity scale, VOC/NOx low bits).
 public struct RuuviDecoder: SensorDecoder {
     public let id = "ruuvi"
     public let selectors: [Selector] = [.manufacturer(company: 0x0499)]
@@ -90,8 +118,35 @@ public struct RuuviDecoder: SensorDecoder {
             // All 0xFF: the firmware does not send its MAC.
             if !data.isAllFF(from: 18) { r.checkPayloadAddress(mac) }
             return .reading(r)
+        case 0x06:
+            return decodeAir(data, ad)
         default:
-            return .notMine  // formats 2, 4 (Eddystone URL), 6, 0xE1 …: not decoded here
+            return .notMine  // formats 2, 4 (Eddystone URL: RuuviEddystoneURL.swift), 0xE1 …: not here
         }
+    }
+
+    /// Format 6, Ruuvi Air.
+    func decodeAir(_ data: Frame, _ ad: Advertisement) -> DecodeOutcome {
+        guard data.count >= 20, let t = data.be16(1), let h = data.be16(3), let p = data.be16(5),
+            let pm = data.be16(7), let co2 = data.be16(9), let vocHigh = data.u8(11), let noxHigh = data.u8(12),
+            let light = data.u8(13), let sequence = data.u8(15), let flags = data.u8(16)
+        else { return .malformed("format 6 frame of \(data.count) bytes, expected ≥ 20") }
+        var r = ad.reading(decoder: id, model: "Ruuvi Air", frameKind: "df6")
+        if t != 0x8000 { r.add(.temperatureC, Double(Int16(bitPattern: t)) * 0.005) }
+        if h != 0xFFFF {
+            let humidity = Double(h) * 0.0025
+            guard humidity <= 100 else { return .malformed("humidity \(humidity) % out of range") }
+            r.add(.humidityPercent, humidity)
+        }
+        if p != 0xFFFF { r.add(.pressureHPa, (Double(p) + 50000) / 100) }
+        if pm != 0xFFFF { r.add(.pm25UgM3, Double(pm) / 10) }
+        if co2 != 0xFFFF { r.add(.co2PPM, Double(co2)) }
+        let voc = UInt16(vocHigh) << 1 | UInt16(flags >> 6 & 1)
+        if voc != 0x1FF { r.add(.vocIndex, Double(voc)) }
+        let nox = UInt16(noxHigh) << 1 | UInt16(flags >> 7 & 1)
+        if nox != 0x1FF { r.add(.noxIndex, Double(nox)) }
+        if light != 0xFF { r.add(.illuminanceLux, (exp(Double(light) * log(65536) / 254) - 1).rounded()) }
+        r.add(.packetCount, Double(sequence))
+        return .reading(r)
     }
 }

@@ -130,3 +130,11 @@ extension Quantity {
         return Quantity("\(Substring(base))\(endsInDigit ? "_" : "")\(n)\(hasUnit ? unit : "")", integer: isInteger)
     }
 }
+
+// MARK: issue 25, group A
+extension Quantity {
+    /// Sensirion's VOC index (1–500, 100 = the sensor's running average), as Ruuvi Air sends it.
+    public static let vocIndex = Quantity("voc_index", integer: true)
+    /// Sensirion's NOx index (1–500, 1 = the sensor's running average).
+    public static let noxIndex = Quantity("nox_index", integer: true)
+}

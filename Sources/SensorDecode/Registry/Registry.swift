@@ -62,6 +62,8 @@ public struct Registry: Sendable {
             OriaT301Decoder(),
             SmartDryDecoder(),
             MopekaProDecoder(),
+            SensorEasyDecoder(),
+            RuuviEddystoneURLDecoder(),
             // Add new decoders here.
         ])
     }
