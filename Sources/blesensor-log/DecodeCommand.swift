@@ -11,6 +11,7 @@ enum DecodeCommand {
         abstract: "Decode advertisements given as hex on standard input.",
         options: [
             .flag("all", short: "a", help: "Also print advertisements nothing decodes, with their parsed AD fields."),
+            .flag("explain", help: "After each advertisement, which decoders were asked, why, and what each answered."),
             .value("key", "ADDR=HEX", repeatable: true, help: "Key for an encrypted device (BTHome v2, MiBeacon)."),
         ],
         discussion: """
@@ -52,6 +53,7 @@ enum DecodeCommand {
                     if result.readings.isEmpty, args.has("all") {
                         out.write(JSON.undecoded(ad, ad.fields, includeTime: false) + "\n")
                     }
+                    if args.has("explain") { out.write(JSON.explanation(ad, registry.explain(ad)) + "\n") }
                 }
             }
         }

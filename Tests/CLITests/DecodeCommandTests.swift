@@ -54,6 +54,22 @@ struct DecodeCommandTests {
         #expect(objs.allSatisfy { $0["temperature_c"] as? Double == 10.5 })
     }
 
+    /// `--explain`: a line per advertisement after its readings, naming each decoder asked.
+    @Test func explainNamesTheDecodersAskedAndWhatTheySaid() throws {
+        let input = "11:22:33:44:55:66 1016e1ffa10164ff803200665544332211\n11:22:33:44:55:66 0416341201\n"
+        let out = try CLI.run(["decode", "--explain"], stdin: input)
+        #expect(out.status == 0, "\(out.stderr)")
+        let objs = CLI.jsonObjects(out)
+        try #require(objs.count == 3)
+        #expect(objs[0]["model"] as? String == "MM-BLEBC7")
+        let asked = try #require(objs[1]["explain"] as? [[String: Any]])
+        #expect(asked.map { $0["decoder"] as? String } == ["minew_ffe1"])
+        #expect(asked.first?["selected_by"] as? [String] == ["service data 0xFFE1"])
+        #expect(asked.first?["outcome"] as? String == "1 reading: battery_pct, temperature_c, humidity_pct")
+        #expect((objs[2]["explain"] as? [Any])?.isEmpty == true)
+        #expect(objs[2]["no_decoder_selects"] as? [String] == ["service data 0x1234"])
+    }
+
     @Test func malformedLinesAreReportedWithTheirNumberAndTheRestIsDecoded() throws {
         let good = "11:22:33:44:55:66 1016e1ffa10164ff803200665544332211"
         let input = [good, "this is not hex", "11:22:33:44:55:6Z 0201", good, "3e 05 02 01 00 00", "04 0e 04 01 03 0c 00",
