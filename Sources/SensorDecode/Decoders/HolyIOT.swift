@@ -15,7 +15,7 @@
 ///
 /// | type | measurement                                                                   |
 /// |------|-------------------------------------------------------------------------------|
-/// | 1    | temperature: whole °C s8, then hundredths u8 with the whole part's sign       |
+/// | 1    | temperature: whole °C s8, then hundredths u8 with the whole part's sign (so −0.01 … −0.99 °C read as positive: the format cannot carry them) |
 /// | 2    | pressure: s16 big-endian + 80 000, Pa (stored as hPa)                          |
 /// | 3    | humidity, % u8                                                                 |
 /// | 4    | vibration, u8 (nonzero = vibrating)                                            |

@@ -1,4 +1,4 @@
-/// Relsib EClerk Eco (EClerk-Eco-RHTC) CO₂ meters.
+/// Relsib EClerk Eco (EClerk-Eco-RHTC) CO₂ meters, and the Relsib WH52 thermo-hygrometer.
 ///
 /// Where: service data with one of three 16-bit UUIDs, 22 bytes each; numbers little-endian.
 ///
@@ -16,9 +16,14 @@
 /// power adapter plugged in the meter sends no battery level; it is reported as 100 %, as
 /// ble_monitor does, since the meter runs from the mains.
 ///
+/// WH52: three service data structures, 0x1809 (2 bytes: temperature raw, big-endian), 0x181A
+/// (2 bytes: humidity raw) and 0xAAA2 (4 ASCII digits, its serial; it marks the WH52).
+/// Temperature = −45 + 175 × raw / 65535 °C (Sensirion's scale). The humidity is left out: its
+/// scale is not established (ble_monitor applies the temperature formula to it, 76.2 % where
+/// Sensirion's humidity scale gives 69.3 % for the same raw value).
+///
 /// Integrity check: none. Sanity: humidity or battery above 100 % is `malformed`; a frame of
-/// fewer than 22 bytes is `malformed`. (The Relsib WH52's frames, on 0x1809/0x181A, are not
-/// decoded: their humidity scale is not established.)
+/// fewer than 22 bytes is `malformed`.
 ///
 /// Sample: `19 16 20 aa 84 00 00 00 b2 0a 20 0a 15 03 00 80 f0 47 00 c2 eb 0b 01 0b 03 00` →
 /// temperature 27.38 °C, humidity 25.92 %, CO₂ 789 ppm, battery 71 %.
@@ -27,7 +32,7 @@
 /// and its and bleparser's tests.
 public struct RelsibDecoder: SensorDecoder {
     public let id = "relsib"
-    public let selectors: [Selector] = [0xAA20, 0xAA21, 0xAA22].map { .serviceData(uuid16: $0) }
+    public let selectors: [Selector] = [0xAA20, 0xAA21, 0xAA22, 0xAAA2].map { .serviceData(uuid16: $0) }
 
     public init() {}
 
@@ -38,6 +43,12 @@ public struct RelsibDecoder: SensorDecoder {
             (status, measurements) = (frame, frame.dropFirst(4))
         } else if let frame = ad.serviceData(uuid16: 0xAA21) ?? ad.serviceData(uuid16: 0xAA22) {
             (status, measurements) = (nil, frame)
+        } else if ad.serviceData(uuid16: 0xAAA2) != nil, let t = ad.serviceData(uuid16: 0x1809), t.count == 2,
+            let raw = t.be16(0)
+        {
+            var r = ad.reading(decoder: id, model: "WH52")
+            r.add(.temperatureC, -45 + 175 * Double(raw) / 65535)
+            return .reading(r)
         } else {
             return .notMine
         }
