@@ -51,6 +51,8 @@ public struct Registry: Sendable {
             ThermoBeaconDecoder(),
             SensorPushDecoder(),
             SwitchBotMeterDecoder(),
+            // group B (issue 25)
+            SensirionDecoder(),
             // Add new decoders here.
         ])
     }
