@@ -54,6 +54,7 @@ public struct Registry: Sendable {
             // group B (issue 25)
             SensirionDecoder(),
             TeltonikaDecoder(),
+            RDL52832Decoder(),
             // Add new decoders here.
         ])
     }
