@@ -54,6 +54,7 @@ public struct Registry: Sendable {
             // group B (issue 25)
             SensirionDecoder(),
             TeltonikaDecoder(),
+            BlueMaestroDecoder(),
             RDL52832Decoder(),
             // Add new decoders here.
         ])
