@@ -55,6 +55,7 @@ public struct Registry: Sendable {
             SensirionDecoder(),
             TeltonikaDecoder(),
             BlueMaestroDecoder(),
+            BParasiteDecoder(),
             RDL52832Decoder(),
             // Add new decoders here.
         ])
