@@ -56,6 +56,7 @@ public struct Registry: Sendable {
             TeltonikaDecoder(),
             BlueMaestroDecoder(),
             BParasiteDecoder(),
+            TPMSDecoder(),
             AprilBrotherDecoder(),
             RDL52832Decoder(),
             // Add new decoders here.
