@@ -53,6 +53,7 @@ public struct Registry: Sendable {
             SwitchBotMeterDecoder(),
             // group B (issue 25)
             SensirionDecoder(),
+            Aranet4Decoder(),
             TeltonikaDecoder(),
             BlueMaestroDecoder(),
             BParasiteDecoder(),
