@@ -60,6 +60,7 @@ public struct Registry: Sendable {
             TPMSDecoder(),
             AprilBrotherDecoder(),
             RDL52832Decoder(),
+            MokoBeaconXProDecoder(),
             // Add new decoders here.
         ])
     }
