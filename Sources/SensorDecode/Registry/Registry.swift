@@ -63,6 +63,7 @@ public struct Registry: Sendable {
             AprilBrotherDecoder(),
             RDL52832Decoder(),
             MokoBeaconXProDecoder(),
+            AmphiroDecoder(),
             // Add new decoders here.
         ])
     }
