@@ -58,6 +58,7 @@ public struct Registry: Sendable {
             AcconeerDecoder(),
             AlmendoDecoder(),
             BlueMaestroDecoder(),
+            BlustreamDecoder(),
             BParasiteDecoder(),
             TPMSDecoder(),
             AprilBrotherDecoder(),
