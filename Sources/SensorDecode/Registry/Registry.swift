@@ -60,6 +60,7 @@ public struct Registry: Sendable {
             BlueMaestroDecoder(),
             BlustreamDecoder(),
             BParasiteDecoder(),
+            ChefIQDecoder(),
             TPMSDecoder(),
             AprilBrotherDecoder(),
             RDL52832Decoder(),
