@@ -61,6 +61,7 @@ public struct Registry: Sendable {
             BlustreamDecoder(),
             BParasiteDecoder(),
             ChefIQDecoder(),
+            INodeDecoder(),
             TPMSDecoder(),
             AprilBrotherDecoder(),
             RDL52832Decoder(),
