@@ -62,6 +62,7 @@ public struct Registry: Sendable {
             BParasiteDecoder(),
             ChefIQDecoder(),
             INodeDecoder(),
+            JinouDecoder(),
             TPMSDecoder(),
             AprilBrotherDecoder(),
             RDL52832Decoder(),
