@@ -63,6 +63,7 @@ public struct Registry: Sendable {
             ChefIQDecoder(),
             INodeDecoder(),
             JinouDecoder(),
+            MichelinTMSDecoder(),
             TPMSDecoder(),
             AprilBrotherDecoder(),
             RDL52832Decoder(),
