@@ -55,6 +55,7 @@ public struct Registry: Sendable {
             SensirionDecoder(),
             Aranet4Decoder(),
             TeltonikaDecoder(),
+            TiltDecoder(),
             AcconeerDecoder(),
             AlmendoDecoder(),
             BlueMaestroDecoder(),
