@@ -66,6 +66,7 @@ public struct Registry: Sendable {
             JinouDecoder(),
             MichelinTMSDecoder(),
             TPMSDecoder(),
+            AirMentorDecoder(),
             AprilBrotherDecoder(),
             RDL52832Decoder(),
             MokoBeaconXProDecoder(),
