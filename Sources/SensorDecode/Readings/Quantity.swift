@@ -148,4 +148,6 @@ extension Quantity {
     /// A cooking probe's tip sensor, and the meat's core temperature as the device estimates it.
     public static let temperatureTipC = Quantity("temperature_tip_c")
     public static let temperatureMeatC = Quantity("temperature_meat_c")
+    /// Radon activity concentration, Bq/m³.
+    public static let radonBqM3 = Quantity("radon_bq_m3")
 }

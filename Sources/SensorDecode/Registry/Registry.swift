@@ -53,7 +53,7 @@ public struct Registry: Sendable {
             SwitchBotMeterDecoder(),
             // group B (issue 25)
             SensirionDecoder(),
-            Aranet4Decoder(),
+            AranetDecoder(),
             TeltonikaDecoder(),
             TiltDecoder(),
             AcconeerDecoder(),
