@@ -34,8 +34,17 @@ import Testing
         #expect(Kit.decode(decoder, Kit.manufacturer(0x004C, Kit.bytes("0215e2c56db5dffb48d2b060d0f5a71096e000010002c5"))) == .notMine)
     }
 
+    @Test func aTiltProSendsTenTimesFinerValues() throws {
+        // 68.5 °F = 685 = 0x02AD, gravity 1.0123 = 10123 = 0x278B.
+        let r = try #require(Kit.reading(Kit.decode(decoder, frame(colour: 6, major: "02ad", minor: "278b"))))
+        #expect(r.model == "Tilt Pro Blue")
+        Kit.expectClose(r.value(.temperatureC), (68.5 - 32) * 5 / 9, "temperature")
+        Kit.expectClose(r.value(.specificGravity), 1.0123, "gravity")
+    }
+
     @Test func impossibleGravityIsMalformed() {
-        #expect(Kit.isMalformed(Kit.decode(decoder, frame(minor: "27d8"))))  // 10200: a Tilt Pro's resolution
+        #expect(Kit.isMalformed(Kit.decode(decoder, frame(minor: "0fa0"))))  // 4.000 on a Tilt
+        #expect(Kit.isMalformed(Kit.decode(decoder, frame(minor: "ffff"))))  // 6.5535 on a Tilt Pro
     }
 
     @Test func noTruncatedFrameYieldsAMeasurement() {

@@ -19,8 +19,8 @@
 /// Sample: `12 ff c0 ac 80 64 00 16 00 01 00 00 00 00 00 00 00 00 00` → XM122, battery 100 %,
 /// temperature 22 °C, presence 1.
 ///
-/// Source: Acconeer SDK example `acc_bluetooth_beacon_xm122` (fields); custom-components/
-/// ble_monitor `acconeer.py` (device bytes, layout; its tests are among our vectors).
+/// Source: custom-components/ble_monitor `acconeer.py` (device bytes, layout; its tests are among
+/// our vectors).
 public struct AcconeerDecoder: SensorDecoder {
     public let id = "acconeer"
     public let selectors: [Selector] = [.manufacturer(company: 0xACC0)]

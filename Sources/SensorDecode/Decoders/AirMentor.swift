@@ -4,10 +4,16 @@
 /// Where: manufacturer-specific data, 8 bytes after an id whose low byte is the message type:
 /// 0x2122 (climate) or 0x2121 (particles and CO₂). Numbers big-endian; offsets after the id.
 ///
-/// | id     | 0–1              | 2–3                           | 4                          | 5           | 6–7 |
-/// |--------|------------------|-------------------------------|----------------------------|-------------|-----|
-/// | 0x2122 | TVOC (not decoded) | temperature raw: (raw − 4000) / 100 °C at the sensor | self-heating correction, 0.1 °C | humidity % at the sensor | AQI (not decoded) |
-/// | 0x2121 | CO₂ ppm          | PM2.5 µg/m³                   | 4–5: PM10 µg/m³            |             | CO, O₃ (unused) |
+/// Climate (0x2122):
+/// | offset | size | field                                                  |
+/// |--------|------|--------------------------------------------------------|
+/// | 0      | 2    | TVOC (unit not documented: not decoded)                |
+/// | 2      | 2    | temperature at the sensor: (raw − 4000) / 100 °C       |
+/// | 4      | 1    | self-heating correction, 0.1 °C                        |
+/// | 5      | 1    | humidity at the sensor, %                              |
+/// | 6      | 2    | air-quality index (not decoded)                        |
+///
+/// Air (0x2121): CO₂ ppm at 0, PM2.5 µg/m³ at 2, PM10 µg/m³ at 4, CO and O₃ (unused) at 6, 7.
 ///
 /// The sensor sits next to the electronics: the room's temperature is the sensor's minus the
 /// correction, and the room's humidity is the sensor's converted to that temperature (same

@@ -24,9 +24,8 @@
 /// Sample: `13 16 1a 18 20 c3 0c 1c 0a 00 e6 66 7f ff aa bb cc dd ee ff` from AA:BB:CC:DD:EE:FF →
 /// battery 3.1 V, temperature 25.6 °C, humidity 90.0 %, soil moisture 50.0 %.
 ///
-/// Source: rbaron/b-parasite README ("BLE advertisement data encoding", protocol v1/v2);
-/// custom-components/ble_monitor `bparasite.py` and theengs decoder `BPARASITE` (their tests
-/// are among our vectors).
+/// Source: custom-components/ble_monitor `bparasite.py` and theengs decoder `BPARASITE`
+/// (protocol nibble, light flag, scaling; their tests are among our vectors).
 public struct BParasiteDecoder: SensorDecoder {
     public let id = "b_parasite"
     public let selectors: [Selector] = [.serviceData(uuid16: 0x181A)]

@@ -24,8 +24,8 @@
 /// Sample: `19 ff 90 9b 01 a0 00 00 00 00 7f 14 b9 29 8e 61 af 6c de 99 ef 79 78 70 ee 41` →
 /// Care Sensor HT, battery 90 % (2.76 V), temperature 9.42 °C, humidity 75.49 %.
 ///
-/// Source: iNode "iNode Care Sensors advertising" document (via custom-components/ble_monitor
-/// `inode.py`: device types, formulas, battery steps; its tests are among our vectors).
+/// Source: custom-components/ble_monitor `inode.py`, which follows iNode's advertising document
+/// (device types, formulas, battery steps; its tests are among our vectors).
 public struct INodeDecoder: SensorDecoder {
     public let id = "inode"
     public let selectors: [Selector] = [.manufacturerLength(24)]

@@ -1,6 +1,6 @@
 /// Sensirion gadgets and boards running Sensirion's BLE gadget library (MyAmbience protocol):
 /// SHT40/41/45 Gadget, MyCO2, SCD4x and SHT3x gadgets, DIY boards with `arduino-ble-gadget`.
-/// Models: SHT40 Gadget, SHT41 Gadget, SHT45 Gadget, MyCO2, SCD4x gadget, SHT3x gadget
+/// Models: SHT40 Gadget, SHT41 Gadget, SHT45 Gadget, SHT4x gadget, MyCO2, SCD4x gadget, SHT3x gadget
 ///
 /// Where: manufacturer-specific data, company 0x06D5 (Sensirion AG). Numbers little-endian;
 /// offsets after the company id.

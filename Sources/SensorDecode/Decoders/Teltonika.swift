@@ -29,8 +29,8 @@
 /// Sample: `0e ff 9a 08 01 b7 08 b4 12 0c cb 0b ff c7 67` → EYE sensor, temperature 22.28 °C,
 /// humidity 18 %, magnet 0, moving 0, movement count 3275, pitch 11°, roll −57°, 3.03 V.
 ///
-/// Source: Teltonika wiki "EYE SENSOR / BTSMP1 protocol" (flag bits, scaling); custom-components/
-/// ble_monitor `teltonika.py` (ELA frame types; its tests are among our vectors).
+/// Source: custom-components/ble_monitor `teltonika.py` (EYE flag bits and scaling, ELA frame
+/// types; its tests are among our vectors).
 public struct TeltonikaDecoder: SensorDecoder {
     public let id = "teltonika"
     public let selectors: [Selector] = [.manufacturer(company: 0x089A), .manufacturer(company: 0x0757)]
