@@ -57,6 +57,7 @@ import Testing
         frame[15] = 101
         #expect(Kit.isMalformed(Kit.decode(decoder, ad(frame))))
         #expect(Kit.isMalformed(Kit.decode(decoder, ad(typed(1, t: "ae01", h: "c801", battery: 200)))))
+        #expect(Kit.isMalformed(Kit.decode(decoder, ad(typed(1, t: "ae01", h: "e903")))))  // 100.1 %
     }
 
     @Test func noTruncatedFrameYieldsAMeasurement() {

@@ -33,7 +33,8 @@
 /// the invalid bit is left out rather than read as negative. A frame with integrations off
 /// (7 bytes) or of another length is `notMine`.
 ///
-/// Integrity check: none. Sanity: battery > 100 % is `malformed`.
+/// Integrity check: none. Sanity: battery > 100 %, or an Aranet2/Radon humidity above 100 %, is
+/// `malformed`.
 ///
 /// Sample: `19 ff 02 07 21 0e 04 01 00 0c 0f 01 6f 03 08 02 68 1f 13 62 01 2c 01 8c 00 b9` →
 /// Aranet4 v1.4.14, CO₂ 879 ppm, temperature 26.0 °C, pressure 804.0 hPa, humidity 19 %,
@@ -54,11 +55,13 @@ public struct AranetDecoder: SensorDecoder {
             let radon = d.le16(8), let t = d.le16(10), let p = d.le16(12), let h = d.le16(14), let battery = d.u8(17)
         else { return .notMine }
         guard battery <= 100 else { return .malformed("battery \(battery) % out of range") }
+        let humidity = Double(h & 0x7FFF) / 10
+        guard humidity <= 100 else { return .malformed("humidity \(humidity) % out of range") }
         var r = ad.reading(decoder: id, model: type == 1 ? "Aranet2" : "Aranet Radon Plus")
         if type == 3, radon < 0x1F00 { r.add(.radonBqM3, Double(radon)) }
         if t & 0x4000 == 0 { r.add(.temperatureC, Double(t) / 20) }
         if type == 3, p & 0x8000 == 0 { r.add(.pressureHPa, Double(p) / 10) }
-        if h & 0x8000 == 0 { r.add(.humidityPercent, Double(h) / 10) }
+        if h & 0x8000 == 0 { r.add(.humidityPercent, humidity) }
         r.add(.batteryPercent, Double(battery))
         return .reading(r)
     }
