@@ -237,3 +237,21 @@ enum Kit {
             sourceLocation: sourceLocation)
     }
 }
+
+extension Kit {
+    /// Checks a value a peer states in another unit or under another key: the peer's `peerKey`
+    /// equals our `ours` times `factor` (within 0.01) on every vector, decoded by the registry.
+    static func expectVectors(
+        _ vectors: [PeerVector], peerKey: String, equal ours: Quantity, times factor: Double,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        #expect(!vectors.isEmpty, "no vectors selected", sourceLocation: sourceLocation)
+        for v in vectors {
+            let value = Registry.standard().decode(Advertisement(address: v.address, data: v.adBytes)).readings
+                .compactMap { $0.value(ours) }.first
+            expectClose(
+                value.map { $0 * factor }, v.expected[peerKey] ?? .nan, tolerance: 0.01, "\(v) \(peerKey)",
+                sourceLocation: sourceLocation)
+        }
+    }
+}

@@ -131,10 +131,32 @@ extension Quantity {
     }
 }
 
+<<<<<<< HEAD
 // MARK: issue 25, group A
 extension Quantity {
     /// Sensirion's VOC index (1–500, 100 = the sensor's running average), as Ruuvi Air sends it.
     public static let vocIndex = Quantity("voc_index", integer: true)
     /// Sensirion's NOx index (1–500, 1 = the sensor's running average).
     public static let noxIndex = Quantity("nox_index", integer: true)
+=======
+// MARK: issue 25, group B
+/// Quantities of the sensor families added for issue 25 (group B). Numbered repeats follow
+/// `temperatureProbeC(n)` / `instance(_:unitSuffix:)`; a multi-probe cooking thermometer
+/// numbers its probe's sensors as its vendor does and names the derived ones (`temperature_meat_c`).
+extension Quantity {
+    /// Tyre pressure (TPMS sensors), kPa, gauge or absolute as the decoder's header says.
+    public static let pressureKPa = Quantity("pressure_kpa")
+    /// Specific gravity of a liquid (hydrometers), unitless, 1.000 = water.
+    public static let specificGravity = Quantity("specific_gravity")
+    /// A magnet sensor's state, 1 = magnetic field detected.
+    public static let magnetDetected = Quantity("magnet_detected", integer: true)
+    /// Tilt angles of an accelerometer tag, degrees: pitch −90…90, roll −180…180.
+    public static let pitchDeg = Quantity("pitch_deg")
+    public static let rollDeg = Quantity("roll_deg")
+    /// A cooking probe's tip sensor, and the meat's core temperature as the device estimates it.
+    public static let temperatureTipC = Quantity("temperature_tip_c")
+    public static let temperatureMeatC = Quantity("temperature_meat_c")
+    /// Radon activity concentration, Bq/m³.
+    public static let radonBqM3 = Quantity("radon_bq_m3")
+>>>>>>> h-decB
 }

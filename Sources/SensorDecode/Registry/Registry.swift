@@ -64,6 +64,26 @@ public struct Registry: Sendable {
             MopekaProDecoder(),
             SensorEasyDecoder(),
             RuuviEddystoneURLDecoder(),
+            // group B (issue 25)
+            SensirionDecoder(),
+            AranetDecoder(),
+            TeltonikaDecoder(),
+            TiltDecoder(),
+            AcconeerDecoder(),
+            AlmendoDecoder(),
+            BlueMaestroDecoder(),
+            BlustreamDecoder(),
+            BParasiteDecoder(),
+            ChefIQDecoder(),
+            INodeDecoder(),
+            JinouDecoder(),
+            MichelinTMSDecoder(),
+            TPMSDecoder(),
+            AirMentorDecoder(),
+            AprilBrotherDecoder(),
+            RDL52832Decoder(),
+            MokoBeaconXProDecoder(),
+            AmphiroDecoder(),
             // Add new decoders here.
         ])
     }
