@@ -131,14 +131,14 @@ extension Quantity {
     }
 }
 
-<<<<<<< HEAD
 // MARK: issue 25, group A
 extension Quantity {
     /// Sensirion's VOC index (1–500, 100 = the sensor's running average), as Ruuvi Air sends it.
     public static let vocIndex = Quantity("voc_index", integer: true)
     /// Sensirion's NOx index (1–500, 1 = the sensor's running average).
     public static let noxIndex = Quantity("nox_index", integer: true)
-=======
+}
+
 // MARK: issue 25, group B
 /// Quantities of the sensor families added for issue 25 (group B). Numbered repeats follow
 /// `temperatureProbeC(n)` / `instance(_:unitSuffix:)`; a multi-probe cooking thermometer
@@ -158,5 +158,4 @@ extension Quantity {
     public static let temperatureMeatC = Quantity("temperature_meat_c")
     /// Radon activity concentration, Bq/m³.
     public static let radonBqM3 = Quantity("radon_bq_m3")
->>>>>>> h-decB
 }
