@@ -712,7 +712,90 @@ public final class SensorStore {
         var refused = false
     }
 
-    /// One transaction: sensors, quantities, rows, rollups. Returns the rows newly inserted.
+    /// The batch `commit` is writing, as its steps leave it (one value, so each step says what it
+    /// reads and changes).
+    private struct Batch {
+        let rows: [StoredRow]
+        /// What the batch's errors say was attempted.
+        let attempted: String
+        /// One entry per distinct sensor of the batch (`readSensors`), and each row's entry.
+        var sensors: [BatchSensor] = []
+        var slotOfRow: [Int]
+        /// Sensors this batch creates (invariant 11), counted once it commits.
+        var created = 0
+        /// Quantity ids made in this transaction: cached only once it commits.
+        var newQuantities: [String: Int64] = [:]
+        /// Rows certainly not stored yet, in time order per sensor (`sortRows`); the others
+        /// (replays, out-of-order rows); and how many rows an over-budget new sensor had.
+        var fresh: [Int] = []
+        var others: [Int] = []
+        var refusedRows = 0
+        /// The batch's rollups, aggregated in memory (one upsert per key). Slots by key are made
+        /// only once a row may go to an hour its sensor has left (the `others`): a sensor's fresh
+        /// rows come in time order, so each change of hour among them is a new (hour, sensor) and
+        /// no key needs hashing.
+        var rollups: [(key: RollupKey, stats: SensorStats)] = []
+        var rollupSlot: [RollupKey: Int] = [:]
+        var rollupSlotMade = false
+        /// Rollups of rows merged into stored ones: read again from the rows.
+        var recompute: Set<RollupKey> = []
+        var inserted = 0
+        var merged = 0
+        /// Where each row's blob ends in `insert`'s buffer (kept to reuse its storage).
+        var ends: [Int] = []
+
+        init(rows: [StoredRow], attempted: String) {
+            self.rows = rows
+            self.attempted = attempted
+            slotOfRow = [Int](repeating: 0, count: rows.count)
+        }
+
+        /// Row `i`'s (hour, sensor) rollup, begun with the row: its items follow by `addItem`.
+        /// `inOrder`: the row is later than every row of its sensor before it in this batch.
+        mutating func beginRollup(_ i: Int, inOrder: Bool) -> Int {
+            let time = rows[i].timeMicros
+            let s = slotOfRow[i]
+            let hour = SensorStore.hour(time)
+            if sensors[s].rollupHour != hour {
+                let key = RollupKey(hour: hour, sensorID: sensors[s].id)
+                if !inOrder && !rollupSlotMade {
+                    for k in rollups.indices { rollupSlot[rollups[k].key] = k }
+                    rollupSlotMade = true
+                }
+                if !inOrder, let k = rollupSlot[key] {
+                    sensors[s].rollupSlot = k
+                } else {
+                    sensors[s].rollupSlot = rollups.count
+                    if rollupSlotMade { rollupSlot[key] = rollups.count }
+                    // Room for the row's quantities at once: grown one at a time, each new
+                    // rollup reallocated its list twice (three quantities).
+                    var stats = SensorStats()
+                    stats.quantities.reserveCapacity(rows[i].count)
+                    rollups.append((key, stats))
+                }
+                sensors[s].rollupHour = hour
+            }
+            rollups[sensors[s].rollupSlot].stats.beginRow(samples: Int64(rows[i].samples), time: time)
+            return sensors[s].rollupSlot
+        }
+
+        /// Adds row `i` (inserted; its sensor's mapping describes it) to its (hour, sensor) rollup.
+        /// The same per-item steps as `insert`'s loop, which does them while it encodes the
+        /// row's blob (one pass over the values).
+        mutating func addToRollup(_ i: Int) {
+            let slot = beginRollup(i, inOrder: false)
+            let s = slotOfRow[i]
+            for j in sensors[s].order.indices {
+                let k = sensors[s].order[j]
+                rollups[slot].stats.addItem(
+                    j, id: sensors[s].ids[k], value: rows[i].measurement(k).value,
+                    samples: Int64(rows[i].samples), time: rows[i].timeMicros)
+            }
+        }
+    }
+
+    /// One transaction: sensors, quantities, rows, rollups. Returns the rows newly inserted, merged
+    /// into stored ones, and refused (invariant 11).
     ///
     /// Invariant 3 needs to know which rows were ignored as already stored, to keep them out of
     /// the rollups; a multi-row INSERT only reports a total. So rows are split: a row whose time
@@ -724,372 +807,21 @@ public final class SensorStore {
     private func commit(_ rows: [StoredRow]) throws(StoreError) -> (inserted: Int, merged: Int, refused: Int) {
         let attempted = "commit a batch of \(rows.count) rows to \(path)"
         try connection.exec("BEGIN IMMEDIATE", "begin a batch on \(path)")
-        var newQuantities: [String: Int64] = [:]
         do throws(StoreError) {
-            // Sensors: one upsert per distinct sensor, with its latest facts in this batch.
-            // Looked up once per row: an `AddressIndex`, not a SipHash-ing `Dictionary`.
-            var sensorSlot = AddressIndex(capacity: min(rows.count, 64))
-            var sensors: [BatchSensor] = []
-            var slotOfRow = [Int](repeating: 0, count: rows.count)
-            let batteryKey = Quantity.batteryPercent
             // Before any read of the batch: did another connection commit since our last batch?
             let version = try dataVersion.step() ? dataVersion.int64(0) : nil
             dataVersion.reset()
             if version == nil || version != cacheVersion { dropCaches() }
-            for i in rows.indices {
-                // Fields read in place: a copy of the row would retain its strings and arrays.
-                let address = rows[i].address
-                let heard = rows[i].lastHeardMicros
-                let battery = rows[i].value(batteryKey)
-                let s: Int
-                if let known = sensorSlot[address] {
-                    s = known
-                    sensors[s].first = min(sensors[s].first, rows[i].firstHeardMicros)
-                    if heard >= rows[sensors[s].latest].lastHeardMicros { sensors[s].latest = i }
-                } else {
-                    s = sensors.count
-                    sensorSlot.set(address, s)
-                    sensors.append(BatchSensor(address: address, latest: i, first: rows[i].firstHeardMicros))
-                }
-                if let battery, heard >= sensors[s].batteryTime {
-                    sensors[s].battery = battery
-                    sensors[s].batteryTime = heard
-                }
-                slotOfRow[i] = s
-            }
-            var created = 0
-            for s in sensors.indices {
-                let address = Int64(bitPattern: sensors[s].address.rawValue)
-                // Before the update raises it: no stored row of the sensor is later (invariant 8).
-                let known: Int64?
-                if let c = sensorCache[sensors[s].address] {
-                    known = c.id
-                    sensors[s].newAbove = c.lastSeen
-                    sensors[s].quantities = c.quantities
-                    sensors[s].ids = c.ids
-                    sensors[s].order = c.order
-                } else {
-                    let q = selectSensor
-                    try q.bind(1, address)
-                    known = try q.step() ? q.int64(0) : nil
-                    sensors[s].newAbove = known == nil ? Int64.min : q.int64(1)
-                    q.reset()
-                }
-                if known == nil {
-                    // Invariant 11: a flood of unknown addresses gets so many sensors an hour.
-                    guard newSensorsInWindow + created < max(0, configuration.maxNewSensorsPerHour) else {
-                        sensors[s].refused = true
-                        continue
-                    }
-                    created += 1
-                }
-                sensors[s].lastSeen = max(sensors[s].newAbove, rows[sensors[s].latest].lastHeardMicros)
-                let row = rows[sensors[s].latest]
-                let u = known == nil ? insertSensor : updateSensor
-                try u.bind(1, known ?? address)
-                try u.bind(2, Int64(row.addressType.rawValue))
-                try u.bind(3, row.decoderID)
-                try u.bind(4, row.model)
-                try u.bind(5, row.name)
-                try u.bind(6, sensors[s].first)
-                try u.bind(7, row.lastHeardMicros)
-                try u.bind(8, sensors[s].battery)
-                try u.bind(9, row.rssi.map { Int64($0) })
-                try u.run()
-                u.reset()
-                sensors[s].id = known ?? connection.lastInsertRowID
-            }
-
-            var fresh: [Int] = []
-            var others: [Int] = []
-            fresh.reserveCapacity(rows.count)
-            var refusedRows = 0
-            for i in rows.indices {
-                let s = slotOfRow[i]
-                let t = rows[i].timeMicros
-                if sensors[s].refused {
-                    refusedRows += 1
-                } else if t > sensors[s].newAbove {
-                    fresh.append(i)
-                    sensors[s].newAbove = t
-                } else {
-                    others.append(i)
-                }
-            }
-
-            // Rows, encoded into one buffer per chunk, and their rollups aggregated in memory first
-            // (one upsert per key).
-            // Rollup slots by key, made only once a row may go to an hour its sensor has left (the
-            // `others`): a sensor's fresh rows come in time order, so each change of hour among
-            // them is a new (hour, sensor) and no key needs hashing.
-            var rollupSlot: [RollupKey: Int] = [:]
-            var rollupSlotMade = false
-            var rollups: [(key: RollupKey, stats: SensorStats)] = []
-            var inserted = 0
-            var mergedRows = 0
-            var ends: [Int] = []
-
-            /// Makes row `i`'s sensor's id mapping (`BatchSensor.ids`, `.order`) describe row `i`,
-            /// reusing the last one when it fits; returns the sensor's slot.
-            func mapQuantities(_ i: Int) throws(StoreError) -> Int {
-                let s = slotOfRow[i]
-                // In the row's key order (`StoredRow.measurement`): no array is built per row.
-                let n = rows[i].count
-                var same = sensors[s].quantities.count == n
-                if same {
-                    for k in 0..<n where sensors[s].quantities[k] != rows[i].measurement(k).quantity {
-                        same = false
-                        break
-                    }
-                }
-                if !same {
-                    var ids: [Int64] = []
-                    ids.reserveCapacity(n)
-                    for k in 0..<n { ids.append(try quantityID(rows[i].measurement(k).quantity, staged: &newQuantities)) }
-                    sensors[s].quantities = (0..<n).map { rows[i].measurement($0).quantity }
-                    sensors[s].order = ids.indices.sorted { ids[$0] < ids[$1] }
-                    sensors[s].ids = ids
-                }
-                return s
-            }
-
-            /// Row `i`'s (hour, sensor) rollup, begun with the row: its items follow by `addItem`.
-            /// `inOrder`: the row is later than every row of its sensor before it in this batch.
-            func beginRollup(_ i: Int, inOrder: Bool) -> Int {
-                let time = rows[i].timeMicros
-                let s = slotOfRow[i]
-                let hour = Self.hour(time)
-                if sensors[s].rollupHour != hour {
-                    let key = RollupKey(hour: hour, sensorID: sensors[s].id)
-                    if !inOrder && !rollupSlotMade {
-                        for k in rollups.indices { rollupSlot[rollups[k].key] = k }
-                        rollupSlotMade = true
-                    }
-                    if !inOrder, let k = rollupSlot[key] {
-                        sensors[s].rollupSlot = k
-                    } else {
-                        sensors[s].rollupSlot = rollups.count
-                        if rollupSlotMade { rollupSlot[key] = rollups.count }
-                        // Room for the row's quantities at once: grown one at a time, each new
-                        // rollup reallocated its list twice (three quantities).
-                        var stats = SensorStats()
-                        stats.quantities.reserveCapacity(rows[i].count)
-                        rollups.append((key, stats))
-                    }
-                    sensors[s].rollupHour = hour
-                }
-                rollups[sensors[s].rollupSlot].stats.beginRow(samples: Int64(rows[i].samples), time: time)
-                return sensors[s].rollupSlot
-            }
-
-            /// Adds row `i` (inserted; its sensor's mapping describes it) to its (hour, sensor) rollup.
-            /// The same per-item steps as `insert`'s loop, which does them while it encodes the
-            /// row's blob (one pass over the values).
-            func addToRollup(_ i: Int) {
-                let slot = beginRollup(i, inOrder: false)
-                let s = slotOfRow[i]
-                for j in sensors[s].order.indices {
-                    let k = sensors[s].order[j]
-                    rollups[slot].stats.addItem(
-                        j, id: sensors[s].ids[k], value: rows[i].measurement(k).value,
-                        samples: Int64(rows[i].samples), time: rows[i].timeMicros)
-                }
-            }
-
-            /// Inserts rows `chunk` with one statement; returns how many were inserted. With
-            /// `rollingUp`, each row goes to its rollup as its blob is written (one pass over its
-            /// values, no intermediate list, nothing captured: a lazy view over the row for
-            /// `addRow` retained three arrays a row): only for chunks that must insert every row,
-            /// where any other outcome throws and the rollups are dropped with the transaction.
-            func insert(_ chunk: ArraySlice<Int>, rollingUp: Bool) throws(StoreError) -> Int {
-                // Every row's blob in one buffer, sized for the worst case, written in place. A
-                // row's mapping may change between rows of the chunk (a sensor's quantities
-                // changed), so each row is encoded right after its sensor's mapping is made
-                // current; the mapping may read or insert a quantity (throws), hence a raw
-                // allocation rather than an array's initializer closure.
-                var items = 0
-                for i in chunk { items += rows[i].count }
-                let room = max(1, items * MeasurementCodec.maxItemBytes)
-                let base = UnsafeMutablePointer<UInt8>.allocate(capacity: room)
-                defer { base.deallocate() }
-                ends.removeAll(keepingCapacity: true)
-                var at = 0
-                for i in chunk {
-                    let s = try mapQuantities(i)
-                    let slot = rollingUp ? beginRollup(i, inOrder: true) : -1
-                    let samples = Int64(rows[i].samples)
-                    let time = rows[i].timeMicros
-                    for j in sensors[s].order.indices {
-                        let k = sensors[s].order[j]
-                        let id = sensors[s].ids[k]
-                        let value = rows[i].measurement(k).value
-                        at += MeasurementCodec.writeVarint(UInt64(bitPattern: id), to: base + at)
-                        at += MeasurementCodec.writeValue(value, to: base + at)
-                        if rollingUp {
-                            rollups[slot].stats.addItem(j, id: id, value: value, samples: samples, time: time)
-                        }
-                    }
-                    ends.append(at)
-                }
-                let buffer = UnsafeRawBufferPointer(start: base, count: at)
-                let st = try insertStatement(rows: chunk.count)
-                do throws(StoreError) {
-                    var p: Int32 = 1
-                    var start = 0
-                    for (k, i) in chunk.enumerated() {
-                        try st.bind(p, rows[i].timeMicros)
-                        try st.bind(p + 1, sensors[slotOfRow[i]].id)
-                        try st.bind(p + 2, rows[i].samples)
-                        // The buffer outlives the run below. Left bound after it (no clearing
-                        // reset): every one of the statement's 6 × rows parameters is bound
-                        // again by this loop before its next run.
-                        try st.bindStatic(p + 3, UnsafeRawBufferPointer(rebasing: buffer[start..<ends[k]]))
-                        try st.bind(p + 4, rows[i].firstHeardMicros &- rows[i].timeMicros)
-                        try st.bind(p + 5, rows[i].lastHeardMicros &- rows[i].timeMicros)
-                        start = ends[k]
-                        p += 6
-                    }
-                    defer { st.resetKeepingBindings() }
-                    try st.run()
-                    return connection.changes
-                } catch {
-                    st.reset()
-                    throw error
-                }
-            }
-
-            var next = fresh[...]
-            for size in Self.insertChunkSizes {
-                while next.count >= size {
-                    let chunk = next.prefix(size)
-                    next = next.dropFirst(size)
-                    let n = try insert(chunk, rollingUp: true)
-                    guard n == size else {
-                        // Invariant 8 did not hold: stop before the rollups diverge from the rows.
-                        throw StoreError.sqlite(
-                            code: SQLITE_CORRUPT,
-                            message: "\(size - n) rows of \(size) were already stored though later than their "
-                                + "sensor's last_seen_us", attempted: attempted)
-                    }
-                    inserted += n
-                }
-            }
-            /// Row `i` (its sensor's mapping describes it) met a stored row of its (time, sensor):
-            /// merges it in, puts it in its place, or leaves it (invariant 3). Returns whether
-            /// the stored row changed.
-            func mergeIntoStored(_ i: Int) throws(StoreError) -> Bool {
-                let s = slotOfRow[i]
-                let time = rows[i].timeMicros
-                let q = selectStored
-                try q.bind(1, time)
-                try q.bind(2, sensors[s].id)
-                guard try q.step(), !q.isNull(2), !q.isNull(3) else {
-                    q.reset()
-                    return false  // stored before migration 2: which advertisements it holds is unknown
-                }
-                let stored = StoredSpan(samples: q.int64(0), first: time &+ q.int64(2), last: time &+ q.int64(3))
-                let incoming = StoredSpan(
-                    samples: Int64(rows[i].samples), first: rows[i].firstHeardMicros, last: rows[i].lastHeardMicros)
-                var items: [(id: Int64, value: Double)] = []
-                items.reserveCapacity(sensors[s].order.count)
-                for k in sensors[s].order { items.append((sensors[s].ids[k], rows[i].measurement(k).value)) }
-                let result: (span: StoredSpan, items: [(id: Int64, value: Double)])
-                switch stored.meets(incoming) {
-                case .replay:
-                    q.reset()
-                    return false
-                case .replace:
-                    q.reset()
-                    result = (incoming, items)
-                case .merge:
-                    var old: [(id: Int64, value: Double)] = []
-                    let ok = MeasurementCodec.decode(q.blob(1)) { old.append(($0, $1)) }
-                    q.reset()
-                    guard ok else {
-                        throw StoreError.sqlite(
-                            code: SQLITE_CORRUPT, message: "malformed row of sensor \(sensors[s].id) at \(time) µs",
-                            attempted: attempted)
-                    }
-                    var integer: Set<Int64> = []
-                    for k in sensors[s].order where rows[i].measurement(k).quantity.isInteger {
-                        integer.insert(sensors[s].ids[k])
-                    }
-                    result = (
-                        stored.merged(with: incoming), StoredSpan.merge(old, stored, items, incoming, lastWins: integer)
-                    )
-                }
-                var data: [UInt8] = []
-                MeasurementCodec.encode(result.items, into: &data)
-                let u = updateStored
-                try u.bind(1, time)
-                try u.bind(2, sensors[s].id)
-                try u.bind(3, result.span.samples)
-                if data.isEmpty {
-                    try u.bindStatic(4, UnsafeRawBufferPointer(start: nil, count: 0))
-                } else {
-                    try u.bind(4, data)
-                }
-                try u.bind(5, result.span.first &- time)
-                try u.bind(6, result.span.last &- time)
-                try u.run()
-                u.reset()
-                return true
-            }
-
-            var recompute: Set<RollupKey> = []
-            for i in others {
-                if try insert([i], rollingUp: false) == 1 {
-                    addToRollup(i)
-                    inserted += 1
-                } else if try mergeIntoStored(i) {
-                    mergedRows += 1
-                    recompute.insert(RollupKey(hour: Self.hour(rows[i].timeMicros), sensorID: sensors[slotOfRow[i]].id))
-                }
-            }
-            // A merged row's (hour, sensor) rollup is read again from the rows (its old value may
-            // have been the hour's minimum or maximum), this batch's rows of it included.
-            var recomputed: [RollupKey: SensorStats] = [:]
-            for k in recompute {
-                recomputed[k] = try RollupRebuild.stats(hour: k.hour, sensorID: k.sensorID, using: selectHourRows)
-            }
-
-            // Merge into the stored hour (read, merge, replace): one row per (hour, sensor).
-            var written: [(key: RollupKey, stats: SensorStats)] = []
-            written.reserveCapacity(rollups.count)
-            for (k, batchStats) in rollups {
-                if let r = recomputed.removeValue(forKey: k) {
-                    written.append((k, r))
-                    continue
-                }
-                let hourStart = k.hour * Schema.microsPerHour
-                var merged = SensorStats()
-                let q = selectRollup
-                let cached = rollupCache[k.sensorID].flatMap { $0.hour == k.hour ? $0.stats : nil }
-                if let cached {
-                    merged = cached
-                } else if try readRollup(k) {
-                    merged.rows = q.int64(0)
-                    merged.samples = q.int64(1)
-                    merged.lastTime = q.int64(2)
-                    let ok = SensorStats.decodeStats(q.blob(3), hourStart: hourStart) { merged.merge($0, $1) }
-                    guard ok else {
-                        q.reset()
-                        throw StoreError.sqlite(
-                            code: SQLITE_CORRUPT, message: "malformed rollup of sensor \(k.sensorID), hour \(k.hour)",
-                            attempted: attempted)
-                    }
-                    q.reset()
-                } else {
-                    q.reset()
-                }
-                merged.merge(batchStats)
-                written.append((k, merged))
-            }
-            for (k, r) in recomputed { written.append((k, r)) }
+            var batch = Self.readSensors(rows, attempted: attempted)
+            try upsertSensors(&batch)
+            Self.sortRows(&batch)
+            try insertFresh(&batch)
+            try insertOrMergeOthers(&batch)
+            let written = try rollupsToWrite(batch)
             // Written with multi-row statements (`insertChunkSizes`), every `stats` blob encoded in
             // place into one buffer: one statement per rollup cost a VM start, halt and reset each,
             // and each blob an array grown byte by byte. Keys are distinct (one rollup per (hour,
-            // sensor): see `rollupSlot`), so one multi-row INSERT OR REPLACE does what the
+            // sensor): see `Batch.rollupSlot`), so one multi-row INSERT OR REPLACE does what the
             // single-row ones did.
             var unwritten = written[...]
             for size in Self.insertChunkSizes {
@@ -1099,25 +831,8 @@ public final class SensorStore {
                 }
             }
             try connection.exec("COMMIT", attempted)
-            // Committed: the caches now describe the file (see `sensorCache`).
-            cacheVersion = version
-            if sensorCache.count + sensors.count > cacheBound { sensorCache.removeAll() }
-            for b in sensors where !b.refused {
-                sensorCache[b.address] = CachedSensor(
-                    id: b.id, lastSeen: b.lastSeen, quantities: b.quantities, ids: b.ids, order: b.order)
-            }
-            if rollupCache.count + written.count > cacheBound { rollupCache.removeAll() }
-            for (k, stats) in written where rollupCache[k.sensorID].map({ $0.hour <= k.hour }) ?? true {
-                rollupCache[k.sensorID] = (k.hour, stats)
-            }
-            // Only now are the new ids real (a rolled-back id could be reused by SQLite).
-            if quantityIDs.count + newQuantities.count > configuration.maxCachedQuantities { quantityIDs.removeAll() }
-            if newQuantities.count <= configuration.maxCachedQuantities {
-                quantityIDs.merge(newQuantities) { a, _ in a }
-            }
-            assert(withinMemoryBounds())
-            newSensorsInWindow += created
-            return (inserted, mergedRows, refusedRows)
+            rememberCommitted(batch, written: written, version: version)
+            return (batch.inserted, batch.merged, batch.refusedRows)
         } catch {
             if let e = connection.rollbackIfNeeded() { log(e.description) }
             dropCaches()
@@ -1126,6 +841,353 @@ public final class SensorStore {
             }
             throw error
         }
+    }
+
+    /// Step 1: the batch's distinct sensors, each with its latest row (whose facts go to
+    /// `sensors`), first hearing and latest battery. Looked up once per row: an `AddressIndex`, not
+    /// a SipHash-ing `Dictionary`.
+    private static func readSensors(_ rows: [StoredRow], attempted: String) -> Batch {
+        var b = Batch(rows: rows, attempted: attempted)
+        var sensorSlot = AddressIndex(capacity: min(rows.count, 64))
+        let batteryKey = Quantity.batteryPercent
+        for i in rows.indices {
+            // Fields read in place: a copy of the row would retain its strings and arrays.
+            let address = rows[i].address
+            let heard = rows[i].lastHeardMicros
+            let battery = rows[i].value(batteryKey)
+            let s: Int
+            if let known = sensorSlot[address] {
+                s = known
+                b.sensors[s].first = min(b.sensors[s].first, rows[i].firstHeardMicros)
+                if heard >= rows[b.sensors[s].latest].lastHeardMicros { b.sensors[s].latest = i }
+            } else {
+                s = b.sensors.count
+                sensorSlot.set(address, s)
+                b.sensors.append(BatchSensor(address: address, latest: i, first: rows[i].firstHeardMicros))
+            }
+            if let battery, heard >= b.sensors[s].batteryTime {
+                b.sensors[s].battery = battery
+                b.sensors[s].batteryTime = heard
+            }
+            b.slotOfRow[i] = s
+        }
+        return b
+    }
+
+    /// Step 2: one upsert per sensor with its latest facts; a new one only within the hour's
+    /// budget (invariant 11). Learns each sensor's id, and above which time its rows are new.
+    private func upsertSensors(_ b: inout Batch) throws(StoreError) {
+        let rows = b.rows
+        for s in b.sensors.indices {
+            let address = Int64(bitPattern: b.sensors[s].address.rawValue)
+            // Before the update raises it: no stored row of the sensor is later (invariant 8).
+            let known: Int64?
+            if let c = sensorCache[b.sensors[s].address] {
+                known = c.id
+                b.sensors[s].newAbove = c.lastSeen
+                b.sensors[s].quantities = c.quantities
+                b.sensors[s].ids = c.ids
+                b.sensors[s].order = c.order
+            } else {
+                let q = selectSensor
+                try q.bind(1, address)
+                known = try q.step() ? q.int64(0) : nil
+                b.sensors[s].newAbove = known == nil ? Int64.min : q.int64(1)
+                q.reset()
+            }
+            if known == nil {
+                // Invariant 11: a flood of unknown addresses gets so many sensors an hour.
+                guard newSensorsInWindow + b.created < max(0, configuration.maxNewSensorsPerHour) else {
+                    b.sensors[s].refused = true
+                    continue
+                }
+                b.created += 1
+            }
+            let row = rows[b.sensors[s].latest]
+            b.sensors[s].lastSeen = max(b.sensors[s].newAbove, row.lastHeardMicros)
+            let u = known == nil ? insertSensor : updateSensor
+            try u.bind(1, known ?? address)
+            try u.bind(2, Int64(row.addressType.rawValue))
+            try u.bind(3, row.decoderID)
+            try u.bind(4, row.model)
+            try u.bind(5, row.name)
+            try u.bind(6, b.sensors[s].first)
+            try u.bind(7, row.lastHeardMicros)
+            try u.bind(8, b.sensors[s].battery)
+            try u.bind(9, row.rssi.map { Int64($0) })
+            try u.run()
+            u.reset()
+            b.sensors[s].id = known ?? connection.lastInsertRowID
+        }
+    }
+
+    /// Step 3: each row is fresh (later than anything stored or earlier in the batch for its
+    /// sensor), another (it may meet a stored row), or refused (its new sensor is over budget).
+    private static func sortRows(_ b: inout Batch) {
+        b.fresh.reserveCapacity(b.rows.count)
+        for i in b.rows.indices {
+            let s = b.slotOfRow[i]
+            let t = b.rows[i].timeMicros
+            if b.sensors[s].refused {
+                b.refusedRows += 1
+            } else if t > b.sensors[s].newAbove {
+                b.fresh.append(i)
+                b.sensors[s].newAbove = t
+            } else {
+                b.others.append(i)
+            }
+        }
+    }
+
+    /// Step 4: the fresh rows, in multi-row chunks that must each insert every row, rolled up as
+    /// they are encoded.
+    private func insertFresh(_ b: inout Batch) throws(StoreError) {
+        var next = b.fresh[...]
+        for size in Self.insertChunkSizes {
+            while next.count >= size {
+                let chunk = next.prefix(size)
+                next = next.dropFirst(size)
+                let n = try insert(chunk, rollingUp: true, &b)
+                guard n == size else {
+                    // Invariant 8 did not hold: stop before the rollups diverge from the rows.
+                    throw StoreError.sqlite(
+                        code: SQLITE_CORRUPT,
+                        message: "\(size - n) rows of \(size) were already stored though later than their "
+                            + "sensor's last_seen_us", attempted: b.attempted)
+                }
+                b.inserted += n
+            }
+        }
+    }
+
+    /// Step 5: the other rows one by one: inserted if their (time, sensor) is free, else merged
+    /// into the stored row or left as a replay (invariant 3).
+    private func insertOrMergeOthers(_ b: inout Batch) throws(StoreError) {
+        for i in b.others {
+            if try insert([i], rollingUp: false, &b) == 1 {
+                b.addToRollup(i)
+                b.inserted += 1
+            } else if try mergeIntoStored(i, b) {
+                b.merged += 1
+                b.recompute.insert(RollupKey(hour: Self.hour(b.rows[i].timeMicros), sensorID: b.sensors[b.slotOfRow[i]].id))
+            }
+        }
+    }
+
+    /// Makes row `i`'s sensor's id mapping (`BatchSensor.ids`, `.order`) describe row `i`,
+    /// reusing the last one when it fits; returns the sensor's slot.
+    private func mapQuantities(_ i: Int, _ b: inout Batch) throws(StoreError) -> Int {
+        let rows = b.rows
+        let s = b.slotOfRow[i]
+        // In the row's key order (`StoredRow.measurement`): no array is built per row.
+        let n = rows[i].count
+        var same = b.sensors[s].quantities.count == n
+        if same {
+            for k in 0..<n where b.sensors[s].quantities[k] != rows[i].measurement(k).quantity {
+                same = false
+                break
+            }
+        }
+        if !same {
+            var ids: [Int64] = []
+            ids.reserveCapacity(n)
+            for k in 0..<n { ids.append(try quantityID(rows[i].measurement(k).quantity, staged: &b.newQuantities)) }
+            b.sensors[s].quantities = (0..<n).map { rows[i].measurement($0).quantity }
+            b.sensors[s].order = ids.indices.sorted { ids[$0] < ids[$1] }
+            b.sensors[s].ids = ids
+        }
+        return s
+    }
+
+    /// Inserts rows `chunk` with one statement; returns how many were inserted. With
+    /// `rollingUp`, each row goes to its rollup as its blob is written (one pass over its
+    /// values, no intermediate list, nothing captured: a lazy view over the row for
+    /// `addRow` retained three arrays a row): only for chunks that must insert every row,
+    /// where any other outcome throws and the rollups are dropped with the transaction.
+    private func insert(_ chunk: ArraySlice<Int>, rollingUp: Bool, _ b: inout Batch) throws(StoreError) -> Int {
+        let rows = b.rows
+        // Every row's blob in one buffer, sized for the worst case, written in place. A
+        // row's mapping may change between rows of the chunk (a sensor's quantities
+        // changed), so each row is encoded right after its sensor's mapping is made
+        // current; the mapping may read or insert a quantity (throws), hence a raw
+        // allocation rather than an array's initializer closure.
+        var items = 0
+        for i in chunk { items += rows[i].count }
+        let room = max(1, items * MeasurementCodec.maxItemBytes)
+        let base = UnsafeMutablePointer<UInt8>.allocate(capacity: room)
+        defer { base.deallocate() }
+        b.ends.removeAll(keepingCapacity: true)
+        var at = 0
+        for i in chunk {
+            let s = try mapQuantities(i, &b)
+            let slot = rollingUp ? b.beginRollup(i, inOrder: true) : -1
+            let samples = Int64(rows[i].samples)
+            let time = rows[i].timeMicros
+            for j in b.sensors[s].order.indices {
+                let k = b.sensors[s].order[j]
+                let id = b.sensors[s].ids[k]
+                let value = rows[i].measurement(k).value
+                at += MeasurementCodec.writeVarint(UInt64(bitPattern: id), to: base + at)
+                at += MeasurementCodec.writeValue(value, to: base + at)
+                if rollingUp {
+                    b.rollups[slot].stats.addItem(j, id: id, value: value, samples: samples, time: time)
+                }
+            }
+            b.ends.append(at)
+        }
+        let buffer = UnsafeRawBufferPointer(start: base, count: at)
+        let st = try insertStatement(rows: chunk.count)
+        do throws(StoreError) {
+            var p: Int32 = 1
+            var start = 0
+            for (k, i) in chunk.enumerated() {
+                try st.bind(p, rows[i].timeMicros)
+                try st.bind(p + 1, b.sensors[b.slotOfRow[i]].id)
+                try st.bind(p + 2, rows[i].samples)
+                // The buffer outlives the run below. Left bound after it (no clearing
+                // reset): every one of the statement's 6 × rows parameters is bound
+                // again by this loop before its next run.
+                try st.bindStatic(p + 3, UnsafeRawBufferPointer(rebasing: buffer[start..<b.ends[k]]))
+                try st.bind(p + 4, rows[i].firstHeardMicros &- rows[i].timeMicros)
+                try st.bind(p + 5, rows[i].lastHeardMicros &- rows[i].timeMicros)
+                start = b.ends[k]
+                p += 6
+            }
+            defer { st.resetKeepingBindings() }
+            try st.run()
+            return connection.changes
+        } catch {
+            st.reset()
+            throw error
+        }
+    }
+
+    /// Row `i` (its sensor's mapping describes it) met a stored row of its (time, sensor):
+    /// merges it in, puts it in its place, or leaves it (invariant 3). Returns whether
+    /// the stored row changed.
+    private func mergeIntoStored(_ i: Int, _ b: Batch) throws(StoreError) -> Bool {
+        let row = b.rows[i]
+        let sensor = b.sensors[b.slotOfRow[i]]
+        let time = row.timeMicros
+        let q = selectStored
+        try q.bind(1, time)
+        try q.bind(2, sensor.id)
+        guard try q.step(), !q.isNull(2), !q.isNull(3) else {
+            q.reset()
+            return false  // stored before migration 2: which advertisements it holds is unknown
+        }
+        let stored = StoredSpan(samples: q.int64(0), first: time &+ q.int64(2), last: time &+ q.int64(3))
+        let incoming = StoredSpan(samples: Int64(row.samples), first: row.firstHeardMicros, last: row.lastHeardMicros)
+        var items: [(id: Int64, value: Double)] = []
+        items.reserveCapacity(sensor.order.count)
+        for k in sensor.order { items.append((sensor.ids[k], row.measurement(k).value)) }
+        let result: (span: StoredSpan, items: [(id: Int64, value: Double)])
+        switch stored.meets(incoming) {
+        case .replay:
+            q.reset()
+            return false
+        case .replace:
+            q.reset()
+            result = (incoming, items)
+        case .merge:
+            var old: [(id: Int64, value: Double)] = []
+            let ok = MeasurementCodec.decode(q.blob(1)) { old.append(($0, $1)) }
+            q.reset()
+            guard ok else {
+                throw StoreError.sqlite(
+                    code: SQLITE_CORRUPT, message: "malformed row of sensor \(sensor.id) at \(time) µs",
+                    attempted: b.attempted)
+            }
+            var integer: Set<Int64> = []
+            for k in sensor.order where row.measurement(k).quantity.isInteger {
+                integer.insert(sensor.ids[k])
+            }
+            result = (stored.merged(with: incoming), StoredSpan.merge(old, stored, items, incoming, lastWins: integer))
+        }
+        var data: [UInt8] = []
+        MeasurementCodec.encode(result.items, into: &data)
+        let u = updateStored
+        try u.bind(1, time)
+        try u.bind(2, sensor.id)
+        try u.bind(3, result.span.samples)
+        if data.isEmpty {
+            try u.bindStatic(4, UnsafeRawBufferPointer(start: nil, count: 0))
+        } else {
+            try u.bind(4, data)
+        }
+        try u.bind(5, result.span.first &- time)
+        try u.bind(6, result.span.last &- time)
+        try u.run()
+        u.reset()
+        return true
+    }
+
+    /// Step 6: the rollups as they are to be stored: the batch's merged into the stored hour (from
+    /// the cache or read: one row per (hour, sensor)), and a merged row's hour read again from the
+    /// rows (its old value may have been the hour's minimum or maximum), this batch's rows of it
+    /// included.
+    private func rollupsToWrite(_ b: Batch) throws(StoreError) -> [(key: RollupKey, stats: SensorStats)] {
+        var recomputed: [RollupKey: SensorStats] = [:]
+        for k in b.recompute {
+            recomputed[k] = try RollupRebuild.stats(hour: k.hour, sensorID: k.sensorID, using: selectHourRows)
+        }
+        var written: [(key: RollupKey, stats: SensorStats)] = []
+        written.reserveCapacity(b.rollups.count)
+        for (k, batchStats) in b.rollups {
+            if let r = recomputed.removeValue(forKey: k) {
+                written.append((k, r))
+                continue
+            }
+            let hourStart = k.hour * Schema.microsPerHour
+            var merged = SensorStats()
+            let q = selectRollup
+            let cached = rollupCache[k.sensorID].flatMap { $0.hour == k.hour ? $0.stats : nil }
+            if let cached {
+                merged = cached
+            } else if try readRollup(k) {
+                merged.rows = q.int64(0)
+                merged.samples = q.int64(1)
+                merged.lastTime = q.int64(2)
+                let ok = SensorStats.decodeStats(q.blob(3), hourStart: hourStart) { merged.merge($0, $1) }
+                guard ok else {
+                    q.reset()
+                    throw StoreError.sqlite(
+                        code: SQLITE_CORRUPT, message: "malformed rollup of sensor \(k.sensorID), hour \(k.hour)",
+                        attempted: b.attempted)
+                }
+                q.reset()
+            } else {
+                q.reset()
+            }
+            merged.merge(batchStats)
+            written.append((k, merged))
+        }
+        for (k, r) in recomputed { written.append((k, r)) }
+        return written
+    }
+
+    /// Step 7, once committed: the caches now describe the file (see `sensorCache`), and the
+    /// batch's new sensors count against the hour's budget.
+    private func rememberCommitted(
+        _ b: Batch, written: [(key: RollupKey, stats: SensorStats)], version: Int64?
+    ) {
+        cacheVersion = version
+        if sensorCache.count + b.sensors.count > cacheBound { sensorCache.removeAll() }
+        for s in b.sensors where !s.refused {
+            sensorCache[s.address] = CachedSensor(
+                id: s.id, lastSeen: s.lastSeen, quantities: s.quantities, ids: s.ids, order: s.order)
+        }
+        if rollupCache.count + written.count > cacheBound { rollupCache.removeAll() }
+        for (k, stats) in written where rollupCache[k.sensorID].map({ $0.hour <= k.hour }) ?? true {
+            rollupCache[k.sensorID] = (k.hour, stats)
+        }
+        // Only now are the new ids real (a rolled-back id could be reused by SQLite).
+        if quantityIDs.count + b.newQuantities.count > configuration.maxCachedQuantities { quantityIDs.removeAll() }
+        if b.newQuantities.count <= configuration.maxCachedQuantities {
+            quantityIDs.merge(b.newQuantities) { a, _ in a }
+        }
+        assert(withinMemoryBounds())
+        newSensorsInWindow += b.created
     }
 
     /// Steps `selectRollup` for `k`: `true` with its row to read (the caller resets it).
