@@ -6,9 +6,10 @@ import SensorDecode
 // GUARANTEE. A batch of rows is committed atomically with the hourly rollups that summarize it;
 // a reading is either in a committed batch or still in this process's memory. A crash (kill -9,
 // power loss) loses at most the rows not yet committed: the open downsampling buckets (one
-// interval, 60 s by default) and the pending batch (`batchSeconds`, 5 s by default). With
-// `synchronous=NORMAL` in WAL mode a power cut may also lose the last commits before it, never
-// the database's consistency.
+// interval, 60 s by default) and the rows completed since the last commit (at most
+// `batchSeconds` of them, 10 minutes by default: `BatchTimingTests`). With `synchronous=NORMAL`
+// in WAL mode a power cut may also lose the last commits before it, never the database's
+// consistency.
 //
 // FILES. SensorStore.swift (this: writer, batching, retention, invariants), Schema.swift (layout
 // and why, migrations, refusing foreign/newer/damaged files), Downsampler.swift (folding and
@@ -54,7 +55,7 @@ import SensorDecode
 //     ≤ `maxCachedQuantities` keys (cleared when full), and the commit caches of sensor ids and
 //     latest rollups hold ≤ max(64, `maxSensors`) entries each (cleared when full).
 // (6) A failure is logged once when it starts or changes kind (one line,
-//     `StoreError.description`) and once when writing resumes. Retries wait `batchSeconds` of
+//     `StoreError.description`) and once when writing resumes. Retries wait `retrySeconds` of
 //     the `StoreClock`'s monotonic time, doubling up to `maxRetrySeconds`; so a failing database
 //     costs a bounded number of attempts (each O(pending)) per real minute, whatever the pace of
 //     the caller's clock.
@@ -89,7 +90,7 @@ import SensorDecode
 // ```
 // let store = try SensorStore(path: path, configuration: config, clock: SystemClock(), log: { logLine($0) })
 // poll loop: for each decoded reading → store.add(reading, now: now)
-//            on every wake-up or timeout (≤ batchSeconds) → store.tick(now: now, wallMicros: wall)
+//            on every wake-up or timeout (about once a second) → store.tick(now: now, wallMicros: wall)
 // at SIGTERM/SIGINT → try store.close(now: now)      // writes open buckets, commits
 // ```
 // A `.failed` result or `currentFailure` is informational: the store already logged it and
@@ -99,7 +100,11 @@ import SensorDecode
 /// The writer's knobs; every default is what `run` should use.
 public struct StoreConfiguration: Sendable, Equatable {
     public var downsample: DownsampleConfiguration
-    /// Commit the pending rows at least this often (monotonic seconds). Default 5.
+    /// Commit the pending rows once the oldest has waited this long (the callers' seconds).
+    /// Default 600, for the SD card: rows complete together at each interval's end, and a commit
+    /// writes a page of `readings_by_sensor` per sensor however few rows each has, so committing
+    /// every 60 s interval wrote several times the budget of 600 bytes a row, every 10 minutes
+    /// stays within it (`scripts/bench`, "SD-card writes"). It bounds what a crash loses (GUARANTEE).
     public var batchSeconds: Double
     /// …or as soon as this many rows are pending. Default 1000.
     public var batchRows: Int
@@ -108,8 +113,10 @@ public struct StoreConfiguration: Sendable, Equatable {
     /// What happens at that bound (invariant 5). Default `.dropOldest`.
     public var pendingOverflow: PendingOverflow
     /// While the database refuses writes, the wait before the next attempt starts at
-    /// `batchSeconds` and doubles after each failed one up to this (monotonic seconds of the
-    /// `StoreClock`, not the caller's clock, which a replay runs on its capture's time). Default 60.
+    /// `retrySeconds` (default 5) and doubles after each failed one up to `maxRetrySeconds` (default
+    /// 60): monotonic seconds of the `StoreClock`, not the caller's clock, which a replay runs on
+    /// its capture's time.
+    public var retrySeconds: Double
     public var maxRetrySeconds: Double
     /// Keep this much history, measured back from the trusted current time (`StoreClock`, never
     /// the readings' times); `nil` keeps everything. Any value is safe: the cutoff saturates.
@@ -137,9 +144,9 @@ public struct StoreConfiguration: Sendable, Equatable {
     public var checkpointPages: Int
 
     public init(
-        downsample: DownsampleConfiguration = DownsampleConfiguration(), batchSeconds: Double = 5,
+        downsample: DownsampleConfiguration = DownsampleConfiguration(), batchSeconds: Double = 600,
         batchRows: Int = 1000, maxPendingRows: Int = 100_000, pendingOverflow: PendingOverflow = .dropOldest,
-        maxRetrySeconds: Double = 60, retentionSeconds: Int64? = nil,
+        retrySeconds: Double = 5, maxRetrySeconds: Double = 60, retentionSeconds: Int64? = nil,
         pruneRowsPerStep: Int = 1000, pruneEverySeconds: Double = 60, busyTimeoutMillis: Int32 = 200,
         maxCachedQuantities: Int = 4096, checkpointPages: Int = 1000, futureToleranceSeconds: Int64 = 600,
         clockSettleSeconds: Double = 60, maxNewSensorsPerHour: Int = 256
@@ -149,6 +156,7 @@ public struct StoreConfiguration: Sendable, Equatable {
         self.batchRows = batchRows
         self.maxPendingRows = maxPendingRows
         self.pendingOverflow = pendingOverflow
+        self.retrySeconds = retrySeconds
         self.maxRetrySeconds = maxRetrySeconds
         self.retentionSeconds = retentionSeconds
         self.pruneRowsPerStep = pruneRowsPerStep
@@ -480,7 +488,8 @@ public final class SensorStore {
     }
 
     /// The timer: closes finished downsampling buckets, commits when due, and runs one retention
-    /// step when due. Call it at least every `batchSeconds` (a poll timeout is enough).
+    /// step when due. Call it every few seconds (a poll timeout is enough): it closes the buckets
+    /// of a silent radio and paces retries.
     /// - Parameters:
     ///   - now: the caller's monotonic clock, seconds.
     ///   - wallMicros: the wall clock (µs since the epoch), so buckets close even while the radio
@@ -559,7 +568,7 @@ public final class SensorStore {
             if currentFailure?.sqliteCode != error.sqliteCode || currentFailure == nil {
                 log(
                     "\(error.description); keeping \(pending.count) rows in memory, retrying in "
-                        + "\(configuration.batchSeconds) s, then less often, up to every \(configuration.maxRetrySeconds) s"
+                        + "\(configuration.retrySeconds) s, then less often, up to every \(configuration.maxRetrySeconds) s"
                 )
             }
             currentFailure = error
@@ -567,8 +576,8 @@ public final class SensorStore {
             // pending, so a fixed pace of the caller's clock made a replay's backlog quadratic.
             retryDelay =
                 failedAttempts == 1
-                ? max(0, configuration.batchSeconds)
-                : min(max(configuration.batchSeconds, configuration.maxRetrySeconds), retryDelay * 2)
+                ? max(0, configuration.retrySeconds)
+                : min(max(configuration.retrySeconds, configuration.maxRetrySeconds), retryDelay * 2)
             nextAttemptAt = clock.monotonicSeconds() + retryDelay
             return .failed(error)
         }

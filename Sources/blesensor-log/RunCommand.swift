@@ -23,8 +23,8 @@ enum RunCommand {
         discussion: """
             Writes one start-up line, then one line per noteworthy event (adapter down and back,
             scanning re-armed, disk full and recovered) on standard error; nothing per advertisement
-            unless -v. Readings are committed in batches (every 5 s or 1000 rows), so a crash loses at
-            most the last few seconds and the open downsampling interval.
+            unless -v. Readings are committed in batches (every 10 minutes or 1000 rows, to spare the
+            SD card), so a crash loses at most the last 10 minutes and the open downsampling interval.
             EXIT STATUS: 0 after SIGTERM/SIGINT or --duration; 64 bad option; 65 the database is not
             ours or damaged (left untouched); 69 adapter unavailable; 73 cannot create the database;
             74 the pending readings could not be committed at exit.
