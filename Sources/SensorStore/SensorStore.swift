@@ -15,7 +15,8 @@ import SensorDecode
 // and why, migrations, refusing foreign/newer/damaged files), Downsampler.swift (folding and
 // de-duplication, bounded), MeasurementCodec.swift (row encoding), StoreReader.swift and
 // Queries.swift (sensors, alias, forget, export, summary), Rollups.swift (hourly aggregates),
-// SQLite.swift (checked C calls, errors).
+// SQLite.swift (checked C calls, errors), StoreClock.swift (the trusted time), ClockTrust.swift (the
+// stage before the store that holds readings until the clock can be trusted).
 //
 // DEFINITIONS.
 // - *reading*: what a decoder made of one advertisement (`SensorDecode.Reading`).
@@ -74,7 +75,10 @@ import SensorDecode
 // (10) Time. Retention cuts at `retentionSeconds` before the trusted now (floored to the hour),
 //     so the horizon is never later than the trusted now; a reading is stored only if stamped
 //     from that cutoff (or the horizon) to `futureToleranceSeconds` after the trusted now, the
-//     others are counted and logged once. A horizon found later than now (set by a store before
+//     others are counted and logged once; while the trusted now cannot be right (before 2026),
+//     the latest admitted is `TrustedTime.standIn` (the stamps `ClockTrust` gives a clock that
+//     never synced) plus that tolerance. Readings `add` takes flagged widen a span of
+//     `clock_unsynced`, written with the next batch. A horizon found later than now (set by a store before
 //     migration 2 from a future-stamped reading) is undone at open (`Schema.repairHorizon`).
 // (11) At most `maxNewSensorsPerHour` sensors are created per hour of the callers' clock, counted
 //     only by committed batches; the rows of an unknown address beyond that are not stored
@@ -285,6 +289,17 @@ public final class SensorStore {
     private var rollupCache: [Int64: (hour: Int64, stats: SensorStats)] = [:]
     private var cacheVersion: Int64?
     private var pruneBacklog = false
+    /// The span of receive times of readings `add` took flagged, as this writer records it in
+    /// `clock_unsynced`: its row once committed (`id`), whether it still grows (no trusted
+    /// reading came since), and whether it changed since the last commit.
+    private struct UnsyncedSpan {
+        var id: Int64?
+        var from: Int64
+        var to: Int64
+        var open = true
+        var dirty = true
+    }
+    private var unsynced: UnsyncedSpan?
 
     private let selectSensor: Statement
     private let insertSensor: Statement
@@ -417,9 +432,12 @@ public final class SensorStore {
 
     /// Takes one reading. Commits when `batchRows` rows are pending. Never throws: a failing
     /// database is a state (`currentFailure`), logged once and retried (invariants 1, 6).
-    /// - Parameter now: the caller's monotonic clock, seconds.
+    /// - Parameters:
+    ///   - now: the caller's monotonic clock, seconds.
+    ///   - unsynchronised: its time comes from a clock not known to be right (`ClockTrust`): its
+    ///     receive time goes into a span of `clock_unsynced`, committed with the next batch.
     @discardableResult
-    public func add(_ reading: consuming Reading, now: Double) -> FlushResult {
+    public func add(_ reading: consuming Reading, now: Double, unsynchronised: Bool = false) -> FlushResult {
         if isRefusingReadings {
             counters.refusedReadings += 1
             return currentFailure.map { .failed($0) } ?? .notDue
@@ -429,12 +447,32 @@ public final class SensorStore {
             refuse(time)
             return pending.isEmpty ? .nothingPending : .notDue
         }
+        if unsynchronised {
+            flagUnsynchronised(time)
+        } else {
+            unsynced?.open = false
+        }
         let before = pending.count
         downsampler.add(reading, into: &pending)
         appended(since: before, now: now)
         assert(withinMemoryBounds())
         if pending.count >= configuration.batchRows { return flush(now: now, force: false) }
         return pending.isEmpty ? .nothingPending : .notDue
+    }
+
+    /// Widens the open span of flagged receive times by `time`, or opens one. A span not yet
+    /// written is widened even once closed: it then also covers the trusted readings between (a
+    /// row is flagged that need not be, never the other way).
+    private func flagUnsynchronised(_ time: Int64) {
+        if var span = unsynced, span.open || span.dirty {
+            span.from = min(span.from, time)
+            span.to = max(span.to, time)
+            span.open = true
+            span.dirty = true
+            unsynced = span
+        } else {
+            unsynced = UnsyncedSpan(id: nil, from: time, to: time)
+        }
     }
 
     /// Counts (and logs, the first of each kind) a reading `add` does not store for its time.
@@ -463,9 +501,15 @@ public final class SensorStore {
     /// accepts: from the retention cutoff (or the horizon, if later) to `futureToleranceSeconds`
     /// after now.
     private func refreshTime() {
-        trustedNowMicros = trustedTime.now(wall: clock.wallMicros(), monotonic: clock.monotonicSeconds())
+        let monotonic = clock.monotonicSeconds()
+        trustedNowMicros = trustedTime.now(wall: clock.wallMicros(), monotonic: monotonic)
         let tolerance = Self.saturatingMicros(seconds: max(0, configuration.futureToleranceSeconds))
-        acceptUntil = trustedNowMicros.addingReportingOverflow(tolerance).overflow ? .max : trustedNowMicros + tolerance
+        // A clock that cannot be right (rule d) cannot tell how far ahead is too far: the bound is
+        // then the time `ClockTrust` gives the readings of such a clock (`TrustedTime.standIn`).
+        let latest =
+            TrustedTime.plausible(trustedNowMicros)
+            ? trustedNowMicros : max(trustedNowMicros, TrustedTime.standIn(monotonic: monotonic))
+        acceptUntil = latest.addingReportingOverflow(tolerance).overflow ? .max : latest + tolerance
         acceptFrom = max(horizonMicros, retentionCutoff() ?? .min)
     }
 
@@ -839,8 +883,14 @@ public final class SensorStore {
                     unwritten = unwritten.dropFirst(size)
                 }
             }
+            let spanID = try recordUnsynchronised()
             try connection.exec("COMMIT", attempted)
             rememberCommitted(batch, written: written, version: version)
+            if let spanID, var span = unsynced {
+                span.id = spanID
+                span.dirty = false
+                unsynced = span.open ? span : nil
+            }
             return (batch.inserted, batch.merged, batch.refusedRows)
         } catch {
             if let e = connection.rollbackIfNeeded() { log(e.description) }
@@ -1175,7 +1225,22 @@ public final class SensorStore {
         return written
     }
 
-    /// Step 7, once committed: the caches now describe the file (see `sensorCache`), and the
+    /// Step 7: the span of flagged receive times, inserted or widened in `clock_unsynced`; returns
+    /// its row's id, `nil` when it had not changed.
+    private func recordUnsynchronised() throws(StoreError) -> Int64? {
+        guard let span = unsynced, span.dirty else { return nil }
+        let st = try connection.prepare(
+            span.id == nil
+                ? "INSERT INTO clock_unsynced (from_us, to_us) VALUES (?2, ?3)"
+                : "UPDATE clock_unsynced SET from_us = ?2, to_us = ?3 WHERE id = ?1")
+        try st.bind(1, span.id ?? 0)
+        try st.bind(2, span.from)
+        try st.bind(3, span.to)
+        try st.run()
+        return span.id ?? connection.lastInsertRowID
+    }
+
+    /// Step 8, once committed: the caches now describe the file (see `sensorCache`), and the
     /// batch's new sensors count against the hour's budget.
     private func rememberCommitted(
         _ b: Batch, written: [(key: RollupKey, stats: SensorStats)], version: Int64?

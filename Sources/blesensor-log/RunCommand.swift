@@ -59,6 +59,8 @@ enum RunCommand {
         StopSignal.installSignalHandlers(stop)
 
         var pipeline = Pipeline(registry: Registry.standard(keys: keys), only: only)
+        // Readings wait for a clock to trust (a Pi boots at 1970 until NTP syncs): ClockTrust.swift.
+        var clockTrust = ClockTrust(clock: SystemClock(), configuration: .init(settleSeconds: storeConfig.clockSettleSeconds))
         let interval = storeConfig.downsample.intervalSeconds
         scanner.startupNote = "logging to \(dbPath), interval \(interval == 0 ? "off (every advertisement)" : "\(interval) s")"
             + (storeConfig.retentionSeconds.map { ", keeping \($0 / 86400) d" } ?? "")
@@ -72,11 +74,12 @@ enum RunCommand {
                     pipeline.process(header, bytes, onProblem: { log.warning($0) }) { r in
                         guard !r.measurements.isEmpty else { return }
                         if verbose { log.debug(JSON.reading(r, includeTime: true)) }
-                        store.add(consume r, now: now)
+                        clockTrust.admit(r) { r, flagged in store.add(r, now: now, unsynchronised: flagged) }
                     }
                 },
                 onTick: { now in
                     store.tick(now: now, wallMicros: Timestamp.nowMicros())
+                    clockTrust.tick { r, flagged in store.add(r, now: now, unsynchronised: flagged) }
                     capture?.tick(now: now)
                     if let duration, now - started >= duration { stop.request() }
                 })
@@ -88,6 +91,8 @@ enum RunCommand {
             throw CLIError(error.description, code: error.exitCode)
         }
         capture?.close()
+        let closing = Timestamp.monotonicSeconds()
+        clockTrust.releaseAll { r, flagged in store.add(r, now: closing, unsynchronised: flagged) }
         let s = store.statistics
         do throws(StoreError) {
             try store.close(now: Timestamp.monotonicSeconds())
