@@ -117,9 +117,17 @@ public struct ClockTrust {
     /// drifted little, so its readings pass flagged rather than wait.
     private var wasTrusted = false
 
-    public init(clock: any SyncReportingClock, configuration: Configuration = Configuration()) {
+    private let log: (String) -> Void
+    /// The verdict last logged: each change is one line (nothing for a clock trusted from the start).
+    private var reported: Verdict?
+
+    /// - Parameter log: one line whenever readings start to wait, pass flagged, or pass as heard.
+    public init(
+        clock: any SyncReportingClock, configuration: Configuration = Configuration(), log: @escaping (String) -> Void = { _ in }
+    ) {
         self.clock = clock
         self.configuration = configuration
+        self.log = log
     }
 
     /// Readings waiting for a clock to trust.
@@ -173,6 +181,35 @@ public struct ClockTrust {
     }
 
     private mutating func look() -> Now {
+        let now = judge()
+        if now.verdict != reported {
+            if reported != nil || now.verdict != .trusted { report(now) }
+            reported = now.verdict
+        }
+        return now
+    }
+
+    private func report(_ now: Now) {
+        switch now.verdict {
+        case .trusted:
+            log("clock: synchronised; the \(heldCount) readings that waited are stored at the times they were heard")
+        case .hold:
+            log(
+                "clock: " + (now.plausible ? "not synchronised yet" : "reads a time before 2026")
+                    + ": readings wait for NTP (at most \(Int(configuration.maxHoldSeconds)) s or \(configuration.maxHeld)), "
+                    + "to be stored at the times they were heard")
+        case .bestThereIs:
+            log(
+                "clock: "
+                    + (gaveUp
+                        ? "not synchronised after waiting" : "not known to be synchronised (no NTP daemon seen)")
+                    + ": readings are stored at its times"
+                    + (now.plausible ? "" : " counted from 2026-01-01 (it reads before 2026)")
+                    + ", flagged as unsynchronised")
+        }
+    }
+
+    private mutating func judge() -> Now {
         let wall = clock.wallMicros()
         let monotonic = clock.monotonicSeconds()
         let plausible = wall >= Self.buildDateMicros

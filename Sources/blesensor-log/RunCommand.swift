@@ -60,7 +60,9 @@ enum RunCommand {
 
         var pipeline = Pipeline(registry: Registry.standard(keys: keys), only: only)
         // Readings wait for a clock to trust (a Pi boots at 1970 until NTP syncs): ClockTrust.swift.
-        var clockTrust = ClockTrust(clock: SystemClock(), configuration: .init(settleSeconds: storeConfig.clockSettleSeconds))
+        var clockTrust = ClockTrust(
+            clock: SystemClock(), configuration: .init(settleSeconds: storeConfig.clockSettleSeconds),
+            log: { log.warning($0) })
         let interval = storeConfig.downsample.intervalSeconds
         scanner.startupNote = "logging to \(dbPath), interval \(interval == 0 ? "off (every advertisement)" : "\(interval) s")"
             + (storeConfig.retentionSeconds.map { ", keeping \($0 / 86400) d" } ?? "")

@@ -40,10 +40,11 @@ private final class Logger {
     let clock: FakeSystemClock
     var trust: ClockTrust
     let store: SensorStore
+    let log = LogLines()
 
     init(_ path: String, clock: FakeSystemClock, trust: ClockTrust.Configuration = .init()) throws {
         self.clock = clock
-        self.trust = ClockTrust(clock: clock, configuration: trust)
+        self.trust = ClockTrust(clock: clock, configuration: trust, log: log.append)
         store = try SensorStore(path: path, clock: clock)
     }
 
@@ -113,6 +114,9 @@ private final class Logger {
         #expect(rows.allSatisfy { $0.timeMicros >= ClockTrust.buildDateMicros })
         #expect(try reader.unsynchronisedSpans() == [])
         #expect(try reader.verifyRollups() == [])
+        #expect(logger.log.lines.count == 2, "\(logger.log.lines)")
+        #expect(logger.log.lines.first?.contains("reads a time before 2026: readings wait") == true)
+        #expect(logger.log.lines.last?.contains("the 37 readings that waited are stored") == true)
     }
 
     /// fake-hwclock restores the time of the last shutdown, days behind: plausible, but wrong.
@@ -152,6 +156,7 @@ private final class Logger {
         #expect(rows.allSatisfy { $0.timeMicros >= ClockTrust.buildDateMicros / 60_000_000 * 60_000_000 })
         // Heard 15 s to 1,205 s after boot, 10 s apart: 21 intervals of 60 s, the spacing kept.
         #expect(rows.count == 21)
+        #expect(logger.log.lines.last?.contains("not synchronised after waiting") == true, "\(logger.log.lines)")
         let spans = try reader.unsynchronisedSpans()
         #expect(spans.count == 1)
         let covered = rows.allSatisfy { r in spans.contains { $0.overlaps(r.timeMicros...(r.timeMicros + 59_999_999)) } }
