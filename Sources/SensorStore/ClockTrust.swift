@@ -54,19 +54,20 @@ extension SystemClock: SyncReportingClock {
 /// RULES. (a) While the clock is synchronised, reads at least `buildDateMicros`, and has been so
 /// for `settleSeconds` (the store's `clockSettleSeconds`) and a margin of two of the store's ticks
 /// (so the store, which samples the clocks at its ticks, believes a step the sync made first), a
-/// reading passes as it is. (b) Otherwise it is held with its monotonic
-/// stamp; once (a) holds again, the held readings are re-stamped from the clocks as they are then
-/// (wall − the monotonic time since each was heard: the step between CLOCK_REALTIME and
-/// CLOCK_MONOTONIC that the sync made is taken out) and released in order, before any newer one.
-/// (c) A clock that reads a plausible time and that nothing is syncing (`ClockSync.unknown`) is the
-/// best there is: readings pass with its time, flagged. (d) The hold is bounded: beyond
-/// `maxHeld` readings or `maxHoldSeconds`, the stage stops waiting: the held readings and every
-/// later one until (a) holds are released flagged, stamped from the wall clock if it reads a
-/// plausible time, else `TrustedTime.standIn` (the build date plus the monotonic time: order and
-/// spacing kept, nothing stamped before the build date); `releaseAll` (at exit) releases the held
-/// ones so. So a reading is never lost to the clock, and never stored stamped
-/// before the build date. A backwards step while synchronised reaches the store as it is: its
-/// downsampler and rollups take readings in any order (invariants 3 and 4 in SensorStore.swift).
+/// reading passes as it is. (b) Otherwise it is held with its monotonic time; once (a) holds again,
+/// the held readings are re-stamped from the clocks as they are then (wall − the monotonic time
+/// since each was heard: the step between CLOCK_REALTIME and CLOCK_MONOTONIC that the sync made is
+/// taken out) and released in order, before any newer one. (c) A clock that reads a plausible time
+/// and that nothing is syncing (`ClockSync.unknown`), or that was trusted earlier in this run and
+/// lost its sync (a long network outage: it has drifted little), is the best there is: readings
+/// pass with its time, flagged. (d) The hold is bounded: beyond `maxHeld` readings or
+/// `maxHoldSeconds`, the stage stops waiting: the held readings and every later one until (a)
+/// holds are released flagged, stamped from the wall clock if it reads a plausible time, else
+/// `TrustedTime.standIn` (the build date plus the monotonic time: order and spacing kept);
+/// `releaseAll` (at exit) releases the held ones so. So a reading is never lost to the clock, and
+/// never stored stamped before the build date. A backwards step while synchronised reaches the
+/// store as it is: its downsampler and rollups take readings in any order (invariants 3 and 4 in
+/// SensorStore.swift).
 public struct ClockTrust {
     public struct Configuration: Sendable, Equatable {
         /// The store's `clockSettleSeconds`.
@@ -104,17 +105,15 @@ public struct ClockTrust {
     public let configuration: Configuration
     public private(set) var statistics = Statistics()
     private let clock: any SyncReportingClock
-    /// Held readings and the monotonic time each was taken in, oldest first from `head`.
+    /// Held readings and the monotonic time each was heard at, oldest first.
     private var held: [(reading: Reading, monotonic: Double)] = []
-    private var head = 0
     /// Since when (monotonic s) rule (a)'s clock has been synchronised and plausible; `-∞` when it
     /// was at the first look (the store trusts its first sample as it is).
     private var trustedSince: Double?
     private var looked = false
     /// The hold ran out without a sync (rule d): readings pass flagged until the clock is trusted.
     private var gaveUp = false
-    /// Rule (a) held at some point: a clock that loses its sync later (a long network outage) has
-    /// drifted little, so its readings pass flagged rather than wait.
+    /// Rule (a) held at some point in this run (rule c).
     private var wasTrusted = false
 
     private let log: (String) -> Void
@@ -131,7 +130,7 @@ public struct ClockTrust {
     }
 
     /// Readings waiting for a clock to trust.
-    public var heldCount: Int { held.count - head }
+    public var heldCount: Int { held.count }
 
     /// Takes one reading just heard (stamped from the wall clock); hands to `release` each reading
     /// that may be stored now, in order, with whether its time is flagged (rules c, d).
@@ -235,37 +234,24 @@ public struct ClockTrust {
         return TrustedTime.standIn(monotonic: monotonic)
     }
 
+    /// Hands every held reading to `release`, oldest first, re-stamped (rule b) or flagged (d).
     private mutating func releaseHeld(_ now: Now, flagged: Bool, _ release: (consuming Reading, Bool) -> Void) {
-        releaseOldest(heldCount, now, flagged: flagged, release)
-    }
-
-    /// Rule (d): the oldest beyond the bounds go, flagged.
-    private mutating func releaseOverflow(_ now: Now, _ release: (consuming Reading, Bool) -> Void) {
-        var n = max(0, heldCount - max(1, configuration.maxHeld))
-        while head + n < held.count, now.monotonic - held[head + n].monotonic > configuration.maxHoldSeconds { n += 1 }
-        guard n > 0 else { return }
-        gaveUp = true
-        releaseHeld(now, flagged: true, release)
-    }
-
-    private mutating func releaseOldest(
-        _ n: Int, _ now: Now, flagged: Bool, _ release: (consuming Reading, Bool) -> Void
-    ) {
-        guard n > 0 else { return }
-        for i in head..<(head + n) {
-            var r = held[i].reading
-            r.timeMicros = stamp(held[i].monotonic, now)
+        guard !held.isEmpty else { return }
+        for (reading, monotonic) in held {
+            var r = reading
+            r.timeMicros = stamp(monotonic, now)
             if flagged { statistics.flagged += 1 } else { statistics.restamped += 1 }
             release(r, flagged)
         }
-        head += n
-        // Amortized O(1) a reading: the released front goes once it is half the array.
-        if head == held.count {
-            held.removeAll(keepingCapacity: held.count <= 4096)
-            head = 0
-        } else if head >= held.count / 2 {
-            held.removeFirst(head)
-            head = 0
-        }
+        held.removeAll()
+    }
+
+    /// Rule (d): once the hold is beyond its bounds, the stage stops waiting.
+    private mutating func releaseOverflow(_ now: Now, _ release: (consuming Reading, Bool) -> Void) {
+        guard let oldest = held.first,
+            held.count > max(1, configuration.maxHeld) || now.monotonic - oldest.monotonic > configuration.maxHoldSeconds
+        else { return }
+        gaveUp = true
+        releaseHeld(now, flagged: true, release)
     }
 }
