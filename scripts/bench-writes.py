@@ -2,6 +2,10 @@
 """SD-card writes for scripts/bench: bytes a process hands the kernel for one SQLite database.
 
 Subcommands (each prints one line `key=value ...` that scripts/bench reads):
+  scene OUT.btsnoop SENSORS PERIOD_S HOURS
+                          SENSORS MM-BLEBC7 thermometers (service data 0xFFE1, A1 01), each heard
+                          every PERIOD_S seconds (its own phase, ±10 % jitter) for HOURS hours,
+                          temperature and humidity drifting; a fixed seed: the same file every run
   rows SRC.db OUT.tsv     the readings of SRC.db (our store's file), decoded into the plain
                           columns a typical Python logger stores (time, address, temperature,
                           humidity, battery), in time order; written before any tracing
@@ -37,6 +41,46 @@ def peers():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def captures():
+    """scripts/bench-captures.py as a module: its btsnoop writer and time line."""
+    spec = importlib.util.spec_from_file_location("bench_captures", os.path.join(HERE, "bench-captures.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def cmd_scene(out, sensors, period_s, hours):
+    """A simple scene: a few sensors heard often, as in a house (the SD-wear budget's scene)."""
+    import heapq
+    import random
+    import struct
+
+    bc = captures()
+    rng = random.Random(30)
+    period = int(period_s * 1_000_000)
+    end = bc.START + int(hours * 3600 * 1_000_000)
+
+    def sensor(k):
+        addr_le = bytes([k + 1, 0x5E, 0x4E, 0x51, 0xC0, 0xC3])  # static random: top two bits set
+        r = random.Random(k)
+        t = bc.START + r.randrange(period)
+        temp, hum = 20.0 + k % 7, 45.0 + k % 11
+        while t < end:
+            temp = min(35.0, max(-5.0, temp + r.uniform(-0.05, 0.05)))
+            hum = min(90.0, max(20.0, hum + r.uniform(-0.1, 0.1)))
+            # 02 01 06 flags; 10 16 E1 FF A1 01 battery temp(8.8 BE) hum(8.8 BE) MAC(LE).
+            ad = bytes([0x02, 0x01, 0x06, 0x10, 0x16, 0xE1, 0xFF, 0xA1, 0x01, 90 + k % 10])
+            ad += struct.pack(">hH", round(temp * 256), round(hum * 256)) + addr_le
+            body = bytes([0x02, 0x01, 0x00, 0x01]) + addr_le + bytes([len(ad)]) + ad + bytes([0xC4])
+            yield t, bytes([0x04, 0x3E, len(body)]) + body
+            t += period + r.randint(-period // 10, period // 10)
+
+    records = list(heapq.merge(*(sensor(k) for k in range(sensors)), key=lambda e: e[0]))
+    size = bc.write_capture(out, iter(records))
+    print("reports=%d records=%d bytes=%d span_s=%.1f sensors=%d" % (
+        len(records), len(records), size, (records[-1][0] - records[0][0]) / 1e6, sensors))
 
 
 def cmd_rows(src, out):
@@ -120,7 +164,9 @@ def cmd_sum(trace, db):
 
 
 def main(argv):
-    if len(argv) == 4 and argv[1] == "rows":
+    if len(argv) == 6 and argv[1] == "scene":
+        cmd_scene(argv[2], int(argv[3]), float(argv[4]), float(argv[5]))
+    elif len(argv) == 4 and argv[1] == "rows":
         cmd_rows(argv[2], argv[3])
     elif len(argv) == 4 and argv[1] == "naive":
         cmd_naive(argv[2], argv[3])

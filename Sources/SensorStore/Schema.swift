@@ -30,6 +30,7 @@ import CSQLite
 /// - Times are integer **microseconds since the Unix epoch, UTC** (`Reading.timeMicros`), so a
 ///   0-second interval keeps every advertisement's own time; hours are `time_us / 3_600_000_000`.
 /// - `meta` holds `prune_horizon_us`: retention has removed (or is removing) rows before it.
+/// - `clock_unsynced` holds the spans of receive times stamped by a clock not known to be right.
 enum Schema {
     /// `PRAGMA application_id` of our files ("BLSG"): tells our store from another SQLite file.
     static let applicationID: Int32 = 0x424C_5347
@@ -89,6 +90,16 @@ enum Schema {
         """
         ALTER TABLE readings ADD COLUMN first_after_us INTEGER;
         ALTER TABLE readings ADD COLUMN last_after_us INTEGER;
+        """,
+        // clock_unsynced: the receive times of readings stamped by a clock not known to be right
+        // (ClockTrust.swift, rules c and d: nothing synchronised it, or it never synced while
+        // they waited), as spans: a row holding a reading heard within one is flagged.
+        """
+        CREATE TABLE clock_unsynced (
+            id INTEGER PRIMARY KEY,
+            from_us INTEGER NOT NULL,             -- the earliest such reading's time, µs since the epoch
+            to_us INTEGER NOT NULL                -- the latest
+        );
         """,
     ]
 

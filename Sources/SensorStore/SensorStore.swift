@@ -6,15 +6,17 @@ import SensorDecode
 // GUARANTEE. A batch of rows is committed atomically with the hourly rollups that summarize it;
 // a reading is either in a committed batch or still in this process's memory. A crash (kill -9,
 // power loss) loses at most the rows not yet committed: the open downsampling buckets (one
-// interval, 60 s by default) and the pending batch (`batchSeconds`, 5 s by default). With
-// `synchronous=NORMAL` in WAL mode a power cut may also lose the last commits before it, never
-// the database's consistency.
+// interval, 60 s by default) and the rows completed since the last commit (at most
+// `batchSeconds` of them, 10 minutes by default: `BatchTimingTests`). With `synchronous=NORMAL`
+// in WAL mode a power cut may also lose the last commits before it, never the database's
+// consistency.
 //
 // FILES. SensorStore.swift (this: writer, batching, retention, invariants), Schema.swift (layout
 // and why, migrations, refusing foreign/newer/damaged files), Downsampler.swift (folding and
 // de-duplication, bounded), MeasurementCodec.swift (row encoding), StoreReader.swift and
 // Queries.swift (sensors, alias, forget, export, summary), Rollups.swift (hourly aggregates),
-// SQLite.swift (checked C calls, errors).
+// SQLite.swift (checked C calls, errors), StoreClock.swift (the trusted time), ClockTrust.swift (the
+// stage before the store that holds readings until the clock can be trusted).
 //
 // DEFINITIONS.
 // - *reading*: what a decoder made of one advertisement (`SensorDecode.Reading`).
@@ -54,7 +56,7 @@ import SensorDecode
 //     ≤ `maxCachedQuantities` keys (cleared when full), and the commit caches of sensor ids and
 //     latest rollups hold ≤ max(64, `maxSensors`) entries each (cleared when full).
 // (6) A failure is logged once when it starts or changes kind (one line,
-//     `StoreError.description`) and once when writing resumes. Retries wait `batchSeconds` of
+//     `StoreError.description`) and once when writing resumes. Retries wait `retrySeconds` of
 //     the `StoreClock`'s monotonic time, doubling up to `maxRetrySeconds`; so a failing database
 //     costs a bounded number of attempts (each O(pending)) per real minute, whatever the pace of
 //     the caller's clock.
@@ -73,7 +75,10 @@ import SensorDecode
 // (10) Time. Retention cuts at `retentionSeconds` before the trusted now (floored to the hour),
 //     so the horizon is never later than the trusted now; a reading is stored only if stamped
 //     from that cutoff (or the horizon) to `futureToleranceSeconds` after the trusted now, the
-//     others are counted and logged once. A horizon found later than now (set by a store before
+//     others are counted and logged once; while the trusted now cannot be right (before 2026),
+//     the latest admitted is `TrustedTime.standIn` (the stamps `ClockTrust` gives a clock that
+//     never synced) plus that tolerance. Readings `add` takes flagged widen a span of
+//     `clock_unsynced`, written with the next batch. A horizon found later than now (set by a store before
 //     migration 2 from a future-stamped reading) is undone at open (`Schema.repairHorizon`).
 // (11) At most `maxNewSensorsPerHour` sensors are created per hour of the callers' clock, counted
 //     only by committed batches; the rows of an unknown address beyond that are not stored
@@ -89,7 +94,7 @@ import SensorDecode
 // ```
 // let store = try SensorStore(path: path, configuration: config, clock: SystemClock(), log: { logLine($0) })
 // poll loop: for each decoded reading → store.add(reading, now: now)
-//            on every wake-up or timeout (≤ batchSeconds) → store.tick(now: now, wallMicros: wall)
+//            on every wake-up or timeout (about once a second) → store.tick(now: now, wallMicros: wall)
 // at SIGTERM/SIGINT → try store.close(now: now)      // writes open buckets, commits
 // ```
 // A `.failed` result or `currentFailure` is informational: the store already logged it and
@@ -99,7 +104,11 @@ import SensorDecode
 /// The writer's knobs; every default is what `run` should use.
 public struct StoreConfiguration: Sendable, Equatable {
     public var downsample: DownsampleConfiguration
-    /// Commit the pending rows at least this often (monotonic seconds). Default 5.
+    /// Commit the pending rows once the oldest has waited this long (the callers' seconds).
+    /// Default 600, for the SD card: rows complete together at each interval's end, and a commit
+    /// writes a page of `readings_by_sensor` per sensor however few rows each has, so committing
+    /// every 60 s interval wrote several times the budget of 600 bytes a row, every 10 minutes
+    /// stays within it (`scripts/bench`, "SD-card writes"). It bounds what a crash loses (GUARANTEE).
     public var batchSeconds: Double
     /// …or as soon as this many rows are pending. Default 1000.
     public var batchRows: Int
@@ -108,8 +117,10 @@ public struct StoreConfiguration: Sendable, Equatable {
     /// What happens at that bound (invariant 5). Default `.dropOldest`.
     public var pendingOverflow: PendingOverflow
     /// While the database refuses writes, the wait before the next attempt starts at
-    /// `batchSeconds` and doubles after each failed one up to this (monotonic seconds of the
-    /// `StoreClock`, not the caller's clock, which a replay runs on its capture's time). Default 60.
+    /// `retrySeconds` (default 5) and doubles after each failed one up to `maxRetrySeconds` (default
+    /// 60): monotonic seconds of the `StoreClock`, not the caller's clock, which a replay runs on
+    /// its capture's time.
+    public var retrySeconds: Double
     public var maxRetrySeconds: Double
     /// Keep this much history, measured back from the trusted current time (`StoreClock`, never
     /// the readings' times); `nil` keeps everything. Any value is safe: the cutoff saturates.
@@ -137,9 +148,9 @@ public struct StoreConfiguration: Sendable, Equatable {
     public var checkpointPages: Int
 
     public init(
-        downsample: DownsampleConfiguration = DownsampleConfiguration(), batchSeconds: Double = 5,
+        downsample: DownsampleConfiguration = DownsampleConfiguration(), batchSeconds: Double = 600,
         batchRows: Int = 1000, maxPendingRows: Int = 100_000, pendingOverflow: PendingOverflow = .dropOldest,
-        maxRetrySeconds: Double = 60, retentionSeconds: Int64? = nil,
+        retrySeconds: Double = 5, maxRetrySeconds: Double = 60, retentionSeconds: Int64? = nil,
         pruneRowsPerStep: Int = 1000, pruneEverySeconds: Double = 60, busyTimeoutMillis: Int32 = 200,
         maxCachedQuantities: Int = 4096, checkpointPages: Int = 1000, futureToleranceSeconds: Int64 = 600,
         clockSettleSeconds: Double = 60, maxNewSensorsPerHour: Int = 256
@@ -149,6 +160,7 @@ public struct StoreConfiguration: Sendable, Equatable {
         self.batchRows = batchRows
         self.maxPendingRows = maxPendingRows
         self.pendingOverflow = pendingOverflow
+        self.retrySeconds = retrySeconds
         self.maxRetrySeconds = maxRetrySeconds
         self.retentionSeconds = retentionSeconds
         self.pruneRowsPerStep = pruneRowsPerStep
@@ -277,6 +289,17 @@ public final class SensorStore {
     private var rollupCache: [Int64: (hour: Int64, stats: SensorStats)] = [:]
     private var cacheVersion: Int64?
     private var pruneBacklog = false
+    /// The span of receive times of readings `add` took flagged, as this writer records it in
+    /// `clock_unsynced`: its row once committed (`id`), whether it still grows (no trusted
+    /// reading came since), and whether it changed since the last commit.
+    private struct UnsyncedSpan {
+        var id: Int64?
+        var from: Int64
+        var to: Int64
+        var open = true
+        var dirty = true
+    }
+    private var unsynced: UnsyncedSpan?
 
     private let selectSensor: Statement
     private let insertSensor: Statement
@@ -409,9 +432,12 @@ public final class SensorStore {
 
     /// Takes one reading. Commits when `batchRows` rows are pending. Never throws: a failing
     /// database is a state (`currentFailure`), logged once and retried (invariants 1, 6).
-    /// - Parameter now: the caller's monotonic clock, seconds.
+    /// - Parameters:
+    ///   - now: the caller's monotonic clock, seconds.
+    ///   - unsynchronised: its time comes from a clock not known to be right (`ClockTrust`): its
+    ///     receive time goes into a span of `clock_unsynced`, committed with the next batch.
     @discardableResult
-    public func add(_ reading: consuming Reading, now: Double) -> FlushResult {
+    public func add(_ reading: consuming Reading, now: Double, unsynchronised: Bool = false) -> FlushResult {
         if isRefusingReadings {
             counters.refusedReadings += 1
             return currentFailure.map { .failed($0) } ?? .notDue
@@ -421,12 +447,32 @@ public final class SensorStore {
             refuse(time)
             return pending.isEmpty ? .nothingPending : .notDue
         }
+        if unsynchronised {
+            flagUnsynchronised(time)
+        } else {
+            unsynced?.open = false
+        }
         let before = pending.count
         downsampler.add(reading, into: &pending)
         appended(since: before, now: now)
         assert(withinMemoryBounds())
         if pending.count >= configuration.batchRows { return flush(now: now, force: false) }
         return pending.isEmpty ? .nothingPending : .notDue
+    }
+
+    /// Widens the open span of flagged receive times by `time`, or opens one. A span not yet
+    /// written is widened even once closed: it then also covers the trusted readings between (a
+    /// row is flagged that need not be, never the other way).
+    private func flagUnsynchronised(_ time: Int64) {
+        if var span = unsynced, span.open || span.dirty {
+            span.from = min(span.from, time)
+            span.to = max(span.to, time)
+            span.open = true
+            span.dirty = true
+            unsynced = span
+        } else {
+            unsynced = UnsyncedSpan(id: nil, from: time, to: time)
+        }
     }
 
     /// Counts (and logs, the first of each kind) a reading `add` does not store for its time.
@@ -455,9 +501,15 @@ public final class SensorStore {
     /// accepts: from the retention cutoff (or the horizon, if later) to `futureToleranceSeconds`
     /// after now.
     private func refreshTime() {
-        trustedNowMicros = trustedTime.now(wall: clock.wallMicros(), monotonic: clock.monotonicSeconds())
+        let monotonic = clock.monotonicSeconds()
+        trustedNowMicros = trustedTime.now(wall: clock.wallMicros(), monotonic: monotonic)
         let tolerance = Self.saturatingMicros(seconds: max(0, configuration.futureToleranceSeconds))
-        acceptUntil = trustedNowMicros.addingReportingOverflow(tolerance).overflow ? .max : trustedNowMicros + tolerance
+        // A clock that cannot be right (rule d) cannot tell how far ahead is too far: the bound is
+        // then the time `ClockTrust` gives the readings of such a clock (`TrustedTime.standIn`).
+        let latest =
+            TrustedTime.plausible(trustedNowMicros)
+            ? trustedNowMicros : max(trustedNowMicros, TrustedTime.standIn(monotonic: monotonic))
+        acceptUntil = latest.addingReportingOverflow(tolerance).overflow ? .max : latest + tolerance
         acceptFrom = max(horizonMicros, retentionCutoff() ?? .min)
     }
 
@@ -480,7 +532,8 @@ public final class SensorStore {
     }
 
     /// The timer: closes finished downsampling buckets, commits when due, and runs one retention
-    /// step when due. Call it at least every `batchSeconds` (a poll timeout is enough).
+    /// step when due. Call it every few seconds (a poll timeout is enough): it closes the buckets
+    /// of a silent radio and paces retries.
     /// - Parameters:
     ///   - now: the caller's monotonic clock, seconds.
     ///   - wallMicros: the wall clock (µs since the epoch), so buckets close even while the radio
@@ -559,7 +612,7 @@ public final class SensorStore {
             if currentFailure?.sqliteCode != error.sqliteCode || currentFailure == nil {
                 log(
                     "\(error.description); keeping \(pending.count) rows in memory, retrying in "
-                        + "\(configuration.batchSeconds) s, then less often, up to every \(configuration.maxRetrySeconds) s"
+                        + "\(configuration.retrySeconds) s, then less often, up to every \(configuration.maxRetrySeconds) s"
                 )
             }
             currentFailure = error
@@ -567,8 +620,8 @@ public final class SensorStore {
             // pending, so a fixed pace of the caller's clock made a replay's backlog quadratic.
             retryDelay =
                 failedAttempts == 1
-                ? max(0, configuration.batchSeconds)
-                : min(max(configuration.batchSeconds, configuration.maxRetrySeconds), retryDelay * 2)
+                ? max(0, configuration.retrySeconds)
+                : min(max(configuration.retrySeconds, configuration.maxRetrySeconds), retryDelay * 2)
             nextAttemptAt = clock.monotonicSeconds() + retryDelay
             return .failed(error)
         }
@@ -712,7 +765,90 @@ public final class SensorStore {
         var refused = false
     }
 
-    /// One transaction: sensors, quantities, rows, rollups. Returns the rows newly inserted.
+    /// The batch `commit` is writing, as its steps leave it (one value, so each step says what it
+    /// reads and changes).
+    private struct Batch {
+        let rows: [StoredRow]
+        /// What the batch's errors say was attempted.
+        let attempted: String
+        /// One entry per distinct sensor of the batch (`readSensors`), and each row's entry.
+        var sensors: [BatchSensor] = []
+        var slotOfRow: [Int]
+        /// Sensors this batch creates (invariant 11), counted once it commits.
+        var created = 0
+        /// Quantity ids made in this transaction: cached only once it commits.
+        var newQuantities: [String: Int64] = [:]
+        /// Rows certainly not stored yet, in time order per sensor (`sortRows`); the others
+        /// (replays, out-of-order rows); and how many rows an over-budget new sensor had.
+        var fresh: [Int] = []
+        var others: [Int] = []
+        var refusedRows = 0
+        /// The batch's rollups, aggregated in memory (one upsert per key). Slots by key are made
+        /// only once a row may go to an hour its sensor has left (the `others`): a sensor's fresh
+        /// rows come in time order, so each change of hour among them is a new (hour, sensor) and
+        /// no key needs hashing.
+        var rollups: [(key: RollupKey, stats: SensorStats)] = []
+        var rollupSlot: [RollupKey: Int] = [:]
+        var rollupSlotMade = false
+        /// Rollups of rows merged into stored ones: read again from the rows.
+        var recompute: Set<RollupKey> = []
+        var inserted = 0
+        var merged = 0
+        /// Where each row's blob ends in `insert`'s buffer (kept to reuse its storage).
+        var ends: [Int] = []
+
+        init(rows: [StoredRow], attempted: String) {
+            self.rows = rows
+            self.attempted = attempted
+            slotOfRow = [Int](repeating: 0, count: rows.count)
+        }
+
+        /// Row `i`'s (hour, sensor) rollup, begun with the row: its items follow by `addItem`.
+        /// `inOrder`: the row is later than every row of its sensor before it in this batch.
+        mutating func beginRollup(_ i: Int, inOrder: Bool) -> Int {
+            let time = rows[i].timeMicros
+            let s = slotOfRow[i]
+            let hour = SensorStore.hour(time)
+            if sensors[s].rollupHour != hour {
+                let key = RollupKey(hour: hour, sensorID: sensors[s].id)
+                if !inOrder && !rollupSlotMade {
+                    for k in rollups.indices { rollupSlot[rollups[k].key] = k }
+                    rollupSlotMade = true
+                }
+                if !inOrder, let k = rollupSlot[key] {
+                    sensors[s].rollupSlot = k
+                } else {
+                    sensors[s].rollupSlot = rollups.count
+                    if rollupSlotMade { rollupSlot[key] = rollups.count }
+                    // Room for the row's quantities at once: grown one at a time, each new
+                    // rollup reallocated its list twice (three quantities).
+                    var stats = SensorStats()
+                    stats.quantities.reserveCapacity(rows[i].count)
+                    rollups.append((key, stats))
+                }
+                sensors[s].rollupHour = hour
+            }
+            rollups[sensors[s].rollupSlot].stats.beginRow(samples: Int64(rows[i].samples), time: time)
+            return sensors[s].rollupSlot
+        }
+
+        /// Adds row `i` (inserted; its sensor's mapping describes it) to its (hour, sensor) rollup.
+        /// The same per-item steps as `insert`'s loop, which does them while it encodes the
+        /// row's blob (one pass over the values).
+        mutating func addToRollup(_ i: Int) {
+            let slot = beginRollup(i, inOrder: false)
+            let s = slotOfRow[i]
+            for j in sensors[s].order.indices {
+                let k = sensors[s].order[j]
+                rollups[slot].stats.addItem(
+                    j, id: sensors[s].ids[k], value: rows[i].measurement(k).value,
+                    samples: Int64(rows[i].samples), time: rows[i].timeMicros)
+            }
+        }
+    }
+
+    /// One transaction: sensors, quantities, rows, rollups. Returns the rows newly inserted, merged
+    /// into stored ones, and refused (invariant 11).
     ///
     /// Invariant 3 needs to know which rows were ignored as already stored, to keep them out of
     /// the rollups; a multi-row INSERT only reports a total. So rows are split: a row whose time
@@ -724,372 +860,21 @@ public final class SensorStore {
     private func commit(_ rows: [StoredRow]) throws(StoreError) -> (inserted: Int, merged: Int, refused: Int) {
         let attempted = "commit a batch of \(rows.count) rows to \(path)"
         try connection.exec("BEGIN IMMEDIATE", "begin a batch on \(path)")
-        var newQuantities: [String: Int64] = [:]
         do throws(StoreError) {
-            // Sensors: one upsert per distinct sensor, with its latest facts in this batch.
-            // Looked up once per row: an `AddressIndex`, not a SipHash-ing `Dictionary`.
-            var sensorSlot = AddressIndex(capacity: min(rows.count, 64))
-            var sensors: [BatchSensor] = []
-            var slotOfRow = [Int](repeating: 0, count: rows.count)
-            let batteryKey = Quantity.batteryPercent
             // Before any read of the batch: did another connection commit since our last batch?
             let version = try dataVersion.step() ? dataVersion.int64(0) : nil
             dataVersion.reset()
             if version == nil || version != cacheVersion { dropCaches() }
-            for i in rows.indices {
-                // Fields read in place: a copy of the row would retain its strings and arrays.
-                let address = rows[i].address
-                let heard = rows[i].lastHeardMicros
-                let battery = rows[i].value(batteryKey)
-                let s: Int
-                if let known = sensorSlot[address] {
-                    s = known
-                    sensors[s].first = min(sensors[s].first, rows[i].firstHeardMicros)
-                    if heard >= rows[sensors[s].latest].lastHeardMicros { sensors[s].latest = i }
-                } else {
-                    s = sensors.count
-                    sensorSlot.set(address, s)
-                    sensors.append(BatchSensor(address: address, latest: i, first: rows[i].firstHeardMicros))
-                }
-                if let battery, heard >= sensors[s].batteryTime {
-                    sensors[s].battery = battery
-                    sensors[s].batteryTime = heard
-                }
-                slotOfRow[i] = s
-            }
-            var created = 0
-            for s in sensors.indices {
-                let address = Int64(bitPattern: sensors[s].address.rawValue)
-                // Before the update raises it: no stored row of the sensor is later (invariant 8).
-                let known: Int64?
-                if let c = sensorCache[sensors[s].address] {
-                    known = c.id
-                    sensors[s].newAbove = c.lastSeen
-                    sensors[s].quantities = c.quantities
-                    sensors[s].ids = c.ids
-                    sensors[s].order = c.order
-                } else {
-                    let q = selectSensor
-                    try q.bind(1, address)
-                    known = try q.step() ? q.int64(0) : nil
-                    sensors[s].newAbove = known == nil ? Int64.min : q.int64(1)
-                    q.reset()
-                }
-                if known == nil {
-                    // Invariant 11: a flood of unknown addresses gets so many sensors an hour.
-                    guard newSensorsInWindow + created < max(0, configuration.maxNewSensorsPerHour) else {
-                        sensors[s].refused = true
-                        continue
-                    }
-                    created += 1
-                }
-                sensors[s].lastSeen = max(sensors[s].newAbove, rows[sensors[s].latest].lastHeardMicros)
-                let row = rows[sensors[s].latest]
-                let u = known == nil ? insertSensor : updateSensor
-                try u.bind(1, known ?? address)
-                try u.bind(2, Int64(row.addressType.rawValue))
-                try u.bind(3, row.decoderID)
-                try u.bind(4, row.model)
-                try u.bind(5, row.name)
-                try u.bind(6, sensors[s].first)
-                try u.bind(7, row.lastHeardMicros)
-                try u.bind(8, sensors[s].battery)
-                try u.bind(9, row.rssi.map { Int64($0) })
-                try u.run()
-                u.reset()
-                sensors[s].id = known ?? connection.lastInsertRowID
-            }
-
-            var fresh: [Int] = []
-            var others: [Int] = []
-            fresh.reserveCapacity(rows.count)
-            var refusedRows = 0
-            for i in rows.indices {
-                let s = slotOfRow[i]
-                let t = rows[i].timeMicros
-                if sensors[s].refused {
-                    refusedRows += 1
-                } else if t > sensors[s].newAbove {
-                    fresh.append(i)
-                    sensors[s].newAbove = t
-                } else {
-                    others.append(i)
-                }
-            }
-
-            // Rows, encoded into one buffer per chunk, and their rollups aggregated in memory first
-            // (one upsert per key).
-            // Rollup slots by key, made only once a row may go to an hour its sensor has left (the
-            // `others`): a sensor's fresh rows come in time order, so each change of hour among
-            // them is a new (hour, sensor) and no key needs hashing.
-            var rollupSlot: [RollupKey: Int] = [:]
-            var rollupSlotMade = false
-            var rollups: [(key: RollupKey, stats: SensorStats)] = []
-            var inserted = 0
-            var mergedRows = 0
-            var ends: [Int] = []
-
-            /// Makes row `i`'s sensor's id mapping (`BatchSensor.ids`, `.order`) describe row `i`,
-            /// reusing the last one when it fits; returns the sensor's slot.
-            func mapQuantities(_ i: Int) throws(StoreError) -> Int {
-                let s = slotOfRow[i]
-                // In the row's key order (`StoredRow.measurement`): no array is built per row.
-                let n = rows[i].count
-                var same = sensors[s].quantities.count == n
-                if same {
-                    for k in 0..<n where sensors[s].quantities[k] != rows[i].measurement(k).quantity {
-                        same = false
-                        break
-                    }
-                }
-                if !same {
-                    var ids: [Int64] = []
-                    ids.reserveCapacity(n)
-                    for k in 0..<n { ids.append(try quantityID(rows[i].measurement(k).quantity, staged: &newQuantities)) }
-                    sensors[s].quantities = (0..<n).map { rows[i].measurement($0).quantity }
-                    sensors[s].order = ids.indices.sorted { ids[$0] < ids[$1] }
-                    sensors[s].ids = ids
-                }
-                return s
-            }
-
-            /// Row `i`'s (hour, sensor) rollup, begun with the row: its items follow by `addItem`.
-            /// `inOrder`: the row is later than every row of its sensor before it in this batch.
-            func beginRollup(_ i: Int, inOrder: Bool) -> Int {
-                let time = rows[i].timeMicros
-                let s = slotOfRow[i]
-                let hour = Self.hour(time)
-                if sensors[s].rollupHour != hour {
-                    let key = RollupKey(hour: hour, sensorID: sensors[s].id)
-                    if !inOrder && !rollupSlotMade {
-                        for k in rollups.indices { rollupSlot[rollups[k].key] = k }
-                        rollupSlotMade = true
-                    }
-                    if !inOrder, let k = rollupSlot[key] {
-                        sensors[s].rollupSlot = k
-                    } else {
-                        sensors[s].rollupSlot = rollups.count
-                        if rollupSlotMade { rollupSlot[key] = rollups.count }
-                        // Room for the row's quantities at once: grown one at a time, each new
-                        // rollup reallocated its list twice (three quantities).
-                        var stats = SensorStats()
-                        stats.quantities.reserveCapacity(rows[i].count)
-                        rollups.append((key, stats))
-                    }
-                    sensors[s].rollupHour = hour
-                }
-                rollups[sensors[s].rollupSlot].stats.beginRow(samples: Int64(rows[i].samples), time: time)
-                return sensors[s].rollupSlot
-            }
-
-            /// Adds row `i` (inserted; its sensor's mapping describes it) to its (hour, sensor) rollup.
-            /// The same per-item steps as `insert`'s loop, which does them while it encodes the
-            /// row's blob (one pass over the values).
-            func addToRollup(_ i: Int) {
-                let slot = beginRollup(i, inOrder: false)
-                let s = slotOfRow[i]
-                for j in sensors[s].order.indices {
-                    let k = sensors[s].order[j]
-                    rollups[slot].stats.addItem(
-                        j, id: sensors[s].ids[k], value: rows[i].measurement(k).value,
-                        samples: Int64(rows[i].samples), time: rows[i].timeMicros)
-                }
-            }
-
-            /// Inserts rows `chunk` with one statement; returns how many were inserted. With
-            /// `rollingUp`, each row goes to its rollup as its blob is written (one pass over its
-            /// values, no intermediate list, nothing captured: a lazy view over the row for
-            /// `addRow` retained three arrays a row): only for chunks that must insert every row,
-            /// where any other outcome throws and the rollups are dropped with the transaction.
-            func insert(_ chunk: ArraySlice<Int>, rollingUp: Bool) throws(StoreError) -> Int {
-                // Every row's blob in one buffer, sized for the worst case, written in place. A
-                // row's mapping may change between rows of the chunk (a sensor's quantities
-                // changed), so each row is encoded right after its sensor's mapping is made
-                // current; the mapping may read or insert a quantity (throws), hence a raw
-                // allocation rather than an array's initializer closure.
-                var items = 0
-                for i in chunk { items += rows[i].count }
-                let room = max(1, items * MeasurementCodec.maxItemBytes)
-                let base = UnsafeMutablePointer<UInt8>.allocate(capacity: room)
-                defer { base.deallocate() }
-                ends.removeAll(keepingCapacity: true)
-                var at = 0
-                for i in chunk {
-                    let s = try mapQuantities(i)
-                    let slot = rollingUp ? beginRollup(i, inOrder: true) : -1
-                    let samples = Int64(rows[i].samples)
-                    let time = rows[i].timeMicros
-                    for j in sensors[s].order.indices {
-                        let k = sensors[s].order[j]
-                        let id = sensors[s].ids[k]
-                        let value = rows[i].measurement(k).value
-                        at += MeasurementCodec.writeVarint(UInt64(bitPattern: id), to: base + at)
-                        at += MeasurementCodec.writeValue(value, to: base + at)
-                        if rollingUp {
-                            rollups[slot].stats.addItem(j, id: id, value: value, samples: samples, time: time)
-                        }
-                    }
-                    ends.append(at)
-                }
-                let buffer = UnsafeRawBufferPointer(start: base, count: at)
-                let st = try insertStatement(rows: chunk.count)
-                do throws(StoreError) {
-                    var p: Int32 = 1
-                    var start = 0
-                    for (k, i) in chunk.enumerated() {
-                        try st.bind(p, rows[i].timeMicros)
-                        try st.bind(p + 1, sensors[slotOfRow[i]].id)
-                        try st.bind(p + 2, rows[i].samples)
-                        // The buffer outlives the run below. Left bound after it (no clearing
-                        // reset): every one of the statement's 6 × rows parameters is bound
-                        // again by this loop before its next run.
-                        try st.bindStatic(p + 3, UnsafeRawBufferPointer(rebasing: buffer[start..<ends[k]]))
-                        try st.bind(p + 4, rows[i].firstHeardMicros &- rows[i].timeMicros)
-                        try st.bind(p + 5, rows[i].lastHeardMicros &- rows[i].timeMicros)
-                        start = ends[k]
-                        p += 6
-                    }
-                    defer { st.resetKeepingBindings() }
-                    try st.run()
-                    return connection.changes
-                } catch {
-                    st.reset()
-                    throw error
-                }
-            }
-
-            var next = fresh[...]
-            for size in Self.insertChunkSizes {
-                while next.count >= size {
-                    let chunk = next.prefix(size)
-                    next = next.dropFirst(size)
-                    let n = try insert(chunk, rollingUp: true)
-                    guard n == size else {
-                        // Invariant 8 did not hold: stop before the rollups diverge from the rows.
-                        throw StoreError.sqlite(
-                            code: SQLITE_CORRUPT,
-                            message: "\(size - n) rows of \(size) were already stored though later than their "
-                                + "sensor's last_seen_us", attempted: attempted)
-                    }
-                    inserted += n
-                }
-            }
-            /// Row `i` (its sensor's mapping describes it) met a stored row of its (time, sensor):
-            /// merges it in, puts it in its place, or leaves it (invariant 3). Returns whether
-            /// the stored row changed.
-            func mergeIntoStored(_ i: Int) throws(StoreError) -> Bool {
-                let s = slotOfRow[i]
-                let time = rows[i].timeMicros
-                let q = selectStored
-                try q.bind(1, time)
-                try q.bind(2, sensors[s].id)
-                guard try q.step(), !q.isNull(2), !q.isNull(3) else {
-                    q.reset()
-                    return false  // stored before migration 2: which advertisements it holds is unknown
-                }
-                let stored = StoredSpan(samples: q.int64(0), first: time &+ q.int64(2), last: time &+ q.int64(3))
-                let incoming = StoredSpan(
-                    samples: Int64(rows[i].samples), first: rows[i].firstHeardMicros, last: rows[i].lastHeardMicros)
-                var items: [(id: Int64, value: Double)] = []
-                items.reserveCapacity(sensors[s].order.count)
-                for k in sensors[s].order { items.append((sensors[s].ids[k], rows[i].measurement(k).value)) }
-                let result: (span: StoredSpan, items: [(id: Int64, value: Double)])
-                switch stored.meets(incoming) {
-                case .replay:
-                    q.reset()
-                    return false
-                case .replace:
-                    q.reset()
-                    result = (incoming, items)
-                case .merge:
-                    var old: [(id: Int64, value: Double)] = []
-                    let ok = MeasurementCodec.decode(q.blob(1)) { old.append(($0, $1)) }
-                    q.reset()
-                    guard ok else {
-                        throw StoreError.sqlite(
-                            code: SQLITE_CORRUPT, message: "malformed row of sensor \(sensors[s].id) at \(time) µs",
-                            attempted: attempted)
-                    }
-                    var integer: Set<Int64> = []
-                    for k in sensors[s].order where rows[i].measurement(k).quantity.isInteger {
-                        integer.insert(sensors[s].ids[k])
-                    }
-                    result = (
-                        stored.merged(with: incoming), StoredSpan.merge(old, stored, items, incoming, lastWins: integer)
-                    )
-                }
-                var data: [UInt8] = []
-                MeasurementCodec.encode(result.items, into: &data)
-                let u = updateStored
-                try u.bind(1, time)
-                try u.bind(2, sensors[s].id)
-                try u.bind(3, result.span.samples)
-                if data.isEmpty {
-                    try u.bindStatic(4, UnsafeRawBufferPointer(start: nil, count: 0))
-                } else {
-                    try u.bind(4, data)
-                }
-                try u.bind(5, result.span.first &- time)
-                try u.bind(6, result.span.last &- time)
-                try u.run()
-                u.reset()
-                return true
-            }
-
-            var recompute: Set<RollupKey> = []
-            for i in others {
-                if try insert([i], rollingUp: false) == 1 {
-                    addToRollup(i)
-                    inserted += 1
-                } else if try mergeIntoStored(i) {
-                    mergedRows += 1
-                    recompute.insert(RollupKey(hour: Self.hour(rows[i].timeMicros), sensorID: sensors[slotOfRow[i]].id))
-                }
-            }
-            // A merged row's (hour, sensor) rollup is read again from the rows (its old value may
-            // have been the hour's minimum or maximum), this batch's rows of it included.
-            var recomputed: [RollupKey: SensorStats] = [:]
-            for k in recompute {
-                recomputed[k] = try RollupRebuild.stats(hour: k.hour, sensorID: k.sensorID, using: selectHourRows)
-            }
-
-            // Merge into the stored hour (read, merge, replace): one row per (hour, sensor).
-            var written: [(key: RollupKey, stats: SensorStats)] = []
-            written.reserveCapacity(rollups.count)
-            for (k, batchStats) in rollups {
-                if let r = recomputed.removeValue(forKey: k) {
-                    written.append((k, r))
-                    continue
-                }
-                let hourStart = k.hour * Schema.microsPerHour
-                var merged = SensorStats()
-                let q = selectRollup
-                let cached = rollupCache[k.sensorID].flatMap { $0.hour == k.hour ? $0.stats : nil }
-                if let cached {
-                    merged = cached
-                } else if try readRollup(k) {
-                    merged.rows = q.int64(0)
-                    merged.samples = q.int64(1)
-                    merged.lastTime = q.int64(2)
-                    let ok = SensorStats.decodeStats(q.blob(3), hourStart: hourStart) { merged.merge($0, $1) }
-                    guard ok else {
-                        q.reset()
-                        throw StoreError.sqlite(
-                            code: SQLITE_CORRUPT, message: "malformed rollup of sensor \(k.sensorID), hour \(k.hour)",
-                            attempted: attempted)
-                    }
-                    q.reset()
-                } else {
-                    q.reset()
-                }
-                merged.merge(batchStats)
-                written.append((k, merged))
-            }
-            for (k, r) in recomputed { written.append((k, r)) }
+            var batch = Self.readSensors(rows, attempted: attempted)
+            try upsertSensors(&batch)
+            Self.sortRows(&batch)
+            try insertFresh(&batch)
+            try insertOrMergeOthers(&batch)
+            let written = try rollupsToWrite(batch)
             // Written with multi-row statements (`insertChunkSizes`), every `stats` blob encoded in
             // place into one buffer: one statement per rollup cost a VM start, halt and reset each,
             // and each blob an array grown byte by byte. Keys are distinct (one rollup per (hour,
-            // sensor): see `rollupSlot`), so one multi-row INSERT OR REPLACE does what the
+            // sensor): see `Batch.rollupSlot`), so one multi-row INSERT OR REPLACE does what the
             // single-row ones did.
             var unwritten = written[...]
             for size in Self.insertChunkSizes {
@@ -1098,26 +883,15 @@ public final class SensorStore {
                     unwritten = unwritten.dropFirst(size)
                 }
             }
+            let spanID = try recordUnsynchronised()
             try connection.exec("COMMIT", attempted)
-            // Committed: the caches now describe the file (see `sensorCache`).
-            cacheVersion = version
-            if sensorCache.count + sensors.count > cacheBound { sensorCache.removeAll() }
-            for b in sensors where !b.refused {
-                sensorCache[b.address] = CachedSensor(
-                    id: b.id, lastSeen: b.lastSeen, quantities: b.quantities, ids: b.ids, order: b.order)
+            rememberCommitted(batch, written: written, version: version)
+            if let spanID, var span = unsynced {
+                span.id = spanID
+                span.dirty = false
+                unsynced = span.open ? span : nil
             }
-            if rollupCache.count + written.count > cacheBound { rollupCache.removeAll() }
-            for (k, stats) in written where rollupCache[k.sensorID].map({ $0.hour <= k.hour }) ?? true {
-                rollupCache[k.sensorID] = (k.hour, stats)
-            }
-            // Only now are the new ids real (a rolled-back id could be reused by SQLite).
-            if quantityIDs.count + newQuantities.count > configuration.maxCachedQuantities { quantityIDs.removeAll() }
-            if newQuantities.count <= configuration.maxCachedQuantities {
-                quantityIDs.merge(newQuantities) { a, _ in a }
-            }
-            assert(withinMemoryBounds())
-            newSensorsInWindow += created
-            return (inserted, mergedRows, refusedRows)
+            return (batch.inserted, batch.merged, batch.refusedRows)
         } catch {
             if let e = connection.rollbackIfNeeded() { log(e.description) }
             dropCaches()
@@ -1126,6 +900,368 @@ public final class SensorStore {
             }
             throw error
         }
+    }
+
+    /// Step 1: the batch's distinct sensors, each with its latest row (whose facts go to
+    /// `sensors`), first hearing and latest battery. Looked up once per row: an `AddressIndex`, not
+    /// a SipHash-ing `Dictionary`.
+    private static func readSensors(_ rows: [StoredRow], attempted: String) -> Batch {
+        var b = Batch(rows: rows, attempted: attempted)
+        var sensorSlot = AddressIndex(capacity: min(rows.count, 64))
+        let batteryKey = Quantity.batteryPercent
+        for i in rows.indices {
+            // Fields read in place: a copy of the row would retain its strings and arrays.
+            let address = rows[i].address
+            let heard = rows[i].lastHeardMicros
+            let battery = rows[i].value(batteryKey)
+            let s: Int
+            if let known = sensorSlot[address] {
+                s = known
+                b.sensors[s].first = min(b.sensors[s].first, rows[i].firstHeardMicros)
+                if heard >= rows[b.sensors[s].latest].lastHeardMicros { b.sensors[s].latest = i }
+            } else {
+                s = b.sensors.count
+                sensorSlot.set(address, s)
+                b.sensors.append(BatchSensor(address: address, latest: i, first: rows[i].firstHeardMicros))
+            }
+            if let battery, heard >= b.sensors[s].batteryTime {
+                b.sensors[s].battery = battery
+                b.sensors[s].batteryTime = heard
+            }
+            b.slotOfRow[i] = s
+        }
+        return b
+    }
+
+    /// Step 2: one upsert per sensor with its latest facts; a new one only within the hour's
+    /// budget (invariant 11). Learns each sensor's id, and above which time its rows are new.
+    private func upsertSensors(_ b: inout Batch) throws(StoreError) {
+        let rows = b.rows
+        for s in b.sensors.indices {
+            let address = Int64(bitPattern: b.sensors[s].address.rawValue)
+            // Before the update raises it: no stored row of the sensor is later (invariant 8).
+            let known: Int64?
+            if let c = sensorCache[b.sensors[s].address] {
+                known = c.id
+                b.sensors[s].newAbove = c.lastSeen
+                b.sensors[s].quantities = c.quantities
+                b.sensors[s].ids = c.ids
+                b.sensors[s].order = c.order
+            } else {
+                let q = selectSensor
+                try q.bind(1, address)
+                known = try q.step() ? q.int64(0) : nil
+                b.sensors[s].newAbove = known == nil ? Int64.min : q.int64(1)
+                q.reset()
+            }
+            if known == nil {
+                // Invariant 11: a flood of unknown addresses gets so many sensors an hour.
+                guard newSensorsInWindow + b.created < max(0, configuration.maxNewSensorsPerHour) else {
+                    b.sensors[s].refused = true
+                    continue
+                }
+                b.created += 1
+            }
+            let row = rows[b.sensors[s].latest]
+            b.sensors[s].lastSeen = max(b.sensors[s].newAbove, row.lastHeardMicros)
+            let u = known == nil ? insertSensor : updateSensor
+            try u.bind(1, known ?? address)
+            try u.bind(2, Int64(row.addressType.rawValue))
+            try u.bind(3, row.decoderID)
+            try u.bind(4, row.model)
+            try u.bind(5, row.name)
+            try u.bind(6, b.sensors[s].first)
+            try u.bind(7, row.lastHeardMicros)
+            try u.bind(8, b.sensors[s].battery)
+            try u.bind(9, row.rssi.map { Int64($0) })
+            try u.run()
+            u.reset()
+            b.sensors[s].id = known ?? connection.lastInsertRowID
+        }
+    }
+
+    /// Step 3: each row is fresh (later than anything stored or earlier in the batch for its
+    /// sensor), another (it may meet a stored row), or refused (its new sensor is over budget).
+    private static func sortRows(_ b: inout Batch) {
+        b.fresh.reserveCapacity(b.rows.count)
+        for i in b.rows.indices {
+            let s = b.slotOfRow[i]
+            let t = b.rows[i].timeMicros
+            if b.sensors[s].refused {
+                b.refusedRows += 1
+            } else if t > b.sensors[s].newAbove {
+                b.fresh.append(i)
+                b.sensors[s].newAbove = t
+            } else {
+                b.others.append(i)
+            }
+        }
+    }
+
+    /// Step 4: the fresh rows, in multi-row chunks that must each insert every row, rolled up as
+    /// they are encoded.
+    private func insertFresh(_ b: inout Batch) throws(StoreError) {
+        var next = b.fresh[...]
+        for size in Self.insertChunkSizes {
+            while next.count >= size {
+                let chunk = next.prefix(size)
+                next = next.dropFirst(size)
+                let n = try insert(chunk, rollingUp: true, &b)
+                guard n == size else {
+                    // Invariant 8 did not hold: stop before the rollups diverge from the rows.
+                    throw StoreError.sqlite(
+                        code: SQLITE_CORRUPT,
+                        message: "\(size - n) rows of \(size) were already stored though later than their "
+                            + "sensor's last_seen_us", attempted: b.attempted)
+                }
+                b.inserted += n
+            }
+        }
+    }
+
+    /// Step 5: the other rows one by one: inserted if their (time, sensor) is free, else merged
+    /// into the stored row or left as a replay (invariant 3).
+    private func insertOrMergeOthers(_ b: inout Batch) throws(StoreError) {
+        for i in b.others {
+            if try insert([i], rollingUp: false, &b) == 1 {
+                b.addToRollup(i)
+                b.inserted += 1
+            } else if try mergeIntoStored(i, b) {
+                b.merged += 1
+                b.recompute.insert(RollupKey(hour: Self.hour(b.rows[i].timeMicros), sensorID: b.sensors[b.slotOfRow[i]].id))
+            }
+        }
+    }
+
+    /// Makes row `i`'s sensor's id mapping (`BatchSensor.ids`, `.order`) describe row `i`,
+    /// reusing the last one when it fits; returns the sensor's slot.
+    private func mapQuantities(_ i: Int, _ b: inout Batch) throws(StoreError) -> Int {
+        let rows = b.rows
+        let s = b.slotOfRow[i]
+        // In the row's key order (`StoredRow.measurement`): no array is built per row.
+        let n = rows[i].count
+        var same = b.sensors[s].quantities.count == n
+        if same {
+            for k in 0..<n where b.sensors[s].quantities[k] != rows[i].measurement(k).quantity {
+                same = false
+                break
+            }
+        }
+        if !same {
+            var ids: [Int64] = []
+            ids.reserveCapacity(n)
+            for k in 0..<n { ids.append(try quantityID(rows[i].measurement(k).quantity, staged: &b.newQuantities)) }
+            b.sensors[s].quantities = (0..<n).map { rows[i].measurement($0).quantity }
+            b.sensors[s].order = ids.indices.sorted { ids[$0] < ids[$1] }
+            b.sensors[s].ids = ids
+        }
+        return s
+    }
+
+    /// Inserts rows `chunk` with one statement; returns how many were inserted. With
+    /// `rollingUp`, each row goes to its rollup as its blob is written (one pass over its
+    /// values, no intermediate list, nothing captured: a lazy view over the row for
+    /// `addRow` retained three arrays a row): only for chunks that must insert every row,
+    /// where any other outcome throws and the rollups are dropped with the transaction.
+    private func insert(_ chunk: ArraySlice<Int>, rollingUp: Bool, _ b: inout Batch) throws(StoreError) -> Int {
+        let rows = b.rows
+        // Every row's blob in one buffer, sized for the worst case, written in place. A
+        // row's mapping may change between rows of the chunk (a sensor's quantities
+        // changed), so each row is encoded right after its sensor's mapping is made
+        // current; the mapping may read or insert a quantity (throws), hence a raw
+        // allocation rather than an array's initializer closure.
+        var items = 0
+        for i in chunk { items += rows[i].count }
+        let room = max(1, items * MeasurementCodec.maxItemBytes)
+        let base = UnsafeMutablePointer<UInt8>.allocate(capacity: room)
+        defer { base.deallocate() }
+        b.ends.removeAll(keepingCapacity: true)
+        var at = 0
+        for i in chunk {
+            let s = try mapQuantities(i, &b)
+            let slot = rollingUp ? b.beginRollup(i, inOrder: true) : -1
+            let samples = Int64(rows[i].samples)
+            let time = rows[i].timeMicros
+            for j in b.sensors[s].order.indices {
+                let k = b.sensors[s].order[j]
+                let id = b.sensors[s].ids[k]
+                let value = rows[i].measurement(k).value
+                at += MeasurementCodec.writeVarint(UInt64(bitPattern: id), to: base + at)
+                at += MeasurementCodec.writeValue(value, to: base + at)
+                if rollingUp {
+                    b.rollups[slot].stats.addItem(j, id: id, value: value, samples: samples, time: time)
+                }
+            }
+            b.ends.append(at)
+        }
+        let buffer = UnsafeRawBufferPointer(start: base, count: at)
+        let st = try insertStatement(rows: chunk.count)
+        do throws(StoreError) {
+            var p: Int32 = 1
+            var start = 0
+            for (k, i) in chunk.enumerated() {
+                try st.bind(p, rows[i].timeMicros)
+                try st.bind(p + 1, b.sensors[b.slotOfRow[i]].id)
+                try st.bind(p + 2, rows[i].samples)
+                // The buffer outlives the run below. Left bound after it (no clearing
+                // reset): every one of the statement's 6 × rows parameters is bound
+                // again by this loop before its next run.
+                try st.bindStatic(p + 3, UnsafeRawBufferPointer(rebasing: buffer[start..<b.ends[k]]))
+                try st.bind(p + 4, rows[i].firstHeardMicros &- rows[i].timeMicros)
+                try st.bind(p + 5, rows[i].lastHeardMicros &- rows[i].timeMicros)
+                start = b.ends[k]
+                p += 6
+            }
+            defer { st.resetKeepingBindings() }
+            try st.run()
+            return connection.changes
+        } catch {
+            st.reset()
+            throw error
+        }
+    }
+
+    /// Row `i` (its sensor's mapping describes it) met a stored row of its (time, sensor):
+    /// merges it in, puts it in its place, or leaves it (invariant 3). Returns whether
+    /// the stored row changed.
+    private func mergeIntoStored(_ i: Int, _ b: Batch) throws(StoreError) -> Bool {
+        let row = b.rows[i]
+        let sensor = b.sensors[b.slotOfRow[i]]
+        let time = row.timeMicros
+        let q = selectStored
+        try q.bind(1, time)
+        try q.bind(2, sensor.id)
+        guard try q.step(), !q.isNull(2), !q.isNull(3) else {
+            q.reset()
+            return false  // stored before migration 2: which advertisements it holds is unknown
+        }
+        let stored = StoredSpan(samples: q.int64(0), first: time &+ q.int64(2), last: time &+ q.int64(3))
+        let incoming = StoredSpan(samples: Int64(row.samples), first: row.firstHeardMicros, last: row.lastHeardMicros)
+        var items: [(id: Int64, value: Double)] = []
+        items.reserveCapacity(sensor.order.count)
+        for k in sensor.order { items.append((sensor.ids[k], row.measurement(k).value)) }
+        let result: (span: StoredSpan, items: [(id: Int64, value: Double)])
+        switch stored.meets(incoming) {
+        case .replay:
+            q.reset()
+            return false
+        case .replace:
+            q.reset()
+            result = (incoming, items)
+        case .merge:
+            var old: [(id: Int64, value: Double)] = []
+            let ok = MeasurementCodec.decode(q.blob(1)) { old.append(($0, $1)) }
+            q.reset()
+            guard ok else {
+                throw StoreError.sqlite(
+                    code: SQLITE_CORRUPT, message: "malformed row of sensor \(sensor.id) at \(time) µs",
+                    attempted: b.attempted)
+            }
+            var integer: Set<Int64> = []
+            for k in sensor.order where row.measurement(k).quantity.isInteger {
+                integer.insert(sensor.ids[k])
+            }
+            result = (stored.merged(with: incoming), StoredSpan.merge(old, stored, items, incoming, lastWins: integer))
+        }
+        var data: [UInt8] = []
+        MeasurementCodec.encode(result.items, into: &data)
+        let u = updateStored
+        try u.bind(1, time)
+        try u.bind(2, sensor.id)
+        try u.bind(3, result.span.samples)
+        if data.isEmpty {
+            try u.bindStatic(4, UnsafeRawBufferPointer(start: nil, count: 0))
+        } else {
+            try u.bind(4, data)
+        }
+        try u.bind(5, result.span.first &- time)
+        try u.bind(6, result.span.last &- time)
+        try u.run()
+        u.reset()
+        return true
+    }
+
+    /// Step 6: the rollups as they are to be stored: the batch's merged into the stored hour (from
+    /// the cache or read: one row per (hour, sensor)), and a merged row's hour read again from the
+    /// rows (its old value may have been the hour's minimum or maximum), this batch's rows of it
+    /// included.
+    private func rollupsToWrite(_ b: Batch) throws(StoreError) -> [(key: RollupKey, stats: SensorStats)] {
+        var recomputed: [RollupKey: SensorStats] = [:]
+        for k in b.recompute {
+            recomputed[k] = try RollupRebuild.stats(hour: k.hour, sensorID: k.sensorID, using: selectHourRows)
+        }
+        var written: [(key: RollupKey, stats: SensorStats)] = []
+        written.reserveCapacity(b.rollups.count)
+        for (k, batchStats) in b.rollups {
+            if let r = recomputed.removeValue(forKey: k) {
+                written.append((k, r))
+                continue
+            }
+            let hourStart = k.hour * Schema.microsPerHour
+            var merged = SensorStats()
+            let q = selectRollup
+            let cached = rollupCache[k.sensorID].flatMap { $0.hour == k.hour ? $0.stats : nil }
+            if let cached {
+                merged = cached
+            } else if try readRollup(k) {
+                merged.rows = q.int64(0)
+                merged.samples = q.int64(1)
+                merged.lastTime = q.int64(2)
+                let ok = SensorStats.decodeStats(q.blob(3), hourStart: hourStart) { merged.merge($0, $1) }
+                guard ok else {
+                    q.reset()
+                    throw StoreError.sqlite(
+                        code: SQLITE_CORRUPT, message: "malformed rollup of sensor \(k.sensorID), hour \(k.hour)",
+                        attempted: b.attempted)
+                }
+                q.reset()
+            } else {
+                q.reset()
+            }
+            merged.merge(batchStats)
+            written.append((k, merged))
+        }
+        for (k, r) in recomputed { written.append((k, r)) }
+        return written
+    }
+
+    /// Step 7: the span of flagged receive times, inserted or widened in `clock_unsynced`; returns
+    /// its row's id, `nil` when it had not changed.
+    private func recordUnsynchronised() throws(StoreError) -> Int64? {
+        guard let span = unsynced, span.dirty else { return nil }
+        let st = try connection.prepare(
+            span.id == nil
+                ? "INSERT INTO clock_unsynced (from_us, to_us) VALUES (?2, ?3)"
+                : "UPDATE clock_unsynced SET from_us = ?2, to_us = ?3 WHERE id = ?1")
+        try st.bind(1, span.id ?? 0)
+        try st.bind(2, span.from)
+        try st.bind(3, span.to)
+        try st.run()
+        return span.id ?? connection.lastInsertRowID
+    }
+
+    /// Step 8, once committed: the caches now describe the file (see `sensorCache`), and the
+    /// batch's new sensors count against the hour's budget.
+    private func rememberCommitted(
+        _ b: Batch, written: [(key: RollupKey, stats: SensorStats)], version: Int64?
+    ) {
+        cacheVersion = version
+        if sensorCache.count + b.sensors.count > cacheBound { sensorCache.removeAll() }
+        for s in b.sensors where !s.refused {
+            sensorCache[s.address] = CachedSensor(
+                id: s.id, lastSeen: s.lastSeen, quantities: s.quantities, ids: s.ids, order: s.order)
+        }
+        if rollupCache.count + written.count > cacheBound { rollupCache.removeAll() }
+        for (k, stats) in written where rollupCache[k.sensorID].map({ $0.hour <= k.hour }) ?? true {
+            rollupCache[k.sensorID] = (k.hour, stats)
+        }
+        // Only now are the new ids real (a rolled-back id could be reused by SQLite).
+        if quantityIDs.count + b.newQuantities.count > configuration.maxCachedQuantities { quantityIDs.removeAll() }
+        if b.newQuantities.count <= configuration.maxCachedQuantities {
+            quantityIDs.merge(b.newQuantities) { a, _ in a }
+        }
+        assert(withinMemoryBounds())
+        newSensorsInWindow += b.created
     }
 
     /// Steps `selectRollup` for `k`: `true` with its row to read (the caller resets it).

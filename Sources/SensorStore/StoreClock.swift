@@ -84,7 +84,12 @@ struct TrustedTime {
     /// Whether a wall time can be right at all (rule d).
     static func plausible(_ micros: Int64) -> Bool { micros >= earliestPlausibleMicros }
 
-    private static func micros(_ seconds: Double) -> Int64 {
+    /// The time given to readings of a clock that cannot be right and never synced (`ClockTrust`
+    /// rule d): the earliest plausible time plus the monotonic time (since boot), so they keep
+    /// their order and spacing and none is stamped before the build date.
+    static func standIn(monotonic: Double) -> Int64 { earliestPlausibleMicros &+ micros(monotonic) }
+
+    static func micros(_ seconds: Double) -> Int64 {
         let us = seconds * 1e6
         guard us.isFinite else { return 0 }
         return Int64(max(-9.0e18, min(9.0e18, us)))

@@ -352,6 +352,20 @@ public final class StoreReader {
         return (firstFull..<endFull, raw)
     }
 
+    // MARK: - Clock
+
+    /// The spans of receive times (µs since the epoch, inclusive) stamped by a clock not known to
+    /// be right (`ClockTrust`), oldest first: a row with a reading heard within one is flagged.
+    public func unsynchronisedSpans() throws(StoreError) -> [ClosedRange<Int64>] {
+        let s = try connection.prepare("SELECT from_us, to_us FROM clock_unsynced ORDER BY from_us")
+        var out: [ClosedRange<Int64>] = []
+        while try s.step() {
+            let from = s.int64(0)
+            out.append(from...max(from, s.int64(1)))
+        }
+        return out
+    }
+
     // MARK: - Integrity
 
     /// `PRAGMA integrity_check`: `["ok"]` when the file is sound.

@@ -231,7 +231,8 @@ enum DoctorChecks {
         if f.nowMicros < plausibleClockMicros {
             return .init(name: "clock", status: .fail, detail:
                 "the clock reads \(Timestamp.iso8601(micros: f.nowMicros, localOffsetSeconds: nil)): it was never set; "
-                + "readings would be stored at that time; enable NTP ('timedatectl set-ntp true')")
+                + "the logger keeps readings in memory until NTP sets it (an hour at most, then stores them flagged, "
+                + "stamped from 2026 on); enable NTP ('timedatectl set-ntp true')")
         }
         if f.kernelClockUnsynchronised == false {
             return .init(name: "clock", status: .ok, detail: "synchronised (kernel NTP status)")
@@ -240,8 +241,9 @@ enum DoctorChecks {
             return .init(name: "clock", status: .ok, detail: "synchronised (systemd-timesyncd)")
         }
         return .init(name: "clock", status: .warn, detail:
-            "not known to be synchronised: a Pi has no real-time clock, so readings after a power cut get wrong "
-            + "times until NTP syncs; enable it ('timedatectl set-ntp true', or chrony) and check 'timedatectl'")
+            "not known to be synchronised: the logger stores readings at its times, flagged as unsynchronised "
+            + "(a Pi has no real-time clock: after a power cut they are wrong until NTP syncs); enable it "
+            + "('timedatectl set-ntp true', or chrony) and check 'timedatectl'")
     }
 
     // MARK: - The database

@@ -86,21 +86,8 @@ enum DoctorProbe {
 
     // MARK: - Clock
 
-    /// `adjtimex(2)` with no modes only reads; it answers TIME_ERROR (5) while STA_UNSYNC is set.
-    /// Glibc's Swift module does not carry <sys/timex.h>, so the function is looked up by name.
-    static func kernelClockUnsynchronised() -> Bool? {
-        typealias AdjTimex = @convention(c) (UnsafeMutableRawPointer) -> Int32
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "adjtimex") else { return nil }  // RTLD_DEFAULT
-        let call = unsafeBitCast(symbol, to: AdjTimex.self)
-        // struct timex is 208 bytes on 64-bit Linux; a larger zeroed buffer has `modes` (its first
-        // field) 0, which makes the call read-only.
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: 512, alignment: 16)
-        defer { buffer.deallocate() }
-        buffer.initializeMemory(as: UInt8.self, repeating: 0, count: 512)
-        let state = call(buffer)
-        if state < 0 { return nil }
-        return state == 5  // TIME_ERROR
-    }
+    /// `adjtimex(2)`'s STA_UNSYNC, as the logger's `ClockTrust` reads it (`SystemClock`).
+    static func kernelClockUnsynchronised() -> Bool? { SystemClock.kernelUnsynchronised() }
 
     // MARK: - Database
 

@@ -23,8 +23,8 @@ enum RunCommand {
         discussion: """
             Writes one start-up line, then one line per noteworthy event (adapter down and back,
             scanning re-armed, disk full and recovered) on standard error; nothing per advertisement
-            unless -v. Readings are committed in batches (every 5 s or 1000 rows), so a crash loses at
-            most the last few seconds and the open downsampling interval.
+            unless -v. Readings are committed in batches (every 10 minutes or 1000 rows, to spare the
+            SD card), so a crash loses at most the last 10 minutes and the open downsampling interval.
             EXIT STATUS: 0 after SIGTERM/SIGINT or --duration; 64 bad option; 65 the database is not
             ours or damaged (left untouched); 69 adapter unavailable; 73 cannot create the database;
             74 the pending readings could not be committed at exit.
@@ -59,6 +59,10 @@ enum RunCommand {
         StopSignal.installSignalHandlers(stop)
 
         var pipeline = Pipeline(registry: Registry.standard(keys: keys), only: only)
+        // Readings wait for a clock to trust (a Pi boots at 1970 until NTP syncs): ClockTrust.swift.
+        var clockTrust = ClockTrust(
+            clock: SystemClock(), configuration: .init(settleSeconds: storeConfig.clockSettleSeconds),
+            log: { log.warning($0) })
         let interval = storeConfig.downsample.intervalSeconds
         scanner.startupNote = "logging to \(dbPath), interval \(interval == 0 ? "off (every advertisement)" : "\(interval) s")"
             + (storeConfig.retentionSeconds.map { ", keeping \($0 / 86400) d" } ?? "")
@@ -72,11 +76,12 @@ enum RunCommand {
                     pipeline.process(header, bytes, onProblem: { log.warning($0) }) { r in
                         guard !r.measurements.isEmpty else { return }
                         if verbose { log.debug(JSON.reading(r, includeTime: true)) }
-                        store.add(consume r, now: now)
+                        clockTrust.admit(r) { r, flagged in store.add(r, now: now, unsynchronised: flagged) }
                     }
                 },
                 onTick: { now in
                     store.tick(now: now, wallMicros: Timestamp.nowMicros())
+                    clockTrust.tick { r, flagged in store.add(r, now: now, unsynchronised: flagged) }
                     capture?.tick(now: now)
                     if let duration, now - started >= duration { stop.request() }
                 })
@@ -88,6 +93,8 @@ enum RunCommand {
             throw CLIError(error.description, code: error.exitCode)
         }
         capture?.close()
+        let closing = Timestamp.monotonicSeconds()
+        clockTrust.releaseAll { r, flagged in store.add(r, now: closing, unsynchronised: flagged) }
         let s = store.statistics
         do throws(StoreError) {
             try store.close(now: Timestamp.monotonicSeconds())

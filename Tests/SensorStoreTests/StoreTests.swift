@@ -515,6 +515,46 @@ private func sameStatistics(_ a: [String: Expected], _ b: [String: Expected]) ->
 }
 
 @Suite struct BatchTimingTests {
+    /// The crash-loss bound of the defaults (SensorStore.swift, GUARANTEE): 30 sensors heard every
+    /// 2 s for an hour, ticked every second as `run` does. At every moment, every row whose
+    /// interval ended more than `batchSeconds` (and a tick) ago is committed, so a kill -9 then
+    /// loses at most the open interval and 10 minutes of rows; and the store commits about every
+    /// 10 minutes, not at every interval's end (what wore the SD card).
+    @Test func theDefaultsCommitEveryTenMinutesAndACrashLosesNoMore() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        let config = StoreConfiguration()
+        #expect(config.batchSeconds == 600 && config.downsample.intervalSeconds == 60)
+        let start = june2026Micros
+        let clock = FakeClock(wall: start)
+        let store = try SensorStore(path: dir.file("a.db"), configuration: config, clock: clock)
+        let reader = try StoreReader(path: dir.file("a.db"))
+        let sensors = 30
+        for second in 0..<3600 {
+            let now = start + Int64(second) * 1_000_000
+            clock.wall = now
+            clock.monotonic = 1000 + Double(second)
+            for s in 0..<sensors where (second + s) % 2 == 0 {
+                store.add(
+                    Reading(
+                        address: BDAddress(rawValue: 0xC0FF_EE00_0000 + UInt64(s)), decoderID: "test", model: "M",
+                        measurements: [Measurement(.temperatureC, Double(second % 100) / 10)], timeMicros: now),
+                    now: clock.monotonic)
+            }
+            store.tick(now: clock.monotonic, wallMicros: now)
+            guard second % 30 == 29 else { continue }
+            // What a crash now would lose: the rows of every ended interval from the oldest one
+            // not yet in the file.
+            let stored = Set(try exportAll(reader).rows.map { $0.timeMicros })
+            var end = start + 60_000_000
+            while end <= now, stored.contains(end - 60_000_000) { end += 60_000_000 }
+            if end <= now { #expect(now - end <= 601_000_000, "at \(second) s, rows ended at \(end) µs are not stored") }
+        }
+        #expect((5...7).contains(store.statistics.committedBatches), "\(store.statistics.committedBatches) commits")
+        try store.close(now: 5000)
+        #expect(try exportAll(reader).rows.count == 60 * sensors)
+    }
+
     @Test func aBatchCommitsAfterBatchSecondsOrBatchRowsWhicheverFirst() throws {
         let dir = TempDir()
         defer { dir.cleanup() }
