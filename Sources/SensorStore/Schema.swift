@@ -257,12 +257,17 @@ enum Schema {
     /// Processes opening one new file together take turns through SQLite's locks; where SQLite
     /// answers SQLITE_BUSY at once rather than wait (it does so where waiting could deadlock, and
     /// for the switch to WAL), the whole open is tried again, for up to `busyTimeoutMillis`: each
-    /// step re-reads what the others did, so trying again is safe.
+    /// step re-reads what the others did, so trying again is safe. Opening waits at least
+    /// `openPatienceMillis`, longer than a commit would: it happens once a process, and a busy Pi
+    /// (a cron `summary`, another replay migrating the same new file) must not turn it into a refusal.
     static func open(path: String, create: Bool, busyTimeoutMillis: Int32) throws(StoreError) -> Connection {
-        try whileBusy(timeoutMillis: busyTimeoutMillis) { () throws(StoreError) in
+        try whileBusy(timeoutMillis: max(busyTimeoutMillis, openPatienceMillis)) { () throws(StoreError) in
             try openOnce(path: path, create: create, busyTimeoutMillis: busyTimeoutMillis)
         }
     }
+
+    /// The least time an open keeps trying while another process holds the file's locks.
+    static let openPatienceMillis: Int32 = 5000
 
     /// `body`, tried again after a short, growing pause while it fails with SQLITE_BUSY or
     /// SQLITE_LOCKED and `timeoutMillis` have not passed.
