@@ -157,6 +157,9 @@ extension HCIEvent {
         let declared = Int(packet.u8(1))
         let params = packet.dropFirst(2)
         guard params.count == declared else { return .failure(.lengthMismatch(declared: declared, actual: params.count)) }
+        // Nearly every packet a scanner receives is an LE Meta event (its minimum length is 1):
+        // parsed without a trip through the table's closure.
+        if code == HCIEventCode.leMeta, !params.isEmpty { return parseLEMeta(params) }
         guard let row = table[Int(code)] else { return .success(.unknown(code: code, parameters: Array(params))) }
         guard params.count >= row.minLength else {
             return .failure(.tooShort(event: "\(row.name)", need: row.minLength, have: params.count))

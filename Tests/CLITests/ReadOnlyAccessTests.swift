@@ -156,13 +156,10 @@ struct ReadOnlyAccessTests {
     /// Ten readings of one sensor per capture, each process its own sensor.
     func capture(_ path: String, sensor k: Int) throws {
         let address = BDAddress("A4:C1:38:00:00:\(String(format: "%02X", k))")!
-        let w = try CaptureWriter(path: path)
-        for i in 0..<10 {
-            let ad = SyntheticCapture.pvvxAD(address, tempCenti: Int16(2000 + i), humidityCenti: 5000, battery: 80)
-            try w.write(HCIPacket(type: .event, bytes: SyntheticCapture.event(address, ad), incoming: true,
-                                  timeMicros: SyntheticCapture.start + Int64(i) * 10_000_000))
-        }
-        try w.close()
+        try SyntheticCapture.write(path, (0..<10).map { i in
+            (address, SyntheticCapture.pvvxAD(address, tempCenti: Int16(2000 + i), humidityCenti: 5000, battery: 80),
+             SyntheticCapture.start + Int64(i) * 10_000_000)
+        })
     }
 
     @Test func parallelReplaysOntoANewFileNeverRefuseEachOther() throws {

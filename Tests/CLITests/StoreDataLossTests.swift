@@ -11,13 +11,9 @@ import Testing
 struct StoreDataLossTests {
     /// A Minew sensor's readings at `times`, the temperature of each `temperature(i)` centi-°C.
     static func capture(_ path: String, times: [Int64], temperature: (Int) -> Int = { 2000 + $0 % 50 }) throws {
-        let w = try CaptureWriter(path: path)
-        for (i, t) in times.enumerated() {
-            let ad = SyntheticCapture.minewAD(temperature(i), humidity: 50, battery: 90, name: [])
-            try w.write(HCIPacket(type: .event, bytes: SyntheticCapture.event(SyntheticCapture.minew, ad), incoming: true,
-                                  timeMicros: t))
-        }
-        try w.close()
+        try SyntheticCapture.write(path, times.enumerated().map { i, t in
+            (SyntheticCapture.minew, SyntheticCapture.minewAD(temperature(i), humidity: 50, battery: 90, name: []), t)
+        })
     }
 
     /// The temperature Minew's frame carries for `centi` (1/256 °C steps).

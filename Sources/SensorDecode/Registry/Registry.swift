@@ -10,6 +10,10 @@ public struct Registry: Sendable {
     private var byServiceData = KeyTable<UInt16>()
     private var byCompany = KeyTable<UInt16>()
     private var byManufacturerLength = KeyTable<Int>()
+    /// Both lists of a manufacturer structure, merged ahead of time, for every company and length
+    /// that both have decoders (`company << 16 | length`): one such structure reaches its decoders
+    /// without a merge per advertisement.
+    private var byCompanyAndLength = KeyTable<UInt32>()
     private var byLocalName: [[UInt8]: [Int]] = [:]
     /// The lengths of the names in `byLocalName`: a name of another length is not looked up.
     private var localNameLengths = KeyTable<Int>()
@@ -26,6 +30,11 @@ public struct Registry: Sendable {
                     byLocalName[Array(name.utf8), default: []].append(i)
                     localNameLengths.add(i, for: name.utf8.count)
                 }
+            }
+        }
+        for (company, companyList) in byCompany.entries {
+            for (length, lengthList) in byManufacturerLength.entries where length <= 0xFFFF {
+                byCompanyAndLength.set(Self.merge(companyList, lengthList), for: UInt32(company) << 16 | UInt32(length))
             }
         }
     }
@@ -82,8 +91,13 @@ public struct Registry: Sendable {
             case .serviceData where type == ADType.serviceData16:
                 Self.add(byServiceData[ad.fields.key(value)], to: &found)
             case .manufacturer:
-                Self.add(byCompany[ad.fields.key(value)], to: &found)
-                Self.add(byManufacturerLength[value.count], to: &found)
+                let company = ad.fields.key(value)
+                if value.count <= 0xFFFF, let both = byCompanyAndLength[UInt32(company) << 16 | UInt32(value.count)] {
+                    Self.add(both, to: &found)
+                } else {
+                    Self.add(byCompany[company], to: &found)
+                    Self.add(byManufacturerLength[value.count], to: &found)
+                }
             default:
                 break
             }
@@ -209,6 +223,9 @@ struct KeyTable<Key: Comparable & Sendable>: Sendable {
     private var keys: [Key] = []
     private var positions: [[Int]] = []
 
+    /// Every key with its positions, keys ascending.
+    var entries: Zip2Sequence<[Key], [[Int]]> { zip(keys, positions) }
+
     /// Where `key` is or would go in `keys`.
     private func slot(_ key: Key) -> Int {
         var low = 0
@@ -228,6 +245,17 @@ struct KeyTable<Key: Comparable & Sendable>: Sendable {
         } else {
             keys.insert(key, at: i)
             positions.insert([position], at: i)
+        }
+    }
+
+    /// Makes `list` the positions of `key`.
+    mutating func set(_ list: [Int], for key: Key) {
+        let i = slot(key)
+        if i < keys.count, keys[i] == key {
+            positions[i] = list
+        } else {
+            keys.insert(key, at: i)
+            positions.insert(list, at: i)
         }
     }
 
