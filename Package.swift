@@ -22,9 +22,14 @@ let package = Package(
         .target(name: "SensorReport"),
         .executableTarget(
             name: "blesensor-log", dependencies: ["AdvScanner", "SensorDecode", "SensorStore", "SensorReport"]),
-        .executableTarget(name: "blesensor-bench", dependencies: ["SensorDecode", "AdvScanner", "SensorStore"]),
-        // Drives SensorStore as a real process for the crash/disk-full tests and benchmarks; not a product.
-        .executableTarget(name: "store-torture", dependencies: ["SensorStore", "SensorDecode", "TestSupport"]),
+        // Test-only executables (Sources/TestTools), never products: scripts/bench's measurements, and
+        // SensorStore driven as a real process for the crash/disk-full tests.
+        .executableTarget(
+            name: "blesensor-bench", dependencies: ["SensorDecode", "AdvScanner", "SensorStore"],
+            path: "Sources/TestTools/blesensor-bench"),
+        .executableTarget(
+            name: "store-torture", dependencies: ["SensorStore", "SensorDecode", "TestSupport"],
+            path: "Sources/TestTools/store-torture"),
         // Test-only helpers shared by the test targets (seeded random input).
         .target(name: "TestSupport", dependencies: ["SensorDecode"], path: "Sources/TestSupport"),
         .testTarget(name: "SensorDecodeTests", dependencies: ["SensorDecode", "TestSupport"]),

@@ -157,6 +157,9 @@ extension HCIEvent {
         let declared = Int(packet.u8(1))
         let params = packet.dropFirst(2)
         guard params.count == declared else { return .failure(.lengthMismatch(declared: declared, actual: params.count)) }
+        // Nearly every packet a scanner receives is an LE Meta event (its minimum length is 1):
+        // parsed without a trip through the table's closure.
+        if code == HCIEventCode.leMeta, !params.isEmpty { return parseLEMeta(params) }
         guard let row = table[Int(code)] else { return .success(.unknown(code: code, parameters: Array(params))) }
         guard params.count >= row.minLength else {
             return .failure(.tooShort(event: "\(row.name)", need: row.minLength, have: params.count))
@@ -166,39 +169,19 @@ extension HCIEvent {
 
     public static func parse(_ packet: [UInt8]) -> Result<HCIEvent, HCIParseError> { parse(packet[...]) }
 
-    /// Calls `body` with the reports of a well-formed LE Advertising Report or LE Extended
-    /// Advertising Report event packet, as `parse` reads them, and returns true; returns false for
-    /// any other packet and for a malformed one, which `parse` then reads (for its error). For the
-    /// capture path, where nearly every packet is one of these: unlike the general
-    /// `Result<HCIEvent, HCIParseError>`, this path makes nothing to destroy but the reports.
-    public static func withWellFormedAdvertisingReports(
-        _ packet: ArraySlice<UInt8>, _ body: (borrowing AdvertisingReports) -> Void
-    ) -> Bool {
-        // Header as `parse` checks it; LE Meta's minimum parameter length is 1.
-        guard packet.count >= 3, packet.u8(0) == HCIEventCode.leMeta, Int(packet.u8(1)) == packet.count - 2 else {
-            return false
-        }
-        let params = packet.dropFirst(2)
-        let extended: Bool
-        switch params.u8(0) {
-        case LEMetaSubevent.advertisingReport: extended = false
-        case LEMetaSubevent.extendedAdvertisingReport: extended = true
-        default: return false
-        }
-        var starts = InlinePositions()
-        guard checkReports(params, extended: extended, &starts) == .ok else { return false }
-        body(AdvertisingReports(body: params, extended: extended, starts: starts))
-        return true
-    }
-
     /// Parses an event with or without the H4 packet indicator (0x04). A leading byte that is an
     /// event code we know is taken as the code; 0x04 is taken as the indicator (0x04 is not an event
     /// code a scanner receives).
     public static func parse(h4 packet: [UInt8]) -> Result<HCIEvent, HCIParseError> {
+        withoutIndicator(h4: packet).flatMap { parse($0) }
+    }
+
+    /// The event packet without its H4 indicator, if it has one (see `parse(h4:)`).
+    public static func withoutIndicator(h4 packet: [UInt8]) -> Result<ArraySlice<UInt8>, HCIParseError> {
         guard let first = packet.first else { return .failure(.empty) }
-        if first == 0x04 { return parse(packet.dropFirst()) }
+        if first == 0x04 { return .success(packet.dropFirst()) }
         if first == 0x01 || first == 0x02 || first == 0x03 { return .failure(.notAnEvent(indicator: first)) }
-        return parse(packet[...])
+        return .success(packet[...])
     }
 
     private static func parseLEMeta(_ p: ArraySlice<UInt8>) -> Result<HCIEvent, HCIParseError> {

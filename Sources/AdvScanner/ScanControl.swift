@@ -192,7 +192,7 @@ public final class LiveScanner {
     public private(set) var supported: SupportedCommands?
     public private(set) var stats = ScanStats()
 
-    private var assembler = ReportAssembler()
+    private var extractor = AdvertisementExtractor()
     /// Monotonic times.
     private var lastAdvertisement: Double = 0
     private var reopenAt: Double = 0
@@ -273,7 +273,7 @@ public final class LiveScanner {
     ///   Error); the silence watchdog re-arms without it.
     @discardableResult
     func arm(now: Double, reset: Bool = true) -> Bool {
-        assembler = ReportAssembler()
+        extractor.dropPendingChains()
         sharedScan = false
         do {
             if transport.ownsController, reset {
@@ -526,20 +526,8 @@ public final class LiveScanner {
         guard packet.type == .event else { return }
         stats.events += 1
         let event: HCIEvent
-        switch HCIEvent.parse(packet.bytes) {
-        case .success(let e): event = e
-        case .failure(let e):
-            stats.malformedEvents += 1
-            if stats.malformedEvents <= 3 { log.debug("\(transport.name): dropped malformed event: \(e)") }
-            return
-        }
-        switch event {
-        case .advertisingReports(let reports):
-            var count = 0
-            assembler.forEachAdvertisement(in: reports, timeMicros: packet.timeMicros) { header, bytes in
-                count += 1
-                each(header, bytes)
-            }
+        switch extractor.forEachAdvertisement(in: packet, each) {
+        case .advertisements(let count):
             if count > 0 {
                 stats.advertisements += count
                 lastAdvertisement = now
@@ -549,6 +537,15 @@ public final class LiveScanner {
                     log.info("\(transport.name): advertisements are arriving again")
                 }
             }
+            return
+        case .malformed(let e):
+            stats.malformedEvents += 1
+            if stats.malformedEvents <= 3 { log.debug("\(transport.name): dropped malformed event: \(e)") }
+            return
+        case .notAnEvent: return
+        case .other(let e): event = e
+        }
+        switch event {
         case .deviceEvent(let ev, _):
             deviceEvent(ev, now: now)
         case .hardwareError(let code):

@@ -27,7 +27,7 @@ enum DecodeCommand {
     static func run(_ args: ParsedArguments) throws(CLIError) -> Int32 {
         let registry = Registry.standard(keys: try KeyOptions.parse(args.all("key")))
         let out = OutputWriter(fd: 1)
-        var assembler = ReportAssembler()
+        var extractor = AdvertisementExtractor()
         var badLines = 0
         var lines = InputLines(fd: 0, maxLength: maxLineBytes)
         while let (lineNumber, line) = try lines.next() {
@@ -39,7 +39,7 @@ enum DecodeCommand {
             // '#' starts a comment anywhere on the line: hex and addresses never hold one.
             let text = String(decoding: line.prefix { $0 != UInt8(ascii: "#") }, as: UTF8.self).trimmingWhitespace()
             if text.isEmpty { continue }
-            switch parseLine(text, assembler: &assembler) {
+            switch parseLine(text, extractor: &extractor) {
             case .failure(let message):
                 badLines += 1
                 printError("line \(lineNumber): \(message)")
@@ -72,7 +72,7 @@ enum DecodeCommand {
     }
 
     /// One input line → advertisements, or why the line is unusable.
-    static func parseLine(_ text: Substring, assembler: inout ReportAssembler) -> LineResult {
+    static func parseLine(_ text: Substring, extractor: inout AdvertisementExtractor) -> LineResult {
         let firstToken = text.prefix { $0 != " " && $0 != "\t" }
         if firstToken.count == 17, firstToken.contains(":") {
             guard let address = BDAddress(firstToken) else { return .failure("'\(firstToken)' is not a Bluetooth address") }
@@ -84,12 +84,20 @@ enum DecodeCommand {
         guard let packet = Hex.decode(text) else {
             return .failure("expected 'AA:BB:CC:DD:EE:FF <hex>' or the hex of an HCI event")
         }
-        switch HCIEvent.parse(h4: packet) {
+        let event: ArraySlice<UInt8>
+        switch HCIEvent.withoutIndicator(h4: packet) {
         case .failure(let e): return .failure("malformed HCI event: \(e)")
-        case .success(.advertisingReports(let reports)):
-            return .success(reports.compactMap { assembler.add($0)?.advertisement(timeMicros: 0) })
-        case .success(let other):
-            return .failure("not an LE advertising report event (\(other.summary))")
+        case .success(let bytes): event = bytes
+        }
+        var ads: [Advertisement] = []
+        let outcome = extractor.forEachAdvertisement(in: HCIPacket(type: .event, bytes: event, incoming: true, timeMicros: 0)) {
+            ads.append(Advertisement(header: $0, data: $1))
+        }
+        switch outcome {
+        case .advertisements: return .success(ads)
+        case .malformed(let e): return .failure("malformed HCI event: \(e)")
+        case .other(let other): return .failure("not an LE advertising report event (\(other.summary))")
+        case .notAnEvent: return .failure("not an HCI event")  // the packet was made an event above
         }
     }
 }

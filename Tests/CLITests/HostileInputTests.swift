@@ -237,11 +237,8 @@ struct HostileInputTests {
     /// store's own encoding and the rollups match the rows).
     static func manySensors(_ count: Int, in dir: TempDir) throws -> String {
         let cap = dir.file("one.btsnoop")
-        let w = try CaptureWriter(path: cap)
         let ad = SyntheticCapture.pvvxAD(SyntheticCapture.pvvx, tempCenti: 2100, humidityCenti: 5000, battery: 80)
-        try w.write(HCIPacket(type: .event, bytes: SyntheticCapture.event(SyntheticCapture.pvvx, ad), incoming: true,
-                              timeMicros: SyntheticCapture.start))
-        try w.close()
+        try SyntheticCapture.write(cap, [(SyntheticCapture.pvvx, ad, SyntheticCapture.start)])
         let db = dir.file("many.db")
         try #require(try CLI.run(["replay", cap, "--db", db]).status == 0)
         let p = Process()

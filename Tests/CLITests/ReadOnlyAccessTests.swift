@@ -1,6 +1,7 @@
 import AdvScanner
 import Foundation
 import SensorDecode
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -17,19 +18,6 @@ struct ReadOnlyAccessTests {
     /// Reading as another user needs root (to become one) and runuser.
     static var canRunAsAnotherUser: Bool { getuid() == 0 && FileManager.default.isExecutableFile(atPath: runuser) }
     static let asNobody = [runuser, "-u", "nobody", "--"]
-
-    /// Runs a program, its output discarded; its exit status.
-    @discardableResult
-    static func sh(_ args: [String]) -> Int32 {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = args
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        guard (try? p.run()) != nil else { return -1 }
-        p.waitUntilExit()
-        return p.terminationStatus
-    }
 
     /// Bind mounts work here (root with CAP_SYS_ADMIN, as in the test VM and this container).
     static let canMount: Bool = {
@@ -128,9 +116,9 @@ struct ReadOnlyAccessTests {
         let db = try rootsDatabase(dir)
         let mountPoint = try TempDir()
         defer { mountPoint.cleanup() }
-        try #require(Self.sh(["mount", "--bind", dir.path, mountPoint.path]) == 0)
-        defer { Self.sh(["umount", mountPoint.path]) }
-        try #require(Self.sh(["mount", "-o", "remount,bind,ro", mountPoint.path]) == 0)
+        try #require(sh(["mount", "--bind", dir.path, mountPoint.path]) == 0)
+        defer { sh(["umount", mountPoint.path]) }
+        try #require(sh(["mount", "-o", "remount,bind,ro", mountPoint.path]) == 0)
         let roDB = mountPoint.file("readings.db")
         let root = try outputs(roDB)
         let nobody = try outputs(roDB, through: Self.asNobody)
@@ -168,13 +156,10 @@ struct ReadOnlyAccessTests {
     /// Ten readings of one sensor per capture, each process its own sensor.
     func capture(_ path: String, sensor k: Int) throws {
         let address = BDAddress("A4:C1:38:00:00:\(String(format: "%02X", k))")!
-        let w = try CaptureWriter(path: path)
-        for i in 0..<10 {
-            let ad = SyntheticCapture.pvvxAD(address, tempCenti: Int16(2000 + i), humidityCenti: 5000, battery: 80)
-            try w.write(HCIPacket(type: .event, bytes: SyntheticCapture.event(address, ad), incoming: true,
-                                  timeMicros: SyntheticCapture.start + Int64(i) * 10_000_000))
-        }
-        try w.close()
+        try SyntheticCapture.write(path, (0..<10).map { i in
+            (address, SyntheticCapture.pvvxAD(address, tempCenti: Int16(2000 + i), humidityCenti: 5000, battery: 80),
+             SyntheticCapture.start + Int64(i) * 10_000_000)
+        })
     }
 
     @Test func parallelReplaysOntoANewFileNeverRefuseEachOther() throws {

@@ -1,6 +1,7 @@
 import AdvScanner
 import Foundation
 import SensorDecode
+import TestSupport
 import Testing
 
 /// Issue 23's data-loss repros through the real binary: retention anchored on the current time
@@ -10,13 +11,9 @@ import Testing
 struct StoreDataLossTests {
     /// A Minew sensor's readings at `times`, the temperature of each `temperature(i)` centi-°C.
     static func capture(_ path: String, times: [Int64], temperature: (Int) -> Int = { 2000 + $0 % 50 }) throws {
-        let w = try CaptureWriter(path: path)
-        for (i, t) in times.enumerated() {
-            let ad = SyntheticCapture.minewAD(temperature(i), humidity: 50, battery: 90, name: [])
-            try w.write(HCIPacket(type: .event, bytes: SyntheticCapture.event(SyntheticCapture.minew, ad), incoming: true,
-                                  timeMicros: t))
-        }
-        try w.close()
+        try SyntheticCapture.write(path, times.enumerated().map { i, t in
+            (SyntheticCapture.minew, SyntheticCapture.minewAD(temperature(i), humidity: 50, battery: 90, name: []), t)
+        })
     }
 
     /// The temperature Minew's frame carries for `centi` (1/256 °C steps).
@@ -136,18 +133,6 @@ struct StoreDataLossTests {
 
     // MARK: - Item 6
 
-    /// Runs `tool args`, returning its exit status.
-    static func system(_ tool: String, _ args: [String]) -> Int32 {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: tool)
-        p.arguments = args
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        guard (try? p.run()) != nil else { return -1 }
-        p.waitUntilExit()
-        return p.terminationStatus
-    }
-
     /// A 320 KiB tmpfs at `dir/mnt` (a real ENOSPC), or `nil` where mounting is not allowed.
     static func smallFilesystem(_ dir: TempDir) throws -> String? {
         let mnt = dir.file("mnt")
@@ -175,7 +160,7 @@ struct StoreDataLossTests {
         let dir = try TempDir()
         defer { dir.cleanup() }
         guard let mnt = try Self.smallFilesystem(dir) else { return }
-        defer { _ = Self.system("/bin/umount", [mnt]) }
+        defer { _ = system("/bin/umount", [mnt]) }
         let times = Self.readings(24_000)  // 6.7 h of capture time, a retry every 5 s of it before
         try Self.capture(dir.file("day.btsnoop"), times: times)
         let db = mnt + "/d.db"
@@ -184,7 +169,7 @@ struct StoreDataLossTests {
         #expect(full.stderr.contains("full"), "\(full.stderr)")
         let attempts = Self.failedAttempts(full.stderr)
         #expect(attempts.map { (1...6).contains($0) } == true, "\(full.stderr)")
-        #expect(Self.system("/bin/mount", ["-o", "remount,size=64m", mnt]) == 0)
+        #expect(system("/bin/mount", ["-o", "remount,size=64m", mnt]) == 0)
         _ = try replay([dir.file("day.btsnoop"), "--db", db, "--interval", "0"])
         let stored = try rowCount(db)
         #expect(stored == times.count)
@@ -194,7 +179,7 @@ struct StoreDataLossTests {
         let dir = try TempDir()
         defer { dir.cleanup() }
         guard let mnt = try Self.smallFilesystem(dir) else { return }
-        defer { _ = Self.system("/bin/umount", [mnt]) }
+        defer { _ = system("/bin/umount", [mnt]) }
         let times = Self.readings(110_000)  // more than the 100,000 rows the store keeps pending
         try Self.capture(dir.file("long.btsnoop"), times: times)
         let db = mnt + "/d.db"
@@ -202,7 +187,7 @@ struct StoreDataLossTests {
         #expect(full.status == 74, "\(full.stderr)")
         #expect(full.stderr.contains("stopped at packet"), "\(full.stderr)")
         #expect(!full.stderr.contains("dropped"), "\(full.stderr)")
-        #expect(Self.system("/bin/mount", ["-o", "remount,size=64m", mnt]) == 0)
+        #expect(system("/bin/mount", ["-o", "remount,size=64m", mnt]) == 0)
         _ = try replay([dir.file("long.btsnoop"), "--db", db, "--interval", "0"])
         let stored = try rowCount(db)
         #expect(stored == times.count)

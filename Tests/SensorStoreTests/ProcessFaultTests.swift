@@ -5,7 +5,7 @@ import Testing
 
 @testable import SensorStore
 
-/// `store-torture` (Sources/store-torture), built next to this test bundle.
+/// `store-torture` (Sources/TestTools/store-torture), built next to this test bundle.
 private let tortureBinary: String? = {
     let fm = FileManager.default
     var candidates: [String] = []
@@ -145,11 +145,11 @@ private func expectFirstReadingsStored(_ path: String, _ n: Int, sensors: Int) t
         defer { dir.cleanup() }
         let mnt = dir.file("mnt")
         try FileManager.default.createDirectory(atPath: mnt, withIntermediateDirectories: true)
-        guard run("/bin/mount", ["-t", "tmpfs", "-o", "size=320k", "tmpfs", mnt]) == 0 else {
+        guard system("/bin/mount", ["-t", "tmpfs", "-o", "size=320k", "tmpfs", mnt]) == 0 else {
             print("skipped: cannot mount a tmpfs here (needs root); disk-full is covered by max_page_count")
             return
         }
-        defer { _ = run("/bin/umount", [mnt]) }
+        defer { _ = system("/bin/umount", [mnt]) }
         let path = mnt + "/full.db"
         let t = try Torture([
             "write", "--db", path, "--sensors", "5", "--readings", "20000", "--batch-rows", "100", "--batch-seconds",
@@ -165,7 +165,7 @@ private func expectFirstReadingsStored(_ path: String, _ n: Int, sensors: Int) t
             errText += String(decoding: chunk, as: UTF8.self)
         }
         #expect(errText.contains("disk is full"), "\(errText)")
-        #expect(run("/bin/mount", ["-o", "remount,size=64m", mnt]) == 0)
+        #expect(system("/bin/mount", ["-o", "remount,size=64m", mnt]) == 0)
         let out = t.restOfStdout()
         errText += String(decoding: errHandle.readDataToEndOfFile(), as: UTF8.self)
         #expect(t.wait() == 0)
@@ -233,17 +233,6 @@ private func expectFirstReadingsStored(_ path: String, _ n: Int, sensors: Int) t
         #expect(out.last == "done 20000")
         #expect(looks > 5)
     }
-}
-
-private func run(_ tool: String, _ args: [String]) -> Int32 {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: tool)
-    p.arguments = args
-    p.standardOutput = FileHandle.nullDevice
-    p.standardError = FileHandle.nullDevice
-    do { try p.run() } catch { return -1 }
-    p.waitUntilExit()
-    return p.terminationStatus
 }
 
 extension Torture {

@@ -14,17 +14,6 @@ import Testing
 /// mixed into what it reads.
 @Suite(.serialized)
 struct StoreReaderTests {
-    static func sh(_ args: [String]) -> Int32 {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = args
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        guard (try? p.run()) != nil else { return -1 }
-        p.waitUntilExit()
-        return p.terminationStatus
-    }
-
     /// Bind mounts need root with CAP_SYS_ADMIN (this container, the test VM).
     static let canMount: Bool = {
         guard getuid() == 0 else { return false }
@@ -49,14 +38,14 @@ struct StoreReaderTests {
     func aReadOnlyMountIsReadUnlockedAndAWriterThatComesIsNoticed() throws {
         let dir = TempDir(), point = TempDir()
         defer {
-            _ = Self.sh(["umount", point.path])
+            _ = sh(["umount", point.path])
             point.cleanup()
             dir.cleanup()
         }
         let db = dir.file("a.db")
         try write(db, from: 0, count: 30)
-        try #require(Self.sh(["mount", "--bind", dir.path, point.path]) == 0)
-        try #require(Self.sh(["mount", "-o", "remount,bind,ro", point.path]) == 0)
+        try #require(sh(["mount", "--bind", dir.path, point.path]) == 0)
+        try #require(sh(["mount", "-o", "remount,bind,ro", point.path]) == 0)
 
         let reader = try StoreReader(path: point.file("a.db"))
         #expect(try exportAll(reader).rows.count == 30)

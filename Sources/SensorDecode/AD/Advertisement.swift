@@ -95,7 +95,7 @@ extension Advertisement {
     public func manufacturerData(company: UInt16) -> Frame? { fields.manufacturerData(company: company) }
 
     /// Every manufacturer-specific structure, in order, each with its company id.
-    public var manufacturerData: some BidirectionalCollection<ManufacturerData> { fields.manufacturerData }
+    public var manufacturerData: some Collection<ManufacturerData> { fields.manufacturerData }
 
     /// The 16-bit service UUIDs of the UUID lists, in order.
     public var serviceUUID16s: [UInt16] {

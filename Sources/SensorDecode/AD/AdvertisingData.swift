@@ -11,7 +11,9 @@
 ///  - unknown types are kept in `other`, so `--all` can show them.
 ///
 /// Invariant: every `Field.value` lies inside `bytes` (the walk checks each structure's length
-/// against the bytes left before keeping it).
+/// against the bytes left before yielding it). Nothing is kept per structure: the properties
+/// below are read in the one walk of `init`, and `fields` walks the bytes again when asked (an
+/// advertisement has a handful of structures), so parsing one allocates nothing.
 public struct AdvertisingData: Sendable {
     /// The bytes walked; every field is a slice of them.
     public let bytes: ArraySlice<UInt8>
@@ -23,6 +25,7 @@ public struct AdvertisingData: Sendable {
     public private(set) var truncated = false
     /// Structures of a known type whose value had an impossible size; skipped.
     public private(set) var malformedFields = 0
+    private(set) var localNameRange: Range<Int>?
 
     /// One kept structure: its AD type and where its value lies in `bytes` (indices of `bytes`).
     struct Field: Sendable {
@@ -30,9 +33,49 @@ public struct AdvertisingData: Sendable {
         let kind: Kind
         let type: UInt8
         let value: Range<Int>
+
+        /// The kind of a structure kept as a field; `nil` for the types read into the properties
+        /// (flags, names, TX power, appearance) and for a value whose size is impossible for its
+        /// type (a UUID list that is not a whole number of UUIDs, service data shorter than its
+        /// UUID, manufacturer data without a company id).
+        static func kind(type: UInt8, count: Int) -> Kind? {
+            switch type {
+            case ADType.incompleteUUID16, ADType.completeUUID16, ADType.incompleteUUID32, ADType.completeUUID32,
+                ADType.incompleteUUID128, ADType.completeUUID128:
+                count % ADType.uuidSize(listType: type) == 0 ? .uuids : nil
+            case ADType.serviceData16, ADType.serviceData32, ADType.serviceData128:
+                count >= ADType.uuidSize(serviceDataType: type) ? .serviceData : nil
+            case ADType.manufacturerSpecific: count >= 2 ? .manufacturer : nil
+            case ADType.flags, ADType.shortenedLocalName, ADType.completeLocalName, ADType.txPowerLevel,
+                ADType.appearance:
+                nil
+            default: .other
+            }
+        }
     }
-    private(set) var fields: [Field] = []
-    private(set) var localNameRange: Range<Int>?
+
+    /// The whole structures of `bytes[startIndex..<endIndex]` in order, each as its type and
+    /// where its value lies. Invariant (from the walk in `init`): a length byte at every index
+    /// from `startIndex` on, each structure whole and inside `bytes`, the last ending at `endIndex`.
+    struct Structures: Collection {
+        let bytes: ArraySlice<UInt8>
+        let startIndex: Int
+        let endIndex: Int
+        subscript(i: Int) -> (type: UInt8, value: Range<Int>) { (bytes[i + 1], (i + 2)..<(i + 1 + Int(bytes[i]))) }
+        func index(after i: Int) -> Int { i + 1 + Int(bytes[i]) }
+    }
+
+    /// Where the walk stopped: `bytes[..<walkedEnd]` is whole structures (see `Structures`).
+    private var walkedEnd: Int
+    var structures: Structures { Structures(bytes: bytes, startIndex: bytes.startIndex, endIndex: walkedEnd) }
+
+    /// The kept structures of `kind`, in order, each read as `Element` by `make` (walked again on
+    /// each use: no list is built).
+    func fields<Element>(_ kind: Field.Kind, _ make: @escaping @Sendable (ArraySlice<UInt8>, Field) -> Element)
+        -> ADFieldList<Element>
+    {
+        ADFieldList(structures: structures, kind: kind, make: make)
+    }
 
     /// The most bytes walked: positions past it are not read (advertising data is at most 1,650
     /// bytes, Core spec), and a longer buffer is called truncated there.
@@ -45,9 +88,9 @@ public struct AdvertisingData: Sendable {
     /// `malformedFields`. Fields are slices of `bytes` (no copies).
     public init(parsing bytes: ArraySlice<UInt8>) {
         self.bytes = bytes
+        walkedEnd = bytes.startIndex
         let end = bytes.startIndex + min(bytes.count, Self.maxWalked)
         if bytes.count > Self.maxWalked { truncated = true }
-        fields.reserveCapacity(bytes.count / 3 + 1)  // a structure is at least 2 bytes, most are 3 or more
         var i = bytes.startIndex
         while i < end {
             let length = Int(bytes[i])
@@ -59,6 +102,7 @@ public struct AdvertisingData: Sendable {
             interpret(type: bytes[i + 1], value: (i + 2)..<(i + 1 + length))
             i += 1 + length
         }
+        walkedEnd = i
     }
 
     private mutating func interpret(type: UInt8, value: Range<Int>) {
@@ -67,11 +111,6 @@ public struct AdvertisingData: Sendable {
         case ADType.flags:
             guard count >= 1 else { malformedFields += 1; return }
             flags = bytes[value.lowerBound]
-        case ADType.incompleteUUID16, ADType.completeUUID16, ADType.incompleteUUID32, ADType.completeUUID32,
-            ADType.incompleteUUID128, ADType.completeUUID128:
-            // A UUID list must be a whole number of UUIDs; otherwise none of it is read.
-            guard count % ADType.uuidSize(listType: type) == 0 else { malformedFields += 1; return }
-            fields.append(Field(kind: .uuids, type: type, value: value))
         case ADType.shortenedLocalName, ADType.completeLocalName:
             // A complete name wins over a shortened one, whichever comes first.
             if localNameRange == nil || type == ADType.completeLocalName {
@@ -84,14 +123,8 @@ public struct AdvertisingData: Sendable {
         case ADType.appearance:
             guard count == 2 else { malformedFields += 1; return }
             appearance = UInt16(bytes[value.lowerBound]) | UInt16(bytes[value.lowerBound + 1]) << 8
-        case ADType.serviceData16, ADType.serviceData32, ADType.serviceData128:
-            guard count >= ADType.uuidSize(serviceDataType: type) else { malformedFields += 1; return }
-            fields.append(Field(kind: .serviceData, type: type, value: value))
-        case ADType.manufacturerSpecific:
-            guard count >= 2 else { malformedFields += 1; return }
-            fields.append(Field(kind: .manufacturer, type: type, value: value))
         default:
-            fields.append(Field(kind: .other, type: type, value: value))
+            if Field.kind(type: type, count: count) == nil { malformedFields += 1 }
         }
     }
 
@@ -104,7 +137,7 @@ public struct AdvertisingData: Sendable {
     /// Service UUIDs from the complete and incomplete lists of all three sizes, in order.
     public var serviceUUIDs: [ServiceUUID] {
         var out: [ServiceUUID] = []
-        for f in fields where f.kind == .uuids {
+        for f in fields(.uuids, { _, f in f }) {
             let size = ADType.uuidSize(listType: f.type)
             for start in stride(from: f.value.lowerBound, to: f.value.upperBound, by: size) {
                 out.append(ServiceUUID(littleEndian: bytes[start..<(start + size)]))
@@ -114,44 +147,79 @@ public struct AdvertisingData: Sendable {
     }
 
     /// Service data of all three UUID sizes, in order (made as read).
-    public var serviceData: some BidirectionalCollection<ServiceData> {
-        fields.lazy.filter { $0.kind == .serviceData }.map { f in
-            let size = ADType.uuidSize(serviceDataType: f.type)
-            let split = f.value.lowerBound + size
+    public var serviceData: some Collection<ServiceData> {
+        fields(.serviceData) { bytes, f in
+            let split = f.value.lowerBound + ADType.uuidSize(serviceDataType: f.type)
             return ServiceData(
                 uuid: ServiceUUID(littleEndian: bytes[f.value.lowerBound..<split]), data: bytes[split..<f.value.upperBound])
         }
     }
 
     /// Manufacturer-specific data, in order (made as read).
-    public var manufacturerData: some BidirectionalCollection<ManufacturerData> {
-        // The walk kept only values of at least two bytes.
-        fields.lazy.filter { $0.kind == .manufacturer }.map { ManufacturerData(checked: self.bytes[$0.value]) }
+    public var manufacturerData: some Collection<ManufacturerData> {
+        // The walk keeps only values of at least two bytes.
+        fields(.manufacturer) { bytes, f in ManufacturerData(checked: bytes[f.value]) }
     }
 
     /// Structures of types not interpreted above: (type, value).
     public var other: [(type: UInt8, value: ArraySlice<UInt8>)] {
-        fields.filter { $0.kind == .other }.map { ($0.type, bytes[$0.value]) }
+        fields(.other) { bytes, f in (f.type, bytes[f.value]) }.map { $0 }
     }
 
     /// The value of the first 16-bit service data structure for `uuid16`, after the UUID.
-    public func serviceData(uuid16: UInt16) -> Frame? {
-        for f in fields where f.kind == .serviceData && f.type == ADType.serviceData16 && key(f) == uuid16 {
-            return Frame(bytes[(f.value.lowerBound + 2)..<f.value.upperBound])
+    public func serviceData(uuid16: UInt16) -> Frame? { value(of: .serviceData, type: ADType.serviceData16, key: uuid16) }
+
+    /// The value of the first manufacturer-specific structure with this company id, after the id.
+    public func manufacturerData(company: UInt16) -> Frame? {
+        value(of: .manufacturer, type: ADType.manufacturerSpecific, key: company)
+    }
+
+    /// The value after the key of the first structure of `type` whose first two bytes, little-endian,
+    /// are `key`.
+    private func value(of kind: Field.Kind, type: UInt8, key: UInt16) -> Frame? {
+        var i = structures.startIndex
+        while i < walkedEnd {
+            let s = structures[i]
+            if s.type == type, Field.kind(type: type, count: s.value.count) == kind, self.key(s.value) == key {
+                return Frame(bytes[(s.value.lowerBound + 2)..<s.value.upperBound])
+            }
+            i = structures.index(after: i)
         }
         return nil
     }
 
-    /// The first two bytes of a field's value, little-endian: a 16-bit service UUID or a company
-    /// id (the walk keeps such fields only with at least two bytes).
-    func key(_ f: Field) -> UInt16 { UInt16(bytes[f.value.lowerBound]) | UInt16(bytes[f.value.lowerBound + 1]) << 8 }
+    /// The first two bytes of a value, little-endian: a 16-bit service UUID or a company id (the
+    /// walk keeps such fields only with at least two bytes).
+    func key(_ value: Range<Int>) -> UInt16 { UInt16(bytes[value.lowerBound]) | UInt16(bytes[value.lowerBound + 1]) << 8 }
+}
 
-    /// The value of the first manufacturer-specific structure with this company id, after the id.
-    public func manufacturerData(company: UInt16) -> Frame? {
-        for f in fields where f.kind == .manufacturer && key(f) == company {
-            return Frame(bytes[(f.value.lowerBound + 2)..<f.value.upperBound])
-        }
-        return nil
+/// The kept structures of one kind in an advertisement's AD bytes, in order, each made into an
+/// `Element` as it is read: a collection over the bytes themselves, so reading one allocates
+/// nothing.
+public struct ADFieldList<Element>: Collection {
+    let structures: AdvertisingData.Structures
+    let kind: AdvertisingData.Field.Kind
+    let make: @Sendable (ArraySlice<UInt8>, AdvertisingData.Field) -> Element
+
+    /// Positions of the structures, in `AdvertisingData.bytes`.
+    public typealias Index = Int
+
+    public var startIndex: Int { firstKept(from: structures.startIndex) }
+    public var endIndex: Int { structures.endIndex }
+    public func index(after i: Int) -> Int { firstKept(from: structures.index(after: i)) }
+    public subscript(i: Int) -> Element { make(structures.bytes, field(at: i)!) }
+
+    /// The structure at `i` as a field, if it is one of `kind`.
+    private func field(at i: Int) -> AdvertisingData.Field? {
+        let s = structures[i]
+        guard AdvertisingData.Field.kind(type: s.type, count: s.value.count) == kind else { return nil }
+        return AdvertisingData.Field(kind: kind, type: s.type, value: s.value)
+    }
+
+    private func firstKept(from start: Int) -> Int {
+        var i = start
+        while i < structures.endIndex, field(at: i) == nil { i = structures.index(after: i) }
+        return i
     }
 }
 

@@ -56,14 +56,19 @@ public enum Hex {
     /// Bytes as a UUID's text: lower-case hex with a dash before bytes 4, 6, 8 and 10 (8-4-4-4-12
     /// for 16 bytes).
     public static func uuidText<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
+        String(decoding: uuidUTF8(bytes, extra: 0), as: UTF8.self)
+    }
+
+    /// `uuidText` as UTF-8, with room for `extra` more bytes (a text that goes on).
+    static func uuidUTF8<C: Collection>(_ bytes: C, extra: Int) -> [UInt8] where C.Element == UInt8 {
         var text: [UInt8] = []
-        text.reserveCapacity(2 * bytes.count + 4)
+        text.reserveCapacity(2 * bytes.count + 4 + extra)
         for (k, b) in bytes.enumerated() {
             if k == 4 || k == 6 || k == 8 || k == 10 { text.append(UInt8(ascii: "-")) }
             text.append(digit(b >> 4))
             text.append(digit(b & 0x0F))
         }
-        return String(decoding: text, as: UTF8.self)
+        return text
     }
 
     /// A number in lower-case hex with at least `digits` digits (`hex(0x0f)` is "0f").

@@ -32,7 +32,22 @@ public struct IBeaconDecoder: SensorDecoder {
             return .malformed("iBeacon of \(d.count) bytes, expected 23")
         }
         // An identity, not a measurement: the reading has none, and its frame kind is the identity.
-        let identity = Hex.uuidText(uuid.bytes) + "/\(major)/\(minor)"
-        return .reading(ad.reading(decoder: id, model: "iBeacon", frameKind: identity))
+        return .reading(ad.reading(decoder: id, model: "iBeacon", frameKind: Self.identity(uuid, major, minor)))
+    }
+
+    /// `uuid/major/minor`: the UUID as text (8-4-4-4-12), the numbers in decimal, written in one
+    /// buffer (every iBeacon advertisement makes one).
+    static func identity(_ uuid: Frame, _ major: UInt16, _ minor: UInt16) -> String {
+        var text = Hex.uuidUTF8(uuid.bytes, extra: 12)
+        text.append(UInt8(ascii: "/"))
+        appendDecimal(major, to: &text)
+        text.append(UInt8(ascii: "/"))
+        appendDecimal(minor, to: &text)
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    private static func appendDecimal(_ n: UInt16, to text: inout [UInt8]) {
+        if n >= 10 { appendDecimal(n / 10, to: &text) }
+        text.append(UInt8(ascii: "0") + UInt8(n % 10))
     }
 }

@@ -39,10 +39,13 @@ public struct Quantity: Hashable, Sendable, Comparable, CustomStringConvertible 
     public static let light = Quantity("light", integer: true)
     public static let txPowerDBm = Quantity("tx_power_dbm", integer: true)
 
-    /// `temperature_probe_N_c` for multi-probe thermometers (N from 1).
+    /// `temperature_probe_N_c` for multi-probe thermometers (N from 1). The keys of probes 1–8
+    /// are made once: a key this long is a heap string, and grill thermometers send a probe
+    /// frame every second.
     public static func temperatureProbeC(_ n: Int) -> Quantity {
-        Quantity("temperature_probe_\(n)_c")
+        probeTemperatures.indices.contains(n - 1) ? probeTemperatures[n - 1] : Quantity("temperature_probe_\(n)_c")
     }
+    private static let probeTemperatures = (1...8).map { Quantity("temperature_probe_\($0)_c") }
 }
 
 /// The rest of the vocabulary, mostly from BTHome's object list (also MiBeacon, Qingping,

@@ -7,25 +7,34 @@
 /// positions of the decoders that registered it.
 public struct Registry: Sendable {
     public let decoders: [any SensorDecoder]
-    private var byServiceData: [UInt16: [Int]] = [:]
-    private var byCompany: [UInt16: [Int]] = [:]
-    private var byManufacturerLength: [Int: [Int]] = [:]
+    private var byServiceData = KeyTable<UInt16>()
+    private var byCompany = KeyTable<UInt16>()
+    private var byManufacturerLength = KeyTable<Int>()
+    /// Both lists of a manufacturer structure, merged ahead of time, for every company and length
+    /// that both have decoders (`company << 16 | length`): one such structure reaches its decoders
+    /// without a merge per advertisement.
+    private var byCompanyAndLength = KeyTable<UInt32>()
     private var byLocalName: [[UInt8]: [Int]] = [:]
     /// The lengths of the names in `byLocalName`: a name of another length is not looked up.
-    private var localNameLengths: Set<Int> = []
+    private var localNameLengths = KeyTable<Int>()
 
     public init(_ decoders: [any SensorDecoder]) {
         self.decoders = decoders
         for (i, d) in decoders.enumerated() {
             for s in Set(d.selectors) {
                 switch s {
-                case .serviceData(let uuid): byServiceData[uuid, default: []].append(i)
-                case .manufacturer(let company): byCompany[company, default: []].append(i)
-                case .manufacturerLength(let n): byManufacturerLength[n, default: []].append(i)
+                case .serviceData(let uuid): byServiceData.add(i, for: uuid)
+                case .manufacturer(let company): byCompany.add(i, for: company)
+                case .manufacturerLength(let n): byManufacturerLength.add(i, for: n)
                 case .localName(let name):
                     byLocalName[Array(name.utf8), default: []].append(i)
-                    localNameLengths.insert(name.utf8.count)
+                    localNameLengths.add(i, for: name.utf8.count)
                 }
+            }
+        }
+        for (company, companyList) in byCompany.entries {
+            for (length, lengthList) in byManufacturerLength.entries where length <= 0xFFFF {
+                byCompanyAndLength.set(Self.merge(companyList, lengthList), for: UInt32(company) << 16 | UInt32(length))
             }
         }
     }
@@ -109,37 +118,56 @@ public struct Registry: Sendable {
 
     /// The positions of the decoders `ad` selects, each once, in list order.
     public func candidates(for ad: Advertisement) -> [Int] {
-        let fields = ad.fields
         var found: [Int] = []
-        /// Adds the decoders `list` names (the first list as it is, without a copy).
-        func add(_ list: [Int]?) {
-            guard let list else { return }
-            if found.isEmpty { found = list } else { found += list }
-        }
-        for f in fields.fields {
-            switch f.kind {
-            case .serviceData where f.type == ADType.serviceData16:
-                add(byServiceData[fields.key(f)])
+        for (type, value) in ad.fields.structures {
+            switch AdvertisingData.Field.kind(type: type, count: value.count) {
+            case .serviceData where type == ADType.serviceData16:
+                Self.add(byServiceData[ad.fields.key(value)], to: &found)
             case .manufacturer:
-                add(byCompany[fields.key(f)])
-                add(byManufacturerLength[f.value.count])
+                let company = ad.fields.key(value)
+                if value.count <= 0xFFFF, let both = byCompanyAndLength[UInt32(company) << 16 | UInt32(value.count)] {
+                    Self.add(both, to: &found)
+                } else {
+                    Self.add(byCompany[company], to: &found)
+                    Self.add(byManufacturerLength[value.count], to: &found)
+                }
             default:
                 break
             }
         }
-        if let name = fields.localNameRange, localNameLengths.contains(name.count) {
-            add(byLocalName[Array(fields.bytes[name])])
+        if let name = ad.fields.localNameRange, localNameLengths[name.count] != nil {
+            Self.add(byLocalName[Array(ad.fields.bytes[name])], to: &found)
         }
-        guard found.count > 1 else { return found }
-        // Each once, in list order.
-        found.sort()
-        var kept = 1
-        for k in 1..<found.count where found[k] != found[kept - 1] {
-            found[kept] = found[k]
-            kept += 1
-        }
-        found.removeLast(found.count - kept)
         return found
+    }
+
+    /// Adds the decoders `list` names to `found`: the first list as it is (no copy), a later one
+    /// merged in.
+    private static func add(_ list: [Int]?, to found: inout [Int]) {
+        guard let list else { return }
+        found = found.isEmpty ? list : merge(found, list)
+    }
+
+    /// Two lists of positions, each ascending without repeats (as every table list is), as one.
+    static func merge(_ a: [Int], _ b: [Int]) -> [Int] {
+        if a == b { return a }  // the same key twice (two structures of one company)
+        var out: [Int] = []
+        out.reserveCapacity(a.count + b.count)
+        var i = 0
+        var j = 0
+        while i < a.count, j < b.count {
+            if a[i] <= b[j] {
+                if a[i] == b[j] { j += 1 }
+                out.append(a[i])
+                i += 1
+            } else {
+                out.append(b[j])
+                j += 1
+            }
+        }
+        out += a[i...]
+        out += b[j...]
+        return out
     }
 
     /// Decodes one advertisement with every decoder it selects, counting each outcome in
@@ -159,7 +187,7 @@ public struct Registry: Sendable {
         for i in candidates(for: ad) {
             let outcome = decoders[i].decode(ad)
             observe(i, outcome)
-            switch outcome {
+            switch consume outcome {
             case .readings(let readings):
                 if result.readings.isEmpty { result.readings = readings } else { result.readings += readings }
             case .notMine: break
@@ -219,5 +247,53 @@ public struct DecoderStatistics: Sendable, Equatable {
 
     public static func == (a: DecoderStatistics, b: DecoderStatistics) -> Bool {
         a.byDecoder.elementsEqual(b.byDecoder) { $0.id == $1.id && $0.counts == $1.counts }
+    }
+}
+
+/// The positions of the decoders that registered each key, in list order: keys kept sorted and
+/// found by bisection (a few comparisons where a dictionary would hash the key).
+struct KeyTable<Key: Comparable & Sendable>: Sendable {
+    private var keys: [Key] = []
+    private var positions: [[Int]] = []
+
+    /// Every key with its positions, keys ascending.
+    var entries: Zip2Sequence<[Key], [[Int]]> { zip(keys, positions) }
+
+    /// Where `key` is or would go in `keys`.
+    private func slot(_ key: Key) -> Int {
+        var low = 0
+        var high = keys.count
+        while low < high {
+            let mid = (low + high) / 2
+            if keys[mid] < key { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+
+    /// Registers decoder `position` for `key`; positions come in ascending order.
+    mutating func add(_ position: Int, for key: Key) {
+        let i = slot(key)
+        if i < keys.count, keys[i] == key {
+            positions[i].append(position)
+        } else {
+            keys.insert(key, at: i)
+            positions.insert([position], at: i)
+        }
+    }
+
+    /// Makes `list` the positions of `key`.
+    mutating func set(_ list: [Int], for key: Key) {
+        let i = slot(key)
+        if i < keys.count, keys[i] == key {
+            positions[i] = list
+        } else {
+            keys.insert(key, at: i)
+            positions.insert(list, at: i)
+        }
+    }
+
+    subscript(key: Key) -> [Int]? {
+        let i = slot(key)
+        return i < keys.count && keys[i] == key ? positions[i] : nil
     }
 }
