@@ -2,6 +2,7 @@ import AdvScanner
 import Foundation
 import SensorDecode
 import Testing
+import TestSupport
 
 @testable import blesensor_log
 
@@ -215,6 +216,47 @@ struct UnknownDevicesCLITests {
         #expect(all.count == 3)
         #expect(all.first == two[0])
         #expect(Set(all).count == 3)
+    }
+
+    /// The same advertisements live, from a scripted controller on loopback.
+    static func controller() throws -> ScriptedH4Controller {
+        var packets: [[UInt8]] = []
+        func add(_ address: BDAddress, _ ad: [UInt8]) {
+            packets.append(ScriptedH4Controller.legacyReport(address: address.littleEndianBytes, data: ad, rssi: -66))
+        }
+        for k in 0..<20 { add(UnknownAds.tag, UnknownAds.manufacturer([UInt8(k), 0x20, 0x00, 0x41])) }
+        for k in 0..<5 {
+            add(UnknownAds.beacon, UnknownAds.serviceData([UInt8(k), 0x01], name: hostileName))
+            add(SyntheticCapture.minew, SyntheticCapture.minewAD(2000 + k, humidity: 50, battery: 90, name: Array("S1".utf8)))
+        }
+        for k in 0..<2 { add(UnknownAds.tag, UnknownAds.manufacturer([UInt8(k), 0x20, 0x00, 0x41, 0x07])) }
+        return try ScriptedH4Controller(afterScanEnable: packets)
+    }
+
+    @Test func scanUnknownPrintsEachDeviceAndShapeOnceLive() throws {
+        let controller = try Self.controller()
+        let out = try CLI.run(["scan", "--unknown", "--hci", "tcp:127.0.0.1:\(controller.port)", "--duration", "2s"])
+        #expect(out.status == 0, "\(out.stderr)")
+        try #require(out.lines.count == 3, "\(out.stdout)")
+        #expect(out.lines[0].hasPrefix("C0:FF:EE:00:00:01 020106 07ff341200200041 # rssi -66 dBm, first heard "), "\(out.lines[0])")
+        #expect(out.lines[1].hasPrefix("C0:FF:EE:00:00:02 0516cdab0001 05096e0a2223 # rssi -66 dBm, name"), "\(out.lines[1])")
+        #expect(out.lines[2].hasPrefix("C0:FF:EE:00:00:01 020106 08ff34120020004107 #"), "\(out.lines[2])")
+        let decoded = try CLI.run(["decode"], stdin: out.stdout)
+        #expect(decoded.status == 0 && decoded.stdout.isEmpty, "\(decoded.stdout)\(decoded.stderr)")
+    }
+
+    @Test func runKeepsAtMostNAndStillStoresWhatIsDecoded() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let controller = try Self.controller()
+        let db = dir.file("r.db")
+        let out = try CLI.run(["run", "--hci", "tcp:127.0.0.1:\(controller.port)", "--db", db, "--interval", "0",
+                               "--duration", "2s", "--keep-unknown", "2"])
+        #expect(out.status == 0, "\(out.stderr)")
+        let kept = try Self.lines(db + ".unknown").dropLast()
+        #expect(kept.map { $0.prefix(17) } == ["C0:FF:EE:00:00:01", "C0:FF:EE:00:00:02"], "\(kept)")
+        let export = try CLI.run(["export", "--jsonl", "--db", db])
+        #expect(Set(CLI.jsonObjects(export).compactMap { $0["address"] as? String }) == [SyntheticCapture.minew.description])
     }
 
     @Test(arguments: [["10001"], ["-1"], ["ten"], ["1e3"]])
