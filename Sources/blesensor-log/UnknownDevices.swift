@@ -156,7 +156,7 @@ struct UnknownDevicesFile {
         return UnknownDevicesFile(path: args.value("unknown-file") ?? databasePath + ".unknown", capacity: n)
     }
 
-    private init(path: String, capacity: Int) {
+    init(path: String, capacity: Int) {
         self.path = path
         devices = UnknownDevices(capacity: capacity)
     }

@@ -128,6 +128,32 @@ struct PayloadShapeTests {
     }
 }
 
+/// The file's timing, on a given clock: written at start, then when something was added and 5 s
+/// have passed since the last write, and at the end.
+struct UnknownDevicesFileTests {
+    @Test func writesAtStartThenAtMostEveryFiveSecondsAndAtTheEnd() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let path = dir.file("u")
+        func lines() throws -> Int { try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").count }
+        var file = UnknownDevicesFile(path: path, capacity: 10)
+        try file.start()
+        #expect(try lines() == 0)
+        let log = EventLog(verbose: false)
+        file.record(UnknownAds.ad(UnknownAds.tag, UnknownAds.manufacturer([1])))
+        file.tick(now: 100, log: log)
+        #expect(try lines() == 1)
+        file.record(UnknownAds.ad(UnknownAds.beacon, UnknownAds.manufacturer([1])))
+        file.tick(now: 104.9, log: log)
+        #expect(try lines() == 1)
+        file.tick(now: 105, log: log)
+        #expect(try lines() == 2)
+        file.record(UnknownAds.ad(UnknownAds.flagsOnly, UnknownAds.manufacturer([1])))
+        try file.close()
+        #expect(try lines() == 3)
+    }
+}
+
 /// `replay --keep-unknown`, `run --keep-unknown` and `scan --unknown` through the real binary.
 @Suite(.enabled(if: CLI.isBuilt, "blesensor-log is not built next to the tests: run `swift build` first"))
 struct UnknownDevicesCLITests {
