@@ -14,7 +14,8 @@
 /// | 8      | 1    | battery %                                                 |
 /// | 9      | 7    | unknown                                                   |
 ///
-/// Integrity check: none. Sanity: humidity > 100 % or battery > 100 % is `malformed`; an
+/// Integrity check: none. Sanity: humidity > 100 % or battery > 100 % is `malformed`, and so is
+/// a temperature beyond ±200 °C (inkbird-ble's ceiling for its advertisement parsers); an
 /// all-0xFF frame is `malformed`. Humidity is reported only for models known to measure it (by
 /// name, or device kind 0x08/0x12/0x07 when there is no name).
 ///
@@ -51,8 +52,10 @@ public struct InkbirdITHDecoder: SensorDecoder {
             (model, hasHumidity) = ("Inkbird 0x" + Hex.number(kind), false)
         }
         guard battery <= 100 else { return .malformed("battery \(battery) % out of range") }
+        let celsius = Double(t) / 10
+        guard abs(celsius) <= 200 else { return .malformed("temperature \(celsius) °C out of range") }
         var r = ad.reading(decoder: id, model: model)
-        r.add(.temperatureC, Double(t) / 10)
+        r.add(.temperatureC, celsius)
         if hasHumidity {
             let humidity = Double(h) / 10
             guard humidity <= 100 else { return .malformed("humidity \(humidity) % out of range") }
