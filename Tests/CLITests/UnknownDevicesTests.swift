@@ -261,7 +261,7 @@ struct UnknownDevicesCLITests {
 
     @Test func scanUnknownPrintsEachDeviceAndShapeOnceLive() throws {
         let controller = try Self.controller()
-        let out = try CLI.run(["scan", "--unknown", "--hci", "tcp:127.0.0.1:\(controller.port)", "--duration", "2s"])
+        let out = try CLI.run(["scan", "--unknown", "--hci", "tcp:127.0.0.1:\(controller.port)", "--duration", "3s"])
         #expect(out.status == 0, "\(out.stderr)")
         try #require(out.lines.count == 3, "\(out.stdout)")
         #expect(out.lines[0].hasPrefix("C0:FF:EE:00:00:01 020106 07ff341200200041 # rssi -66 dBm, first heard "), "\(out.lines[0])")
@@ -277,7 +277,7 @@ struct UnknownDevicesCLITests {
         let controller = try Self.controller()
         let db = dir.file("r.db")
         let out = try CLI.run(["run", "--hci", "tcp:127.0.0.1:\(controller.port)", "--db", db, "--interval", "0",
-                               "--duration", "2s", "--keep-unknown", "2"])
+                               "--duration", "3s", "--keep-unknown", "2"])
         #expect(out.status == 0, "\(out.stderr)")
         let kept = try Self.lines(db + ".unknown").dropLast()
         #expect(kept.map { $0.prefix(17) } == ["C0:FF:EE:00:00:01", "C0:FF:EE:00:00:02"], "\(kept)")
