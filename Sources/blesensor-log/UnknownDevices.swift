@@ -90,9 +90,13 @@ struct UnknownDevices {
 
     /// Keeps a line read back from a file (a previous run's): its shape counts as known, its text
     /// is kept as it was. Returns false, keeping nothing, when it is not an `ADDRESS HEX` line of
-    /// an advertisement with a payload, or its shape is already kept, or the set is full.
+    /// an advertisement with a payload, or holds a control character (`line` never writes one, so
+    /// the text is not ours and is not echoed into the file), or its shape is already kept, or the
+    /// set is full.
     mutating func restore(_ text: Substring) -> Bool {
         guard lines.count < capacity else { return false }
+        let isControl: (Unicode.Scalar) -> Bool = { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }
+        guard !text.trimmingWhitespace().unicodeScalars.contains(where: isControl) else { return false }
         let hex = text.prefix { $0 != "#" }
         var assembler = ReportAssembler()
         guard case .success(let ads) = DecodeCommand.parseLine(hex.trimmingWhitespace(), assembler: &assembler),

@@ -122,6 +122,8 @@ struct PayloadShapeTests {
         #expect(!flagsOnly)
         let garbage = kept.restore("not a line")
         #expect(!garbage)
+        let escaping = kept.restore("C0:FF:EE:00:00:09 020106 07ff341201020304 # \u{1B}[2J")  // not written by us
+        #expect(!escaping)
         let repeated = kept.restore(Substring(UnknownDevices.line(ad)))  // a repeat
         #expect(!repeated)
         #expect(kept.lines.count == 1)
