@@ -15,6 +15,8 @@ struct Pipeline {
     /// (address, decoder) pairs already reported; bounded so a noisy radio cannot grow it.
     private var reported: Set<String> = []
     private static let maxReported = 1024
+    /// `--keep-unknown`: where advertisements that no decoder decoded are kept, if asked.
+    var unknown: UnknownDevicesFile?
 
     init(registry: Registry, only: Set<BDAddress> = []) {
         self.registry = registry
@@ -31,8 +33,10 @@ struct Pipeline {
         advertisements += 1
         let address = header.address
         if !only.isEmpty, !only.contains(address) { return }
-        let result = registry.decode(Advertisement(header: header, data: bytes), counting: &statistics)
+        let ad = Advertisement(header: header, data: bytes)
+        let result = registry.decode(ad, counting: &statistics)
         readings += result.readings.count
+        if result.readings.isEmpty { unknown?.record(ad) }
         for m in result.malformed {
             malformed += 1
             let key = "\(address) \(m.decoder)"

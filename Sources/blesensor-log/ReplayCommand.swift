@@ -16,12 +16,14 @@ enum ReplayCommand {
             StoreAccess.dbOption,
             .flag("jsonl", help: "Print the readings as JSON lines instead of storing them."),
             StoreOptions.interval, StoreOptions.keep, StoreOptions.only, NewSensorsOption.spec,
+        ] + UnknownDevicesFile.options + [
             .flag("verbose", short: "v", help: "Log every reading on standard error."),
         ],
         discussion: """
             EXIT STATUS: 0; 64 bad option; 65 the capture is truncated or corrupt (what came before the
             damage is still stored) or the database is not ours; 66 the capture cannot be opened; 74 the
-            database refused writes (disk full): what was committed stays, and replaying again adds the rest.
+            database refused writes (disk full): what was committed stays, and replaying again adds the rest;
+            74 also when the --keep-unknown file (written at the end) could not be written.
             """)
 
     static let subcommand = Subcommand(spec: spec, run: run)
@@ -37,6 +39,7 @@ enum ReplayCommand {
         storeConfig.pendingOverflow = .refuseReadings
         try NewSensorsOption.apply(args, to: &storeConfig)
         let only = try StoreOptions.onlyAddresses(args)
+        var unknown = try UnknownDevicesFile.parse(args, databasePath: StoreAccess.databasePath(args))
 
         let source: any HCIPacketSource
         // A capture's errors name the file themselves (CaptureReader, CaptureInput).
@@ -46,7 +49,9 @@ enum ReplayCommand {
         }
         let dbPath = StoreAccess.databasePath(args)
         let keys = try KeyFile(databasePath: dbPath).load()
+        try unknown?.start()
         var pipeline = Pipeline(registry: Registry.standard(keys: keys), only: only)
+        pipeline.unknown = unknown
         var extractor = AdvertisementExtractor()
 
         let out = args.has("jsonl") ? OutputWriter(fd: 1) : nil
@@ -127,6 +132,10 @@ enum ReplayCommand {
                 log.error("\(store.pendingRows) rows could not be committed: \(error)")
                 status = ExitCode.ioError
             }
+        }
+        do throws(CLIError) { try pipeline.unknown?.close() } catch {
+            log.error("\(error)")
+            status = ExitCode.ioError
         }
         if extractor.malformedEvents > 0 {
             log.warning("\(path): \(extractor.malformedEvents) malformed HCI events skipped (first: \(extractor.firstMalformed!))")

@@ -16,6 +16,7 @@ enum RunCommand {
         abstract: "Log sensor readings to the database until stopped.",
         options: ScanOptions.specs + [
             StoreAccess.dbOption, StoreOptions.interval, StoreOptions.keep, StoreOptions.only, NewSensorsOption.spec,
+        ] + UnknownDevicesFile.options + [
             .value("duration", "D", help: "Stop after D (e.g. 10m, 24h); default: run until SIGTERM/SIGINT."),
             .value("capture", "FILE", help: "Also write every HCI packet to FILE (btsnoop, opens in Wireshark and btmon)."),
             .flag("verbose", short: "v", help: "Log every reading and the scanner's commands on standard error."),
@@ -27,7 +28,7 @@ enum RunCommand {
             SD card), so a crash loses at most the last 10 minutes and the open downsampling interval.
             EXIT STATUS: 0 after SIGTERM/SIGINT or --duration; 64 bad option; 65 the database is not
             ours or damaged (left untouched); 69 adapter unavailable; 73 cannot create the database;
-            74 the pending readings could not be committed at exit.
+            74 the pending readings (or the --keep-unknown file) could not be written at exit.
             """)
 
     static let subcommand = Subcommand(spec: spec, run: run)
@@ -42,6 +43,8 @@ enum RunCommand {
         let duration = try ScanOptions.duration(args)
         let dbPath = StoreAccess.databasePath(args)
         let keys = try KeyFile(databasePath: dbPath).load()
+        var unknown = try UnknownDevicesFile.parse(args, databasePath: dbPath)
+        try unknown?.start()
 
         let store = try StoreAccess.openWriter(path: dbPath, configuration: storeConfig, log: { log.warning($0) })
         let scanLog = ScanLog { level, line in
@@ -63,6 +66,7 @@ enum RunCommand {
         var clockTrust = ClockTrust(
             clock: SystemClock(), configuration: .init(settleSeconds: storeConfig.clockSettleSeconds),
             log: { log.warning($0) })
+        pipeline.unknown = unknown
         let interval = storeConfig.downsample.intervalSeconds
         scanner.startupNote = "logging to \(dbPath), interval \(interval == 0 ? "off (every advertisement)" : "\(interval) s")"
             + (storeConfig.retentionSeconds.map { ", keeping \($0 / 86400) d" } ?? "")
@@ -83,6 +87,7 @@ enum RunCommand {
                     store.tick(now: now, wallMicros: Timestamp.nowMicros())
                     clockTrust.tick { r, flagged in store.add(r, now: now, unsynchronised: flagged) }
                     capture?.tick(now: now)
+                    pipeline.unknown?.tick(now: now, log: log)
                     if let duration, now - started >= duration { stop.request() }
                 })
         } catch {
@@ -100,6 +105,10 @@ enum RunCommand {
             try store.close(now: Timestamp.monotonicSeconds())
         } catch {
             log.error("stopping: \(store.pendingRows) rows could not be committed: \(error)")
+            return ExitCode.ioError
+        }
+        do throws(CLIError) { try pipeline.unknown?.close() } catch {
+            log.error("stopping: \(error)")
             return ExitCode.ioError
         }
         let st = store.statistics

@@ -14,6 +14,7 @@ enum ScanCommand {
         options: ScanOptions.specs + [
             .flag("json", help: "JSON lines, one per reading (the default when stdout is not a terminal)."),
             .flag("all", short: "a", help: "Also print advertisements nothing decodes (JSON only)."),
+            .flag("unknown", help: "Print only advertisements nothing decodes, once per device and payload shape, as `decode` input."),
             .value("duration", "D", help: "Stop after D (e.g. 25, 90s, 5m)."),
             .value("capture", "FILE", help: "Also write every HCI packet to FILE (btsnoop, opens in Wireshark and btmon)."),
             .flag("verbose", short: "v", help: "Log HCI commands and recoveries in detail on standard error."),
@@ -36,6 +37,7 @@ enum ScanCommand {
         }
         let json = args.has("json") || isatty(1) == 0
         let includeAll = args.has("all")
+        var unknown = try UnknownDevices.scanOption(args)
 
         let scanner = try ScanOptions.makeScanner(spec, config, log: log)
         let capture = try CaptureOption.open(args.value("capture"), scanner: scanner, log: EventLog(verbose: verbose))
@@ -54,7 +56,9 @@ enum ScanCommand {
                 onAdvertisement: { header, bytes in
                     let ad = Advertisement(header: header, data: bytes)
                     let result = registry.decode(ad, counting: &statistics)
-                    if json {
+                    if unknown != nil {
+                        if result.readings.isEmpty, let line = unknown!.record(ad) { out.write(line + "\n") }
+                    } else if json {
                         for r in result.readings { out.write(JSON.reading(r, includeTime: true) + "\n") }
                         if result.readings.isEmpty, includeAll {
                             out.write(JSON.undecoded(ad, ad.fields, includeTime: true) + "\n")
@@ -67,7 +71,7 @@ enum ScanCommand {
                     }
                 },
                 onTick: { now in
-                    if json {
+                    if json || unknown != nil {
                         out.flush()
                     } else {
                         out.write(table.render(now: now))
@@ -83,6 +87,9 @@ enum ScanCommand {
         }
         capture?.close()
         out.flush()
+        if let unknown, unknown.turnedAway > 0 {
+            printError("\(unknown.capacity) unknown advertisements printed; \(unknown.turnedAway) of further shapes were not")
+        }
         if verbose {
             let s = scanner.stats
             printError(

@@ -82,3 +82,19 @@ import Testing
         Kit.checkVectors(PeerVector.all.filter { $0.format == "sensorpush" })
     }
 }
+
+/// A packed number at or above the product of its fields' counts holds no values: not stored.
+@Suite struct SensorPushStrictnessTests {
+    let decoder = SensorPushDecoder()
+
+    @Test func aPackedNumberBeyondTheFieldsIsMalformed() throws {
+        let name = Kit.name("SensorPush HT.w 0CA1")
+        let largest = SensorPushTests.pack([(66000, 66001), (40000, 40001)])  // 125 °C, 100 %
+        let r = try #require(Kit.reading(Kit.decode(decoder, name + Kit.ad(0xFF, SensorPushTests.value(type: 1, largest, bytes: 4)))))
+        #expect(abs(r.value(.temperatureC)! - 125) < 1e-9)
+        #expect(abs(r.value(.humidityPercent)! - 100) < 1e-9)
+        // One more wraps the modulo round to −40 °C, 0 %: a value the device never sent.
+        #expect(Kit.isMalformed(Kit.decode(decoder, name + Kit.ad(0xFF, SensorPushTests.value(type: 1, largest + 1, bytes: 4)))))
+        #expect(Kit.isMalformed(Kit.decode(decoder, name + Kit.ad(0xFF, SensorPushTests.value(type: 1, UInt64(UInt32.max), bytes: 4)))))
+    }
+}

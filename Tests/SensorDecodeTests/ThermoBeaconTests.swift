@@ -79,3 +79,27 @@ import Testing
             PeerVector.all.filter { $0.format == "thermobeacon" }, ignoring: ["rssi_dbm", "battery_pct"])
     }
 }
+
+/// How strict the decoder is against what firmware sends: a newer device type of the same layout
+/// is decoded, a temperature no model can measure is not stored.
+@Suite struct ThermoBeaconStrictnessTests {
+    let decoder = ThermoBeaconDecoder()
+
+    /// thermobeacon-ble lists 0x18 ("Smart hygrometer", model 24) with the 18-byte layout.
+    @Test func deviceType0x18IsDecoded() throws {
+        let data = Kit.manufacturer(0x0018, ThermoBeaconTests.frame(temperature: -120, humidity: 800))
+        let r = try #require(Kit.reading(Kit.decode(decoder, data, from: ThermoBeaconTests.address)))
+        #expect(r.value(.temperatureC) == -7.5)
+        #expect(r.value(.humidityPercent) == 50)
+        #expect(r.model == "ThermoBeacon 0x0018")
+        #expect(Registry.standard().decode(Kit.advertisement(data, from: ThermoBeaconTests.address)).readings.count == 1)
+    }
+
+    @Test func aTemperatureAbove100IsMalformed() {
+        // 100 °C itself passes; 100.0625 °C does not.
+        #expect(Kit.reading(Kit.decode(decoder, Kit.manufacturer(0x0010, ThermoBeaconTests.frame(temperature: 1600)),
+                                       from: ThermoBeaconTests.address))?.value(.temperatureC) == 100)
+        #expect(Kit.isMalformed(Kit.decode(decoder, Kit.manufacturer(0x0010, ThermoBeaconTests.frame(temperature: 1601)))))
+        #expect(Kit.isMalformed(Kit.decode(decoder, Kit.manufacturer(0x0015, ThermoBeaconTests.frame(temperature: Int16.max)))))
+    }
+}

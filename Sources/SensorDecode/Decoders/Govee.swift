@@ -25,9 +25,10 @@
 /// | 0x0001  | 9      | 01 01, sensor (0 main, 1 remote), packed(3), battery % (bit 7: error), 2 | H5178         |
 /// | 0x8801  | 9      | EC 00 01 01, T s16 LE /100, H u16 LE /100, battery %                     | H5179         |
 ///
-/// Integrity check: none. Sanity: an all-0xFF frame, battery > 100 or humidity > 100 is
-/// `malformed`; an impossible packed temperature (beyond ±100 °C) or the sensor-error bit drops the
-/// temperature and humidity with a warning and keeps the battery, as the peers do.
+/// Integrity check: none. Sanity: an all-0xFF frame, battery > 100, humidity > 100 or a hundredths
+/// temperature beyond ±100 °C (the bound of the packed format) is `malformed`; an impossible packed
+/// temperature (beyond ±100 °C) or the sensor-error bit drops the temperature and humidity with a
+/// warning and keeps the battery, as the peers do.
 ///
 /// Sample: `09 ff 88 ec 00 81 c2 89 64 00` (name GVH5075_CB9B) → H5075, temperature −11.5 °C,
 /// humidity 33.7 %, battery 100 %.
@@ -88,7 +89,9 @@ public struct GoveeDecoder: SensorDecoder {
             guard let t = data.le16s(offset), let h = data.le16(offset + 2) else { return "frame too short" }
             let humidity = Double(h) / 100
             guard humidity <= 100 else { return "humidity \(humidity) % out of range" }
-            r.add(.temperatureC, Double(t) / 100)
+            let celsius = Double(t) / 100
+            guard abs(celsius) <= 100 else { return "temperature \(celsius) °C out of range" }
+            r.add(.temperatureC, celsius)
             r.add(.humidityPercent, humidity)
             return nil
         }

@@ -12,14 +12,16 @@
 /// | 12     | 2    | CO₂, u16 BE ppm                                               |
 /// | 14     | 1    | unknown                                                       |
 ///
-/// Integrity check: none. Sanity: humidity > 100 % is `malformed`. A °F reading is converted to
-/// °C (we store one unit per quantity).
+/// Integrity check: none. Sanity: humidity > 100 %, a temperature beyond ±200 °C or CO₂ above
+/// 40,000 ppm (inkbird-ble's ceilings, which catch a garbage 0xFFFF field) is `malformed`. A °F
+/// reading is converted to °C (we store one unit per quantity).
 ///
 /// Sample: `0b 09 49 6e 6b 40 49 41 4d 2d 54 32 12 ff 54 32 00 62 00 a1 3e 29 be d6 03 3c 01 c9 02
 /// 40 91` → 82.8 °F = 28.22 °C, humidity 45.7 %, CO₂ 576 ppm.
 ///
 /// Source: offsets and the °F flag read off Bluetooth-Devices inkbird-ble's IAM-T2 tests
-/// (test_iam_t2_fahrenheit_mode, test_iam_t2_sub_zero_celsius), which are in our vectors.
+/// (test_iam_t2_fahrenheit_mode, test_iam_t2_sub_zero_celsius), which are in our vectors; the
+/// plausibility ceilings from its parser (MAX_PLAUSIBLE_AMBIENT_TEMPERATURE_CELSIUS, MAX_PLAUSIBLE_CO2_PPM).
 public struct InkbirdIAMT2Decoder: SensorDecoder {
     public let id = "inkbird_iam_t2"
     public let selectors: [Selector] = [.localName("Ink@IAM-T2")]
@@ -36,6 +38,8 @@ public struct InkbirdIAMT2Decoder: SensorDecoder {
         let celsius = unit & 0x02 != 0 ? (reading - 32) * 5 / 9 : reading
         let humidity = Double(h) / 10
         guard humidity <= 100 else { return .malformed("humidity \(humidity) % out of range") }
+        guard abs(celsius) <= 200 else { return .malformed("temperature \(celsius) °C out of range") }
+        guard co2 <= 40_000 else { return .malformed("CO₂ \(co2) ppm out of range") }
         var r = ad.reading(decoder: id, model: "IAM-T2")
         r.add(.temperatureC, celsius)
         r.add(.humidityPercent, humidity)

@@ -23,8 +23,9 @@
 /// Sensirion's SHT2x datasheet prescribes.
 ///
 /// Integrity check: none. Sanity: mixed radix keeps every field inside its range by
-/// construction, so nothing is out of range; a page other than 0 or an unknown device type is not
-/// ours (`notMine`).
+/// construction, but a packed number at or above the product of the counts encodes no values
+/// (the modulo would read garbage as plausible ones): `malformed`. A page other than 0 or an
+/// unknown device type is not ours (`notMine`).
 ///
 /// Sample: `08 ff 00 89 e4 56 be a6 b4` with the SensorPush UUID → HTP.xw, temperature 22.66 °C,
 /// humidity 46.07 %, pressure 989.65 hPa.
@@ -124,6 +125,7 @@ public struct SensorPushDecoder: SensorDecoder {
             if quantity == .pressureHPa { value /= 100 }  // the field is in Pa
             r.add(quantity, value)
         }
+        guard packed == 0 else { return .malformed("\(packing.model) packed value beyond its fields' range") }
         return .reading(r)
     }
 }

@@ -2,8 +2,8 @@
 /// "smart hygrometer" models), sold also as Thermoplus.
 ///
 /// Where: manufacturer-specific data, 18 bytes after a "company id" that names the model variant
-/// (0x0010, 0x0011, 0x0014, 0x0015, 0x001B, 0x0030). Numbers little-endian; offsets after the
-/// company id.
+/// (0x0010, 0x0011, 0x0014, 0x0015, 0x0018, 0x001B, 0x0030). Numbers little-endian; offsets after
+/// the company id.
 ///
 /// | offset | size | field                                                       |
 /// |--------|------|-------------------------------------------------------------|
@@ -19,16 +19,18 @@
 /// guess from it ((mV − 2000) / 10, capped), not something the device sends.
 ///
 /// Integrity check: none. Sanity: bytes 0–1 other than 00 00/00 80 are not ours; humidity
-/// > 100 % is `malformed`; an all-0xFF payload is `malformed`; a payload MAC that differs from
-/// the advertiser address is a warning.
+/// > 100 % or a temperature above 100 °C (beyond any model's range; thermobeacon-ble drops such
+/// frames too) is `malformed`; an all-0xFF payload is `malformed`; a payload MAC that differs
+/// from the advertiser address is a warning.
 ///
 /// Sample: `15 ff 10 00 00 00 dc 0e 00 00 f1 70 6a 0b 81 01 d7 02 83 27 05 00` from
 /// 70:F1:00:00:0E:DC → temperature 24.0625 °C, humidity 45.4375 %, battery 2.922 V.
 ///
 /// Source: custom-components/ble_monitor `thermobeacon.py`/`thermoplus.py` and Bluetooth-Devices
-/// thermobeacon-ble (company ids, offsets, /16 scaling); iskalchev ThermoBeacon-pyhap (button bit).
+/// thermobeacon-ble (company ids, 0x0018 among its device types, offsets, /16 scaling, the 100 °C
+/// bound); iskalchev ThermoBeacon-pyhap (button bit).
 public struct ThermoBeaconDecoder: SensorDecoder {
-    public static let companies: [UInt16] = [0x0010, 0x0011, 0x0014, 0x0015, 0x001B, 0x0030]
+    public static let companies: [UInt16] = [0x0010, 0x0011, 0x0014, 0x0015, 0x0018, 0x001B, 0x0030]
     public let id = "thermobeacon"
     public let selectors: [Selector] = ThermoBeaconDecoder.companies.map { .manufacturer(company: $0) }
 
@@ -46,8 +48,10 @@ public struct ThermoBeaconDecoder: SensorDecoder {
         guard !data.isAllFF(from: 8) else { return .malformed("all-0xFF frame") }
         let humidity = Double(h) / 16
         guard humidity <= 100 else { return .malformed("humidity \(humidity) % out of range") }
+        let celsius = Double(t) / 16
+        guard celsius <= 100 else { return .malformed("temperature \(celsius) °C out of range") }
         var r = ad.reading(decoder: id, model: "ThermoBeacon 0x" + Hex.number(m.companyID, digits: 4))
-        r.add(.temperatureC, Double(t) / 16)
+        r.add(.temperatureC, celsius)
         r.add(.humidityPercent, humidity)
         r.add(.voltageV, Double(millivolts) / 1000)
         r.checkPayloadAddress(mac)
