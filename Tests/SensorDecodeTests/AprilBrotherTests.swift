@@ -38,13 +38,14 @@ import Testing
         Kit.truncations(decoder, value: abTemp) { Kit.name("ABTemp") + Kit.manufacturer(0x004C, $0) }
     }
 
+    static let excluded = [
+        "test_servicedata[11]": "no AD bytes: theengs' test names no UUID (its payload is our header sample, on 0xFE59)",
+        "test_mac_mfgsvcdata[5]": "no AD bytes: theengs' test names no UUID for its MAC frame",
+    ]
+
     @Test(.enabled(if: PeerVector.isAvailable, PeerVector.skipMessage))
     func peerVectorsMatch() {
         Kit.checkVectors(
-            PeerVector.all.filter { $0.device == "ABTemp" || $0.device == "ABN03" },
-            excluded: [
-                "test_servicedata[11]": "no AD bytes: theengs' test names no UUID (its payload is our header sample, on 0xFE59)",
-                "test_mac_mfgsvcdata[5]": "no AD bytes: theengs' test names no UUID for its MAC frame",
-            ])
+            PeerVector.all.filter { $0.device == "ABTemp" || $0.device == "ABN03" }, excluded: Self.excluded)
     }
 }

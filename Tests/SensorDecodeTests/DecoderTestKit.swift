@@ -196,38 +196,83 @@ enum Kit {
         return out
     }
 
-    /// Checks every vector: each expected value within 0.01 unless its key is in `ignoring`, and
-    /// each `expected_invalid` key absent. Vectors whose locator starts with a key of `excluded` are checked to
-    /// still differ (so a stale exclusion is noticed) and otherwise skipped; the reason is the value.
+    /// A peer key that holds another unit than its name says, for one of our decoders: the peer's
+    /// value is our `ours` times `factor`. Listed once here; the family tests and
+    /// PeerVectorCoverageTests both compare through it.
+    struct PeerUnit {
+        let peerKey: String
+        let ours: Quantity
+        let factor: Double
+        let why: String
+    }
+
+    /// By our decoder id.
+    static let peerUnits: [String: PeerUnit] = [
+        "tpms": PeerUnit(
+            peerKey: "pressure_hpa", ours: .pressureKPa, factor: 0.01,
+            why: "theengs reports the pressure in bar under \"pres\" (the vectors' pressure_hpa); we store kPa"),
+        "michelin_tms": PeerUnit(
+            peerKey: "pressure_hpa", ours: .pressureKPa, factor: 10, why: "ble_monitor states hPa (mbar); we store tyre pressures in kPa"),
+        "holyiot": PeerUnit(
+            peerKey: "pressure_hpa", ours: .pressureHPa, factor: 100,
+            why: "ble_monitor's pressure is Pa (101300) though its key says hPa; we store hPa"),
+    ]
+
+    /// What differs between a vector's peer values and ours (empty: it matches): each expected value
+    /// within 0.01 unless its key is in `ignoring`, `unit`'s peer key through its factor, and each
+    /// `expected_invalid` key absent.
+    static func mismatches(
+        _ vector: PeerVector, probes: Bool = false, ignoring: Set<String> = ["rssi_dbm"], unit: PeerUnit? = nil
+    ) -> [String] {
+        let decoded = vector.decodedValues()
+        var want = expected(vector, probes: probes)
+        var mismatches: [String] = []
+        if let unit, let peer = vector.expected[unit.peerKey] {
+            want[unit.peerKey] = nil
+            let got = decoded[unit.ours.key].map { $0 * unit.factor }
+            if got.map({ abs($0 - peer) > 0.01 }) ?? true {
+                mismatches.append("\(unit.peerKey) = \(unit.ours.key) × \(unit.factor) = \(got.map { "\($0)" } ?? "missing"), peer expects \(peer)")
+            }
+        }
+        for (key, value) in want where !ignoring.contains(key) {
+            if let got = decoded[key] {
+                if abs(got - value) > 0.01 { mismatches.append("\(key) = \(got), peer expects \(value)") }
+            } else {
+                mismatches.append("\(key) missing")
+            }
+        }
+        for key in vector.expectedInvalid {
+            let k = String(key.split(separator: "@").first ?? "")
+            if decoded[k] != nil { mismatches.append("\(k) decoded though the peer asserts it invalid") }
+        }
+        return mismatches
+    }
+
+    /// The entry of `excluded` naming `vector`: a key names the vectors whose locator starts with it,
+    /// or whose "source locator" does (for a locator two peers share, as bleparser's and ble_monitor's).
+    static func exclusion(of vector: PeerVector, in excluded: [String: String]) -> (key: String, reason: String)? {
+        excluded.first { vector.locator.hasPrefix($0.key) || "\(vector.source) \(vector.locator)".hasPrefix($0.key) }
+            .map { (key: $0.key, reason: $0.value) }
+    }
+
+    /// Checks every vector (`mismatches`). Vectors that `excluded` names are checked to still differ
+    /// (so a stale exclusion is noticed) and otherwise skipped; the reason is the value.
     static func checkVectors(
         _ vectors: [PeerVector], probes: (PeerVector) -> Bool = { _ in false }, ignoring: Set<String> = ["rssi_dbm"],
-        excluded: [String: String] = [:], sourceLocation: SourceLocation = #_sourceLocation
+        unit: PeerUnit? = nil, excluded: [String: String] = [:], sourceLocation: SourceLocation = #_sourceLocation
     ) {
         #expect(!vectors.isEmpty, "no vectors selected", sourceLocation: sourceLocation)
         var usedExclusions = Set<String>()
         for vector in vectors {
-            let decoded = vector.decodedValues()
-            let want = expected(vector, probes: probes(vector))
-            var mismatches: [String] = []
-            for (key, value) in want where !ignoring.contains(key) {
-                if let got = decoded[key] {
-                    if abs(got - value) > 0.01 { mismatches.append("\(key) = \(got), peer expects \(value)") }
-                } else {
-                    mismatches.append("\(key) missing")
-                }
-            }
-            for key in vector.expectedInvalid {
-                let k = String(key.split(separator: "@").first ?? "")
-                if decoded[k] != nil { mismatches.append("\(k) decoded though the peer asserts it invalid") }
-            }
-            if let (key, reason) = excluded.first(where: { vector.locator.hasPrefix($0.key) }) {
+            let mismatches = mismatches(vector, probes: probes(vector), ignoring: ignoring, unit: unit)
+            if let (key, reason) = exclusion(of: vector, in: excluded) {
                 usedExclusions.insert(key)
                 #expect(
                     !mismatches.isEmpty, "\(vector): excluded (\(reason)) but now matches; drop the exclusion",
                     sourceLocation: sourceLocation)
             } else if !mismatches.isEmpty {
                 Issue.record(
-                    "\(vector): \(mismatches.joined(separator: "; ")); decoded \(decoded)",
+                    "\(vector): \(mismatches.joined(separator: "; ")); decoded \(vector.decodedValues())",
                     sourceLocation: sourceLocation)
             }
         }
@@ -235,23 +280,5 @@ enum Kit {
             usedExclusions == Set(excluded.keys),
             "exclusions naming no vector: \(Set(excluded.keys).subtracting(usedExclusions))",
             sourceLocation: sourceLocation)
-    }
-}
-
-extension Kit {
-    /// Checks a value a peer states in another unit or under another key: the peer's `peerKey`
-    /// equals our `ours` times `factor` (within 0.01) on every vector, decoded by the registry.
-    static func expectVectors(
-        _ vectors: [PeerVector], peerKey: String, equal ours: Quantity, times factor: Double,
-        sourceLocation: SourceLocation = #_sourceLocation
-    ) {
-        #expect(!vectors.isEmpty, "no vectors selected", sourceLocation: sourceLocation)
-        for v in vectors {
-            let value = Registry.standard().decode(Advertisement(address: v.address, data: v.adBytes)).readings
-                .compactMap { $0.value(ours) }.first
-            expectClose(
-                value.map { $0 * factor }, v.expected[peerKey] ?? .nan, tolerance: 0.01, "\(v) \(peerKey)",
-                sourceLocation: sourceLocation)
-        }
     }
 }

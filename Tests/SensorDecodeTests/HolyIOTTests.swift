@@ -44,17 +44,11 @@ import Testing
         Kit.truncations(decoder, value: frame(type: "01", value: "ed25"), from: address) { Kit.serviceData(0x5242, $0) }
     }
 
-    /// Where we differ from ble_monitor.
-    static let excluded = [
-        "TestHolyIOT.test_holyiot_pressure":
-            "ble_monitor's pressure is 101300 (Pa, though its key says hPa); we store 1013.0 hPa"
-    ]
-
-    /// 5 vectors: 4 pass, 1 excluded (above).
+    /// 5 vectors, all matching; ble_monitor's pressure (Pa under an hPa key) through Kit.peerUnits.
     @Test(.enabled(if: PeerVector.isAvailable, PeerVector.skipMessage))
     func peerVectorsMatch() {
         let vectors = PeerVector.all.filter { $0.device.hasPrefix("HolyIOT") }
         #expect(vectors.count == 5)
-        Kit.checkVectors(vectors, excluded: Self.excluded)
+        Kit.checkVectors(vectors, unit: Kit.peerUnits["holyiot"])
     }
 }

@@ -30,10 +30,7 @@ import Testing
 
     @Test(.enabled(if: PeerVector.isAvailable, PeerVector.skipMessage))
     func peerVectorsMatch() {
-        // ble_monitor reports the mbar value as "pressure"; we store kPa (the tyre-pressure unit):
-        // compared here as hPa = kPa · 10.
-        let vectors = PeerVector.all.filter { $0.device == "TMS / TMS" }
-        Kit.checkVectors(vectors, ignoring: ["rssi_dbm", "pressure_hpa"])
-        Kit.expectVectors(vectors, peerKey: "pressure_hpa", equal: .pressureKPa, times: 10)
+        // ble_monitor's pressure is hPa (mbar); we store kPa: compared as kPa · 10 (Kit.peerUnits).
+        Kit.checkVectors(PeerVector.all.filter { $0.device == "TMS / TMS" }, unit: Kit.peerUnits["michelin_tms"])
     }
 }

@@ -41,10 +41,7 @@ import Testing
 
     @Test(.enabled(if: PeerVector.isAvailable, PeerVector.skipMessage))
     func peerVectorsMatch() {
-        // theengs reports the pressure in bar under "pres" (the vectors' "pressure_hpa" is that bar
-        // value); we store kPa: compared here as bar = kPa / 100.
-        let vectors = PeerVector.all.filter { $0.device == "TPMS" }
-        Kit.checkVectors(vectors, ignoring: ["rssi_dbm", "pressure_hpa"])
-        Kit.expectVectors(vectors, peerKey: "pressure_hpa", equal: .pressureKPa, times: 0.01)
+        // The vectors' pressure_hpa is theengs' bar: compared as kPa / 100 (Kit.peerUnits).
+        Kit.checkVectors(PeerVector.all.filter { $0.device == "TPMS" }, unit: Kit.peerUnits["tpms"])
     }
 }

@@ -1,6 +1,7 @@
 /// Eddystone-TLM, Google's open "telemetry" frame: battery voltage, beacon temperature, counters.
 /// Sent by many beacons between their UID/URL frames, among them the SANWA MM-BLEBC7 (Minew) when
 /// a slot is set to TLM.
+/// Models: any Eddystone beacon sending TLM, e.g. SANWA MM-BLEBC7 (Minew) with a TLM slot
 ///
 /// Where: service data, 16-bit UUID 0xFEAA; byte 0 = frame type 0x20 (TLM), byte 1 = version.
 /// Only version 0x00 (plain TLM) is decoded: version 0x01 is encrypted (eTLM) and other frame types

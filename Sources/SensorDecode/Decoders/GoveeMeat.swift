@@ -1,6 +1,7 @@
 /// Govee meat (BBQ) thermometers: H5181, H5183 (one probe), H5182, H5184 (two probes per frame,
 /// H5184 up to four), H5185 and H5198 (two probes per frame, H5198 up to four), H5191 (one probe
 /// and the ambient temperature), and the H5055 (six probes, two per frame).
+/// Models: H5181, H5182, H5183, H5184, H5185, H5191, H5198, H5055
 ///
 /// Where: manufacturer-specific data whose company id is *not* fixed (it changes with the device
 /// and firmware), so this decoder looks at any manufacturer data except Apple's iBeacon, and

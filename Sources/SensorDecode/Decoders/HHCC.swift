@@ -1,5 +1,6 @@
 /// HHCC HHCCJCY10 plant sensor (Xiaomi / VegTrug "MiFlora" variant that advertises its
 /// measurements in the clear).
+/// Models: HHCCJCY10
 ///
 /// Where: service data, 16-bit UUID 0xFD50, exactly 9 bytes; numbers big-endian:
 ///

@@ -1,5 +1,6 @@
 /// HolyIOT BLE tracker / sensor beacons ("bin-tracker" and the other nRF52 tags HolyIOT sells),
 /// which report one measurement per advertisement.
+/// Models: HolyIOT BLE tracker (bin-tracker), HolyIOT nRF52 sensor tags
 ///
 /// Where: service data, 16-bit UUID 0x5242, 13 bytes (the tags also send an iBeacon, decoded
 /// by the iBeacon decoder):

@@ -1,4 +1,5 @@
 /// Jaalee JHT temperature/humidity beacons (theengs' "F525/F51C").
+/// Models: Jaalee JHT
 ///
 /// Where: an iBeacon (manufacturer data, company 0x004C) whose proximity UUID ends in `F5 25` or
 /// `F5 1C`, one byte longer than a plain iBeacon: the major and minor carry the measurements and

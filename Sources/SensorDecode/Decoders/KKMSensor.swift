@@ -1,5 +1,6 @@
 /// KKM KBeacon sensor frames — K6P, K9 (pallet tracker), K6 sensor beacon, and the beacons the
 /// KKM "KSensor" app configures (the same frame with another sensor mask).
+/// Models: K6P, K9, K6, KSensor beacons
 ///
 /// Where: service data, 16-bit UUID 0xFEAA (Eddystone's), byte 0 the frame type 0x21 (KKM's
 /// "sensor" frame; Eddystone's own TLM is 0x20). Bytes 1–2 are a big-endian sensor mask; the

@@ -1,5 +1,6 @@
 /// MOCREO sensors — ST5, ST6, ST8, ST9, ST10 (probe thermometers, some with humidity), MS1, MS2,
 /// MS3 (thermometers), SW2 (water leak).
+/// Models: ST5, ST6, ST8, ST9, ST10, MS1, MS2, MS3, SW2
 ///
 /// Where: manufacturer-specific data, 18 bytes including the "company id", in advertisements named
 /// `MOCREO`. The first two bytes are not a company id: byte 1 is the device type. Offsets count

@@ -1,4 +1,5 @@
 /// Minew "BeaconPlus" sensor frames — SANWA MM-BLEBC7 (a Minew S1), and other Minew sensor beacons.
+/// Models: SANWA MM-BLEBC7 (Minew S1), other Minew sensor beacons
 ///
 /// Where: service data, 16-bit UUID 0xFFE1; byte 0 is the frame type 0xA1 ("sensor"), byte 1 the
 /// frame version. Every multi-byte number is big-endian; the device MAC is little-endian.

@@ -1,5 +1,6 @@
 /// Mopeka Pro Check (M1017) ultrasonic tank-level sensors: Pro Check, Pro Plus, Pro Universal
 /// (Lippert BottleCheck).
+/// Models: Pro Check, Pro Plus, Pro Universal (M1017, Lippert BottleCheck)
 ///
 /// Where: manufacturer-specific data, company 0x0059 (Nordic Semiconductor, whose id many devices
 /// use: the length and hardware id must match), 10 bytes after the id:

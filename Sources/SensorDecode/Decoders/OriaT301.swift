@@ -1,4 +1,5 @@
 /// Oria T301 and T201 temperature/humidity sensors.
+/// Models: T301, T201
 ///
 /// Where: manufacturer-specific data under id 0xAA55 (bytes `55 AA`), in advertisements named
 /// `T301` or `T201` (the name tells the model). Offsets after the id, numbers big-endian:

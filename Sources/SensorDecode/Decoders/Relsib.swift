@@ -1,4 +1,5 @@
 /// Relsib EClerk Eco (EClerk-Eco-RHTC) CO₂ meters, and the Relsib WH52 thermo-hygrometer.
+/// Models: EClerk Eco (EClerk-Eco-RHTC), WH52
 ///
 /// Where: service data with one of three 16-bit UUIDs, 22 bytes each; numbers little-endian.
 ///

@@ -6,6 +6,7 @@ import Darwin
 
 /// RuuviTag sensor beacons: data format 3 ("RAWv1") and data format 5 ("RAWv2"); Ruuvi Air:
 /// data format 6.
+/// Models: RuuviTag, RuuviTag Pro (data formats 3 and 5), Ruuvi Air (data format 6)
 ///
 /// Where: manufacturer-specific data, company 0x0499 (Ruuvi Innovations); byte 0 (after the
 /// company id) is the data format. Every number is big-endian.

@@ -1,4 +1,5 @@
 /// RuuviTag data formats 2 and 4 (early firmware): the measurements in an Eddystone-URL.
+/// Models: RuuviTag (data formats 2 and 4)
 ///
 /// Where: service data, 16-bit UUID 0xFEAA, Eddystone frame type 0x10 (URL):
 ///

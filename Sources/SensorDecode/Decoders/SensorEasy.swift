@@ -1,4 +1,5 @@
 /// Sensor Easy beacons — SE RHT (temperature/humidity), SE TEMP, SE TEMP PROBE.
+/// Models: SE RHT, SE TEMP, SE TEMP PROBE
 ///
 /// Where: the GATT characteristic values as service data, and the battery in manufacturer data;
 /// the local name (`P RHT 88888B`, `C T 999999`, `P T EN 888444`, `P TPROBE 000000`: a letter,

@@ -1,4 +1,5 @@
 /// SmartDry laundry (cloth dryer) sensor, SDLS.
+/// Models: SmartDry SDLS
 ///
 /// Where: manufacturer-specific data, company 0x01AE, 12 bytes after the id; little-endian:
 ///

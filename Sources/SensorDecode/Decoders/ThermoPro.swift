@@ -1,4 +1,5 @@
 /// ThermoPro hygrometers — TP350, TP357, TP357S, TP358, TP359, TP393.
+/// Models: TP350, TP357, TP357S, TP358, TP359, TP393
 ///
 /// Where: manufacturer-specific data whose first byte (the low byte of the "company id") is 0xC2;
 /// the temperature starts in the company id's high byte, so the id changes with every reading.

@@ -1,5 +1,6 @@
 /// Xiaomi / Qingping / Tuya thermometers running the custom firmware of ATC1441 or pvvx
 /// (LYWSD03MMC, MHO-C401, CGG1, CGDK2, MJWSD05MMC, …) in its "custom" advertising formats.
+/// Models: LYWSD03MMC, MHO-C401, CGG1, CGDK2, MJWSD05MMC … running ATC1441 or pvvx firmware ("custom" format)
 ///
 /// Where: service data, 16-bit UUID 0x181A (the SIG "Environmental Sensing" UUID, which other
 /// devices use too: b-parasite, Relsib). The two formats are told apart by length; any other length
