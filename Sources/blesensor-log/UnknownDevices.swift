@@ -98,8 +98,8 @@ struct UnknownDevices {
         let isControl: (Unicode.Scalar) -> Bool = { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }
         guard !text.trimmingWhitespace().unicodeScalars.contains(where: isControl) else { return false }
         let hex = text.prefix { $0 != "#" }
-        var assembler = ReportAssembler()
-        guard case .success(let ads) = DecodeCommand.parseLine(hex.trimmingWhitespace(), assembler: &assembler),
+        var extractor = AdvertisementExtractor()
+        guard case .success(let ads) = DecodeCommand.parseLine(hex.trimmingWhitespace(), extractor: &extractor),
             ads.count == 1, PayloadShape.carriesPayload(ads[0])
         else { return false }
         guard shapes.insert(PayloadShape(ads[0])).inserted else { return false }

@@ -96,8 +96,8 @@ struct PayloadShapeTests {
         let line = UnknownDevices.line(UnknownAds.ad(UnknownAds.beacon, data, rssi: -42))
         #expect(!line.contains("\n") && !line.contains("\u{1B}"), "\(line)")
         #expect(line.contains("name \"x\\x0a#\\x1b[2J\\\\\""), "\(line)")
-        var assembler = ReportAssembler()
-        guard case .success(let ads) = DecodeCommand.parseLine(line.prefix { $0 != "#" }.trimmingWhitespace(), assembler: &assembler)
+        var extractor = AdvertisementExtractor()
+        guard case .success(let ads) = DecodeCommand.parseLine(line.prefix { $0 != "#" }.trimmingWhitespace(), extractor: &extractor)
         else { Issue.record("not decode input: \(line)"); return }
         #expect(ads.count == 1)
         #expect(ads.first?.address == UnknownAds.beacon)

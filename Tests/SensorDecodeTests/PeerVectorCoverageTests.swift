@@ -9,7 +9,7 @@ import Testing
 @Suite struct PeerVectorCoverageTests {
     /// The family tests' exclusions (each listed once, in its family's test).
     static let exclusionTables: [[String: String]] = [
-        AirMentorTests.excluded, AprilBrotherTests.excluded, GoveeTests.excluded, InkbirdTests.excluded,
+        AirMentorTests.excluded, AprilBrotherTests.excluded, GoveeTests.excluded, InkbirdPeerVectorTests.excluded,
         JaaleeTests.excluded, KKMSensorTests.excluded, RelsibTests.excluded, RuuviTests.excluded,
         SmartDryTests.excluded,
     ]
