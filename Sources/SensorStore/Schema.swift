@@ -90,6 +90,22 @@ enum Schema {
         ALTER TABLE readings ADD COLUMN first_after_us INTEGER;
         ALTER TABLE readings ADD COLUMN last_after_us INTEGER;
         """,
+        // Button presses, dimmer turns, GATT notifications (EventStore.swift): one row per event
+        // that passed the deduper, by address (a GATT remote need not be a sensor), in arrival
+        // order (`id`); retention as for readings.
+        """
+        CREATE TABLE events (
+            id INTEGER PRIMARY KEY,               -- arrival order, never reused
+            time_us INTEGER NOT NULL,             -- µs since the Unix epoch (UTC)
+            address INTEGER NOT NULL,             -- 48-bit, as sensors.address
+            model TEXT NOT NULL,
+            kind TEXT NOT NULL,                   -- button, dimmer, notify
+            value TEXT NOT NULL,                  -- press, rotate_left:3, hex of a notification
+            rssi_dbm INTEGER,
+            encrypted INTEGER NOT NULL            -- 1 when the frame was authenticated
+        );
+        CREATE INDEX events_by_time ON events (time_us);
+        """,
     ]
 
     static var version: Int32 { Int32(migrations.count) }

@@ -18,6 +18,7 @@ enum RunCommand {
             StoreAccess.dbOption, StoreOptions.interval, StoreOptions.keep, StoreOptions.only, NewSensorsOption.spec,
             .value("duration", "D", help: "Stop after D (e.g. 10m, 24h); default: run until SIGTERM/SIGINT."),
             .value("capture", "FILE", help: "Also write every HCI packet to FILE (btsnoop, opens in Wireshark and btmon)."),
+            ActionFile.option,
             .flag("verbose", short: "v", help: "Log every reading and the scanner's commands on standard error."),
         ],
         discussion: """
@@ -42,6 +43,11 @@ enum RunCommand {
         let duration = try ScanOptions.duration(args)
         let dbPath = StoreAccess.databasePath(args)
         let keys = try KeyFile(databasePath: dbPath).load()
+        // The rules are checked before anything starts.
+        let actionFile = try args.value("actions").map { path throws(CLIError) in try ActionFile.load(path: path) }
+        if let actionFile, !actionFile.remotes.isEmpty, case .h4 = transportSpec {
+            throw .usage("--actions: GATT remotes need the kernel's Bluetooth stack (--hci hciN); over tcp:/serial: there is no host stack to connect with")
+        }
 
         let store = try StoreAccess.openWriter(path: dbPath, configuration: storeConfig, log: { log.warning($0) })
         let scanLog = ScanLog { level, line in
@@ -53,6 +59,7 @@ enum RunCommand {
         }
         let scanner = try ScanOptions.makeScanner(transportSpec, scanConfig, log: scanLog)
         let capture = try CaptureOption.open(args.value("capture"), scanner: scanner, log: log)
+        let events = try EventFlow.open(path: dbPath, storeConfig, actionFile, whenFull: .drop, log: log)
 
         let stop: StopSignal
         do { stop = try StopSignal() } catch { throw CLIError(error.description, code: ExitCode.software) }
@@ -70,6 +77,7 @@ enum RunCommand {
                 onAdvertisement: { header, bytes in
                     let now = Timestamp.monotonicSeconds()
                     pipeline.process(header, bytes, onProblem: { log.warning($0) }) { r in
+                        events.take(r, now: now)
                         guard !r.measurements.isEmpty else { return }
                         if verbose { log.debug(JSON.reading(r, includeTime: true)) }
                         store.add(consume r, now: now)
@@ -78,6 +86,7 @@ enum RunCommand {
                 onTick: { now in
                     store.tick(now: now, wallMicros: Timestamp.nowMicros())
                     capture?.tick(now: now)
+                    events.tick(now: now, wallMicros: Timestamp.nowMicros())
                     if let duration, now - started >= duration { stop.request() }
                 })
         } catch {
@@ -85,9 +94,11 @@ enum RunCommand {
             do { try store.close(now: Timestamp.monotonicSeconds()) } catch let storeError {
                 log.error("\(store.pendingRows) rows could not be committed: \(storeError)")
             }
+            events.finish()
             throw CLIError(error.description, code: error.exitCode)
         }
         capture?.close()
+        events.finish()
         let s = store.statistics
         do throws(StoreError) {
             try store.close(now: Timestamp.monotonicSeconds())

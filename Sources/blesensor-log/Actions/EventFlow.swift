@@ -1,0 +1,84 @@
+import SensorDecode
+import SensorStore
+
+/// Events from readings (and GATT notifications) to the events table and the rules' commands:
+/// the part of the flow `run` and `replay` share.
+///
+/// Order per event: deduplicated once (`EventDeduper`, advertised events only: every GATT
+/// notification is news), stored, then handed to the actions. A store that refuses a row (disk
+/// full) is said once until it accepts one again; the command still runs.
+final class EventFlow {
+    private var deduper = EventDeduper()
+    let store: EventStore?
+    let actions: ActionRunner?
+    let log: EventLog
+    private(set) var events = 0
+    private var storeFailing = false
+    private var lastPrune = -Double.infinity
+
+    init(store: EventStore?, actions: ActionRunner?, log: EventLog) {
+        self.store = store
+        self.actions = actions
+        self.log = log
+    }
+
+    /// The flow of `run` and `replay`: the events table of the store at `path` (opened after the
+    /// readings writer made it), and the rules' commands when there are rules.
+    static func open(
+        path: String, _ configuration: StoreConfiguration, _ rules: ActionFile?, whenFull: ActionRunner.WhenFull,
+        log: EventLog
+    ) throws(CLIError) -> EventFlow {
+        let store: EventStore
+        do { store = try EventStore(path: path, retentionSeconds: configuration.retentionSeconds) } catch {
+            throw StoreAccess.cliError(error)
+        }
+        let runner = rules.map {
+            ActionRunner(rules: $0.rules, maxRunning: whenFull == .wait ? 1 : 4, whenFull: whenFull, log: log)
+        }
+        return EventFlow(store: store, actions: runner, log: log)
+    }
+
+    /// The events of one decoded reading. `now` is the loop's clock (monotonic, or the capture's).
+    func take(_ r: borrowing Reading, now: Double) {
+        guard !r.events.isEmpty else { return }
+        for e in deduper.admit(r, now: now) {
+            deliver(EventContext(address: r.address, alias: nil, model: r.model, event: e, timeMicros: r.timeMicros, rssi: r.rssi))
+        }
+    }
+
+    /// One GATT notification, already an event.
+    func take(notification e: EventContext) { deliver(e) }
+
+    private func deliver(_ context: EventContext) {
+        var e = context
+        events += 1
+        if let store {
+            do throws(StoreError) {
+                e.alias = try store.alias(of: e.address)
+                try store.add(e.event, address: e.address, model: e.model, timeMicros: e.timeMicros, rssi: e.rssi)
+                if storeFailing {
+                    storeFailing = false
+                    log.info("events: \(store.path) accepts events again")
+                }
+            } catch {
+                if !storeFailing {
+                    storeFailing = true
+                    log.warning("events: \(error); events are not stored until it recovers")
+                }
+            }
+        }
+        log.debug("event \(e.event.kind.rawValue) \(e.event.value) from \(e.address)")
+        actions?.handle(e)
+    }
+
+    /// The loop's tick: reaps commands, and a retention step a minute.
+    func tick(now: Double, wallMicros: Int64) {
+        actions?.reap(now: Timestamp.monotonicSeconds())
+        guard let store, now - lastPrune >= 60 else { return }
+        lastPrune = now
+        do { try store.prune(nowMicros: wallMicros) } catch { log.warning("events: retention: \(error)") }
+    }
+
+    /// Waits for the commands still running.
+    func finish() { actions?.finish() }
+}
