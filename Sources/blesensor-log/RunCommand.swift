@@ -60,6 +60,7 @@ enum RunCommand {
         let scanner = try ScanOptions.makeScanner(transportSpec, scanConfig, log: scanLog)
         let capture = try CaptureOption.open(args.value("capture"), scanner: scanner, log: log)
         let events = try EventFlow.open(path: dbPath, storeConfig, actionFile, whenFull: .drop, log: log)
+        let remotes = GATTRemoteOption.make(actionFile, transportSpec, events: events, log: scanLog)
 
         let stop: StopSignal
         do { stop = try StopSignal() } catch { throw CLIError(error.description, code: ExitCode.software) }
@@ -87,8 +88,9 @@ enum RunCommand {
                     store.tick(now: now, wallMicros: Timestamp.nowMicros())
                     capture?.tick(now: now)
                     events.tick(now: now, wallMicros: Timestamp.nowMicros())
+                    remotes?.tick(now: now)
                     if let duration, now - started >= duration { stop.request() }
-                })
+                }, also: remotes)
         } catch {
             // The scanner could not start: still commit anything pending, and say so if that fails.
             do { try store.close(now: Timestamp.monotonicSeconds()) } catch let storeError {
@@ -98,6 +100,7 @@ enum RunCommand {
             throw CLIError(error.description, code: error.exitCode)
         }
         capture?.close()
+        remotes?.close()
         events.finish()
         let s = store.statistics
         do throws(StoreError) {
@@ -112,6 +115,21 @@ enum RunCommand {
                 + (s.droppedRows > 0 ? ", \(s.droppedRows) rows dropped while the database failed" : ""))
         if verbose { for line in pipeline.statistics.lines { log.debug("decoder \(line)") } }
         return ExitCode.ok
+    }
+}
+
+/// The rules file's `remotes`, kept connected over the kernel's stack (`--hci hciN`; `run` refuses
+/// them over H4 streams before this), their notifications `notify` events of their value's hex.
+enum GATTRemoteOption {
+    static func make(_ rules: ActionFile?, _ transport: TransportSpec, events: EventFlow, log: ScanLog) -> GATTRemotes? {
+        guard let rules, !rules.remotes.isEmpty, case .hci(let adapter) = transport else { return nil }
+        let remotes = GATTRemotes(rules.remotes, adapter: adapter, log: log)
+        remotes.onValue = { address, value in
+            events.take(notification: EventContext(
+                address: address, alias: nil, model: "GATT", event: DeviceEvent(.notify, Hex.encode(value)),
+                timeMicros: Timestamp.nowMicros(), rssi: nil))
+        }
+        return remotes
     }
 }
 

@@ -23,7 +23,7 @@ import Testing
                {"match": {"sensor": "C0:98:E5:00:00:01", "event": "notify", "value": "00"}, "run": ["/bin/true", "next"]},
                {"match": {"sensor": "kitchen-button", "event": "button", "value": "double_press"}, "run": ["/bin/true"], "cooldown": "1s", "timeout": 2.5}]}
             """)
-        #expect(f.remotes == [RemoteSpec(address: Self.remote, service: .uuid16(0x2220), characteristic: .uuid16(0x2221))])
+        #expect(f.remotes == [GATTRemoteSpec(address: Self.remote, service: .uuid16(0x2220), characteristic: .uuid16(0x2221))])
         #expect(f.rules.count == 2)
         #expect(f.rules[0].argv == ["/bin/true", "next"] && f.rules[0].cooldownSeconds == 0 && f.rules[0].timeoutSeconds == 10)
         #expect(f.rules[1].cooldownSeconds == 1 && f.rules[1].timeoutSeconds == 2.5 && f.rules[1].line == 4)

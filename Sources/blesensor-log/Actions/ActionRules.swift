@@ -15,13 +15,6 @@ struct EventContext {
     var rssi: Int8?
 }
 
-/// A GATT remote to connect to (`remotes` in the rules file).
-struct RemoteSpec: Equatable {
-    var address: BDAddress
-    var service: GATTUUID
-    var characteristic: GATTUUID
-}
-
 /// One rule: which events, what to run.
 struct ActionRule: Equatable {
     /// An address or an alias; `nil` matches any device.
@@ -64,7 +57,7 @@ struct ActionRule: Equatable {
 /// Every key is checked (an unknown one is a typo, refused); an error names the line and the
 /// field (`rules[1].run[0]`).
 struct ActionFile: Equatable {
-    var remotes: [RemoteSpec] = []
+    var remotes: [GATTRemoteSpec] = []
     var rules: [ActionRule] = []
 
     static let maxBytes = 1 << 20
@@ -132,7 +125,7 @@ struct ActionFile: Equatable {
                     }
                     uuids.append(u)
                 }
-                file.remotes.append(RemoteSpec(address: a, service: uuids[0], characteristic: uuids[1]))
+                file.remotes.append(GATTRemoteSpec(address: a, service: uuids[0], characteristic: uuids[1]))
             }
             if file.remotes.count > maxRemotes {
                 throw RuleError(line: remotes.line, field: "remotes", reason: "more than \(maxRemotes) remotes")
