@@ -61,6 +61,7 @@ enum RunCommand {
         let capture = try CaptureOption.open(args.value("capture"), scanner: scanner, log: log)
         let events = try EventFlow.open(path: dbPath, storeConfig, actionFile, whenFull: .drop, log: log)
         let remotes = GATTRemoteOption.make(actionFile, transportSpec, events: events, log: scanLog)
+        remotes?.onConnected = { [unowned scanner] in scanner.resumeScanning(reason: "a GATT remote connected") }
 
         let stop: StopSignal
         do { stop = try StopSignal() } catch { throw CLIError(error.description, code: ExitCode.software) }
@@ -122,8 +123,8 @@ enum RunCommand {
 /// them over H4 streams before this), their notifications `notify` events of their value's hex.
 enum GATTRemoteOption {
     static func make(_ rules: ActionFile?, _ transport: TransportSpec, events: EventFlow, log: ScanLog) -> GATTRemotes? {
-        guard let rules, !rules.remotes.isEmpty, case .hci(let adapter) = transport else { return nil }
-        let remotes = GATTRemotes(rules.remotes, adapter: adapter, log: log)
+        guard let rules, !rules.remotes.isEmpty, case .hci = transport else { return nil }
+        let remotes = GATTRemotes(rules.remotes, log: log)
         remotes.onValue = { address, value in
             events.take(notification: EventContext(
                 address: address, alias: nil, model: "GATT", event: DeviceEvent(.notify, Hex.encode(value)),

@@ -41,10 +41,11 @@ public struct GATTRemoteSpec: Equatable, Sendable {
 ///
 /// State is fixed per remote (one socket, one subscription); the loop's thread only.
 public final class GATTRemotes: PollClient {
-    public let adapter: Int?
     public let log: ScanLog
     /// A notification's value, from which remote.
     public var onValue: (BDAddress, [UInt8]) -> Void = { _, _ in }
+    /// A link was just made (the kernel may have stopped the scan to make it).
+    public var onConnected: () -> Void = {}
 
     public static let firstRetrySeconds = 0.5
     public static let maxRetrySeconds = 60.0
@@ -79,8 +80,8 @@ public final class GATTRemotes: PollClient {
 
     private var remotes: [Remote]
 
-    public init(_ specs: [GATTRemoteSpec], adapter: Int?, log: ScanLog) {
-        self.adapter = adapter
+    /// The kernel connects through the first adapter that is up (see `L2CAPATTSocket`).
+    public init(_ specs: [GATTRemoteSpec], log: ScanLog) {
         self.log = log
         remotes = specs.map { Remote(spec: $0, subscription: GATTSubscription(service: $0.service, characteristic: $0.characteristic)) }
     }
@@ -125,7 +126,11 @@ public final class GATTRemotes: PollClient {
                     failed(i, "connect: \(SourceError.strerror(e))", now: now)
                 } else {
                     remotes[i].phase = .discovering(s, since: now)
-                    if !s.send(remotes[i].subscription.start()) { failed(i, "the link dropped at once", now: now) }
+                    if !s.send(remotes[i].subscription.start()) {
+                        failed(i, "the link dropped at once", now: now)
+                    } else {
+                        onConnected()
+                    }
                 }
             case .discovering(let s, _), .subscribed(let s):
                 readAll(i, s, now: now)
@@ -145,7 +150,7 @@ public final class GATTRemotes: PollClient {
         if remotes[i].downSince == nil { remotes[i].downSince = now }
         remotes[i].attempts += 1
         do throws(SourceError) {
-            let s = try L2CAPATTSocket.connect(to: remotes[i].spec.address, adapter: adapter)
+            let s = try L2CAPATTSocket.connect(to: remotes[i].spec.address)
             remotes[i].phase = .connecting(s, since: now)
         } catch {
             failed(i, error.description, now: now)

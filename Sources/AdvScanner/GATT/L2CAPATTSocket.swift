@@ -1,59 +1,65 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CBlueZHCI
 import SensorDecode
 
 /// An L2CAP socket on the LE ATT fixed channel (CID 4) to one remote, through the kernel: the
 /// kernel makes the LE connection itself (`connect` on the socket), so nothing but this socket is
 /// needed. Non-blocking and close-on-exec from the start; `close()` once.
+///
+/// BlueZ's headers are not imported here (CBlueZHCI): a file that imports them early in a
+/// whole-module build takes Glibc's socket constants with it, and files that import Glibc alone
+/// no longer find `SOCK_STREAM`. The few constants are the kernel's ABI, written out below. The
+/// socket is bound to any adapter (BDADDR_ANY): the kernel routes the connection through the
+/// first adapter that is up.
 struct L2CAPATTSocket {
     let fd: Int32
     static let attCID: UInt16 = 4
     /// The largest ATT PDU (LE, MTU ≤ 517).
     static let maxPDU = 517
 
-    /// Starts connecting to `address` (public LE address) from `adapter` (`hciN`; any when `nil`).
-    /// Returns at once: the socket becomes writable when connected (`finishConnect`).
-    static func connect(to address: BDAddress, adapter: Int?) throws(SourceError) -> L2CAPATTSocket {
-        let fd = socket(AF_BLUETOOTH, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), BTPROTO_L2CAP)
+    /// <sys/socket.h>, <bluetooth/bluetooth.h>: the protocol family, L2CAP, an LE public address.
+    static let afBluetooth: Int32 = 31
+    static let btprotoL2CAP: Int32 = 0
+    static let bdaddrLEPublic: UInt8 = 1
+
+    /// Starts connecting to `address` (public LE address). Returns at once: the socket becomes
+    /// writable when connected (`connectError`).
+    static func connect(to address: BDAddress) throws(SourceError) -> L2CAPATTSocket {
+        let fd = socket(afBluetooth, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), btprotoL2CAP)
         guard fd >= 0 else { throw .system(call: "socket", errno: errno, detail: "L2CAP for the GATT remote \(address)") }
-        var local = sockaddr_l2()
-        local.l2_family = sa_family_t(AF_BLUETOOTH)
-        local.l2_cid = attCID.littleEndian
-        local.l2_bdaddr_type = UInt8(BDADDR_LE_PUBLIC)
-        if let adapter {
-            // hci_devba fills the adapter's own address (BDADDR_ANY otherwise: any adapter).
-            guard hci_devba(Int32(adapter), &local.l2_bdaddr) == 0 else {
-                let e = errno
-                _ = Glibc.close(fd)
-                throw .system(call: "hci_devba", errno: e, detail: "hci\(adapter) for the GATT remote \(address)")
-            }
-        }
-        var remote = local
-        // bdaddr_t is little-endian: the last octet of the text first.
-        let bytes = address.littleEndianBytes
-        remote.l2_bdaddr = bdaddr_t(b: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5]))
-        let size = socklen_t(MemoryLayout<sockaddr_l2>.size)
-        // Invariant of both casts: `local`/`remote` are sockaddr_l2 values alive for the call, and
-        // `size` is their size; the kernel reads no further.
-        let bound = withUnsafePointer(to: &local) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, size) }
-        }
-        guard bound == 0 else {
+        let local = socketAddress([0, 0, 0, 0, 0, 0])  // BDADDR_ANY
+        let remote = socketAddress(address.littleEndianBytes)
+        guard call(bind, fd, local) == 0 else {
             let e = errno
             _ = Glibc.close(fd)
             throw .system(call: "bind", errno: e, detail: "L2CAP for the GATT remote \(address)")
         }
-        let rc = withUnsafePointer(to: &remote) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, size) }
-        }
-        guard rc == 0 || errno == EINPROGRESS || errno == EAGAIN else {
+        guard call(Glibc.connect, fd, remote) == 0 || errno == EINPROGRESS || errno == EAGAIN else {
             let e = errno
             _ = Glibc.close(fd)
             throw .system(call: "connect", errno: e, detail: "GATT remote \(address)")
         }
         return L2CAPATTSocket(fd: fd)
+    }
+
+    /// `struct sockaddr_l2` (<bluetooth/l2cap.h>, not imported: it clashes with Glibc's socket
+    /// types in a whole-module build) as its 14 bytes: family(2), PSM(2) 0, bdaddr(6, as bdaddr_t:
+    /// little-endian), CID(2) 4, address type(1) LE public, padding(1).
+    static func socketAddress(_ bdaddrLE: [UInt8]) -> [UInt8] {
+        let family = UInt16(afBluetooth)
+        return withUnsafeBytes(of: family) { Array($0) } + [0, 0] + bdaddrLE + [UInt8(attCID & 0xFF), UInt8(attCID >> 8)]
+            + [bdaddrLEPublic, 0]
+    }
+
+    /// `bind` or `connect` with the address bytes. Invariant: `address` is a whole sockaddr_l2
+    /// (14 bytes, `socketAddress`), alive for the call; the kernel reads `count` bytes, no more.
+    private static func call(
+        _ f: (Int32, UnsafePointer<sockaddr>?, socklen_t) -> Int32, _ fd: Int32, _ address: [UInt8]
+    ) -> Int32 {
+        address.withUnsafeBytes { raw in
+            f(fd, raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(raw.count))
+        }
     }
 
     /// After the socket became writable: `nil` when connected, else the connect's errno.
