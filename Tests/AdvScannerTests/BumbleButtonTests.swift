@@ -29,8 +29,8 @@ struct BumbleButtonTests {
         #expect(pressed == ["press", "double_press", "long_press", "press"], "\(world.stdoutLines)")
         let ran = ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
         #expect(ran == pressed)
-        let events = try BumbleCLIRun.run(BumbleWorld.binary!, ["export", "--events", "--csv", "--db", db], timeout: 30)
-        #expect(events.stdout.dropFirst().map { $0.split(separator: ",").last.map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) } ?? "" }
-            == pressed)
+        let events = try BumbleCLIRun.run(BumbleWorld.binary!, ["export", "--events", "--jsonl", "--db", db], timeout: 30)
+        #expect(events.objects.map { $0["value"] as? String ?? "?" } == pressed)
+        #expect(events.objects.allSatisfy { $0["address"] as? String == Self.button && $0["event"] as? String == "button" })
     }
 }
