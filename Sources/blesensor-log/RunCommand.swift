@@ -46,7 +46,9 @@ enum RunCommand {
         // The rules are checked before anything starts.
         let actionFile = try args.value("actions").map { path throws(CLIError) in try ActionFile.load(path: path) }
         if let actionFile, !actionFile.remotes.isEmpty, case .h4 = transportSpec {
-            throw .usage("--actions: GATT remotes need the kernel's Bluetooth stack (--hci hciN); over tcp:/serial: there is no host stack to connect with")
+            throw CLIError(
+                "--actions: GATT remotes need the kernel's Bluetooth stack (--hci hciN); over tcp:/serial: there is no host stack to connect with",
+                code: ExitCode.usage)
         }
 
         let store = try StoreAccess.openWriter(path: dbPath, configuration: storeConfig, log: { log.warning($0) })

@@ -183,5 +183,7 @@ struct ActionsTests {
         let r = try CLI.run(["run", "--hci", "tcp:127.0.0.1:9", "--db", dir.file("db"), "--actions", rules])
         #expect(r.status == 64)
         #expect(r.stderr.contains("GATT remotes need the kernel's Bluetooth stack"), "\(r.stderr)")
+        #expect(r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.file("db")))
     }
 }

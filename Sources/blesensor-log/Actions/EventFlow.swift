@@ -5,10 +5,12 @@ import SensorStore
 /// the part of the flow `run` and `replay` share.
 ///
 /// Order per event: deduplicated once (`EventDeduper`, advertised events only: every GATT
-/// notification is news), stored, then handed to the actions. A store that refuses a row (disk
+/// notification is news), held to `EventRateLimit` (a radio flood of "new presses"), stored, then
+/// handed to the actions. A store that refuses a row (disk
 /// full) is said once until it accepts one again; the command still runs.
 final class EventFlow {
     private var deduper = EventDeduper()
+    private var limit = EventRateLimit()
     let store: EventStore?
     let actions: ActionRunner?
     let log: EventLog
@@ -42,14 +44,20 @@ final class EventFlow {
     func take(_ r: borrowing Reading, now: Double) {
         guard !r.events.isEmpty else { return }
         for e in deduper.admit(r, now: now) {
-            deliver(EventContext(address: r.address, alias: nil, model: r.model, event: e, timeMicros: r.timeMicros, rssi: r.rssi))
+            deliver(EventContext(address: r.address, alias: nil, model: r.model, event: e, timeMicros: r.timeMicros, rssi: r.rssi), now: now)
         }
     }
 
     /// One GATT notification, already an event.
-    func take(notification e: EventContext) { deliver(e) }
+    func take(notification e: EventContext) { deliver(e, now: Timestamp.monotonicSeconds()) }
 
-    private func deliver(_ context: EventContext) {
+    private func deliver(_ context: EventContext, now: Double) {
+        guard limit.admit(now: now) else {
+            if limit.droppedInWindow == 1 {
+                log.warning("events: more than \(limit.maxPerWindow) in \(Int(limit.windowSeconds)) s; dropping the rest of this minute (\(context.event.kind.rawValue) from \(context.address) first)")
+            }
+            return
+        }
         var e = context
         events += 1
         if let store {
