@@ -27,7 +27,8 @@ public struct StoredEvent: Sendable, Equatable {
 /// own beside the readings writer's (WAL: the two take turns through SQLite's lock, the busy
 /// timeout covering the writer's batch commits). Used from one thread.
 ///
-/// Invariants: rows are never updated; `id` is arrival order (a cursor for whoever publishes
+/// Invariants: rows are never updated; an event already stored (same time, address, kind and
+/// value: a capture replayed again) is not stored twice; `id` is arrival order (a cursor for whoever publishes
 /// them); retention deletes rows older than `retentionSeconds` before now, at most
 /// `pruneRowsPerStep` per step, oldest first.
 public final class EventStore {
@@ -44,11 +45,11 @@ public final class EventStore {
         self.retentionSeconds = retentionSeconds
         connection = try Schema.open(path: path, create: false, busyTimeoutMillis: busyTimeoutMillis)
         insert = try connection.prepare(
-            "INSERT INTO events (time_us, address, model, kind, value, rssi_dbm, encrypted) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
+            "INSERT OR IGNORE INTO events (time_us, address, model, kind, value, rssi_dbm, encrypted) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
         aliasByAddress = try connection.prepare("SELECT alias FROM sensors WHERE address = ?1")
     }
 
-    /// Stores one event. An event stamped outside the store's time range (a corrupt capture stamp)
+    /// Stores one event (nothing when it is stored already). An event stamped outside the store's time range (a corrupt capture stamp)
     /// is refused like such a reading.
     public func add(_ event: DeviceEvent, address: BDAddress, model: String, timeMicros: Int64, rssi: Int8?)
         throws(StoreError)

@@ -92,7 +92,8 @@ enum Schema {
         """,
         // Button presses, dimmer turns, GATT notifications (EventStore.swift): one row per event
         // that passed the deduper, by address (a GATT remote need not be a sensor), in arrival
-        // order (`id`); retention as for readings.
+        // order (`id`); retention as for readings. One event (time, device, kind, value) is stored
+        // once, so replaying a capture again adds nothing; the index also serves time order.
         """
         CREATE TABLE events (
             id INTEGER PRIMARY KEY,               -- arrival order, never reused
@@ -104,7 +105,7 @@ enum Schema {
             rssi_dbm INTEGER,
             encrypted INTEGER NOT NULL            -- 1 when the frame was authenticated
         );
-        CREATE INDEX events_by_time ON events (time_us);
+        CREATE UNIQUE INDEX events_once ON events (time_us, address, kind, value);
         """,
     ]
 

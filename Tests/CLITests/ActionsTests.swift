@@ -59,8 +59,11 @@ struct ActionsTests {
         #expect(rows.dropFirst() == ArraySlice(ButtonCapture.presses.map {
             "2026-01-01T00:00:\(String(format: "%02d", $0.at))Z,\(ButtonCapture.button),,BTHome,button,\($0.name)"
         }))
-        // Replaying again stores the events again (the deduper's memory is per run) but the file
-        // of readings is unchanged: events are rows of their own.
+        // Replaying again runs the commands again (rules are tried on captures so) but stores no
+        // event twice.
+        let again = try replay(dir, rules: try Self.rulesFile(dir, [Self.appendRule(out)]))
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(Self.lines(out) == ButtonCapture.presses.map(\.name) + ButtonCapture.presses.map(\.name))
         let jsonl = try CLI.run(["export", "--events", "--jsonl", "--db", dir.file("db")])
         let objects = CLI.jsonObjects(jsonl)
         #expect(objects.count == 4)

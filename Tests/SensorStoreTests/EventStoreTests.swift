@@ -38,6 +38,17 @@ import Testing
         #expect(got[0].rssi == nil && !got[0].event.encrypted && got[0].alias == nil)
     }
 
+    @Test func theSameEventIsStoredOnce() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        let (_, events) = try open(dir)
+        for _ in 0..<3 {
+            try events.add(DeviceEvent(.button, "press"), address: Self.remote, model: "BTHome", timeMicros: Self.t0, rssi: nil)
+        }
+        try events.add(DeviceEvent(.button, "double_press"), address: Self.remote, model: "BTHome", timeMicros: Self.t0, rssi: nil)
+        #expect(try all(dir).map(\.event.value) == ["press", "double_press"])
+    }
+
     @Test func aRangeAndASensorSelectTheRows() throws {
         let dir = TempDir()
         defer { dir.cleanup() }
