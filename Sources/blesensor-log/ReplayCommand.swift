@@ -59,9 +59,7 @@ enum ReplayCommand {
         let store = out == nil
             ? try StoreAccess.openWriter(path: dbPath, configuration: storeConfig, log: { log.warning($0) }) : nil
         // Replay runs the commands one at a time, in the capture's order, and waits for them.
-        let events = try store.map { _ throws(CLIError) in
-            try EventFlow.open(path: dbPath, storeConfig, actionFile, whenFull: .wait, log: log)
-        }
+        let events = store.map { _ in EventFlow.open(path: dbPath, storeConfig, actionFile, whenFull: .wait, log: log) }
 
         // The store's batch timer runs on the capture's clock, ticked once a second of it as the
         // logger's loop ticks it live, so a replay commits in the batches a live run would have.

@@ -61,7 +61,7 @@ enum RunCommand {
         }
         let scanner = try ScanOptions.makeScanner(transportSpec, scanConfig, log: scanLog)
         let capture = try CaptureOption.open(args.value("capture"), scanner: scanner, log: log)
-        let events = try EventFlow.open(path: dbPath, storeConfig, actionFile, whenFull: .drop, log: log)
+        let events = EventFlow.open(path: dbPath, storeConfig, actionFile, whenFull: .drop, log: log)
         let remotes = GATTRemoteOption.make(actionFile, transportSpec, events: events, log: scanLog)
         remotes?.onConnected = { [unowned scanner] in scanner.resumeScanning(reason: "a GATT remote connected") }
 

@@ -6,38 +6,41 @@ import SensorStore
 ///
 /// Order per event: deduplicated once (`EventDeduper`, advertised events only: every GATT
 /// notification is news), held to `EventRateLimit` (a radio flood of "new presses"), stored, then
-/// handed to the actions. A store that refuses a row (disk
-/// full) is said once until it accepts one again; the command still runs.
+/// handed to the actions. A store that refuses a row (disk full, locked) is said once until it
+/// accepts one again; the command still runs.
+///
+/// The events table's connection is opened at the first event, not at start-up: most runs have no
+/// button, and a second connection opened beside the readings writer's while several processes
+/// create one file together only adds to their contention for its lock.
 final class EventFlow {
     private var deduper = EventDeduper()
     private var limit = EventRateLimit()
-    let store: EventStore?
+    let path: String
+    let retentionSeconds: Int64?
+    private var store: EventStore?
     let actions: ActionRunner?
     let log: EventLog
     private(set) var events = 0
     private var storeFailing = false
     private var lastPrune = -Double.infinity
 
-    init(store: EventStore?, actions: ActionRunner?, log: EventLog) {
-        self.store = store
+    init(path: String, retentionSeconds: Int64?, actions: ActionRunner?, log: EventLog) {
+        self.path = path
+        self.retentionSeconds = retentionSeconds
         self.actions = actions
         self.log = log
     }
 
-    /// The flow of `run` and `replay`: the events table of the store at `path` (opened after the
-    /// readings writer made it), and the rules' commands when there are rules.
+    /// The flow of `run` and `replay`: the events table of the store at `path` (which the readings
+    /// writer made), and the rules' commands when there are rules.
     static func open(
         path: String, _ configuration: StoreConfiguration, _ rules: ActionFile?, whenFull: ActionRunner.WhenFull,
         log: EventLog
-    ) throws(CLIError) -> EventFlow {
-        let store: EventStore
-        do { store = try EventStore(path: path, retentionSeconds: configuration.retentionSeconds) } catch {
-            throw StoreAccess.cliError(error)
-        }
+    ) -> EventFlow {
         let runner = rules.map {
             ActionRunner(rules: $0.rules, maxRunning: whenFull == .wait ? 1 : 4, whenFull: whenFull, log: log)
         }
-        return EventFlow(store: store, actions: runner, log: log)
+        return EventFlow(path: path, retentionSeconds: configuration.retentionSeconds, actions: runner, log: log)
     }
 
     /// The events of one decoded reading. `now` is the loop's clock (monotonic, or the capture's).
@@ -60,19 +63,20 @@ final class EventFlow {
         }
         var e = context
         events += 1
-        if let store {
-            do throws(StoreError) {
-                e.alias = try store.alias(of: e.address)
-                try store.add(e.event, address: e.address, model: e.model, timeMicros: e.timeMicros, rssi: e.rssi)
-                if storeFailing {
-                    storeFailing = false
-                    log.info("events: \(store.path) accepts events again")
-                }
-            } catch {
-                if !storeFailing {
-                    storeFailing = true
-                    log.warning("events: \(error); events are not stored until it recovers")
-                }
+        do throws(StoreError) {
+            let store: EventStore
+            if let open = self.store { store = open } else { store = try EventStore(path: path, retentionSeconds: retentionSeconds) }
+            self.store = store
+            e.alias = try store.alias(of: e.address)
+            try store.add(e.event, address: e.address, model: e.model, timeMicros: e.timeMicros, rssi: e.rssi)
+            if storeFailing {
+                storeFailing = false
+                log.info("events: \(path) accepts events again")
+            }
+        } catch {
+            if !storeFailing {
+                storeFailing = true
+                log.warning("events: \(error); events are not stored until it recovers")
             }
         }
         log.debug("event \(e.event.kind.rawValue) \(e.event.value) from \(e.address)")
