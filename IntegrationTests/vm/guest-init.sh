@@ -78,7 +78,8 @@ RULES
     finish
     [ -e /tmp/player ] && while IFS= read -r l; do echo "PLAYER: $l"; done < /tmp/player
     blesensor-log export --events --csv --db /tmp/db | tr -d '\r' | while IFS= read -r l; do echo "EVENTS: $l"; done
-    echo "READINGS: $(blesensor-log export --csv --db /tmp/db | tail -n +2 | wc -l)" ;;
+    echo "READINGS: $(blesensor-log export --csv --db /tmp/db | tail -n +2 | wc -l)"
+    echo "LAST-READING: $(blesensor-log export --csv --db /tmp/db | tail -n 1 | cut -d, -f1)" ;;
 shell)
     hcictl up 0; setsid cttyhack sh ;;
 esac

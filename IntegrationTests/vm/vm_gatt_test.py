@@ -17,8 +17,10 @@ and subscribed once more notifies 00 and 01 again. The guest prints:
     PLAYER: ...             /tmp/player, the file the commands appended to, at the end
     EVENTS: ...             `export --events --csv`
     READINGS: N             rows `export --csv` gives: the passive scan of the MM-BLEBC7 went on
+    LAST-READING: T         the time of the last of them (the guest's clock is the host's: QEMU's RTC)
 Checks: the file holds next, previous, next, previous; the events table the four notifications; the
-logger exited 0; readings were stored. Reconnect time: the remote's drop to the guest's new
+logger exited 0; readings were stored, the last after the reconnection (the kernel stops the
+scan at each connection; the logger must switch it on again each time). Reconnect time: the remote's drop to the guest's new
 subscription on the host clock, and the logger's own figure ("... again, X s after the link was
 lost").
 
@@ -28,6 +30,7 @@ sends from the address the peer's connection is keyed by (../../../shared/vm-e2e
 """
 import argparse
 import asyncio
+import datetime
 import os
 import re
 import shutil
@@ -110,7 +113,7 @@ async def run(args) -> int:
                                  (AdvertisingData.COMPLETE_LIST_OF_16_BIT_SERVICE_CLASS_UUIDS, bytes([0x20, 0x22])),
                                  (AdvertisingData.COMPLETE_LOCAL_NAME, b'RFduino')]))
     now = lambda: time.monotonic() - t0
-    host = {'round': 0, 'sent': [], 'subscribed': [], 'dropped': None}
+    host = {'round': 0, 'sent': [], 'subscribed': [], 'dropped': None, 'resubscribed_wall': None}
 
     async def press_round(conn, rnd):
         await asyncio.sleep(1.0)
@@ -129,6 +132,8 @@ async def run(args) -> int:
         if notify and host['round'] < 2:
             host['round'] += 1
             host['subscribed'].append(now())
+            if host['round'] == 2:
+                host['resubscribed_wall'] = time.time()
             asyncio.get_running_loop().create_task(press_round(conn, host['round']))
 
     char.on('subscription', on_subscription)
@@ -151,7 +156,7 @@ async def run(args) -> int:
                 lines.append((now(), s))
                 if logf:
                     logf.write(f'{now():8.3f} {s}\n')
-                if re.match(r'^(VM|BSL-ERR|ACTION|PLAYER|EVENTS|READINGS):', s):
+                if re.match(r'^(VM|BSL-ERR|ACTION|PLAYER|EVENTS|READINGS|LAST-READING):', s):
                     print(f'{now():8.3f} | {s}', flush=True)
         await asyncio.wait_for(pump(), timeout=args.timeout)
         await asyncio.wait_for(proc.wait(), timeout=10)
@@ -171,6 +176,11 @@ async def run(args) -> int:
     actions = [(t, s[8:]) for t, s in lines if s.startswith('ACTION: ')]
     events = [s[8:] for s in text if s.startswith('EVENTS: ')]
     readings = next((int(s.split()[1]) for s in text if s.startswith('READINGS: ')), 0)
+    last_text = next((s[14:] for s in text if s.startswith('LAST-READING: ')), '')
+    try:
+        last_reading = datetime.datetime.fromisoformat(last_text.replace('Z', '+00:00')).timestamp()
+    except ValueError:
+        last_reading = None
     exit_line = next((s for s in text if s.startswith('VM: scan-exit')), '')
     if 'rc=0' not in exit_line:
         fails.append(f'blesensor-log run did not exit 0: {exit_line or "no exit marker"}')
@@ -189,6 +199,8 @@ async def run(args) -> int:
         fails.append(f'export --events gave {events}')
     if readings < 5:
         fails.append(f'{readings} readings stored: the passive scan did not go on beside the GATT link')
+    if host['resubscribed_wall'] is None or last_reading is None or last_reading < host['resubscribed_wall'] + 1:
+        fails.append(f'the last reading ({last_text or "none"}) is not from after the reconnection: the scan stopped')
     logger_again = next((float(m.group(1)) for s in text if (m := re.search(r'subscribed to 2221 again, ([0-9.]+) s', s))), None)
     logger_first = next((float(m.group(1)) for s in text if (m := re.search(r'subscribed to 2221 after ([0-9.]+) s', s))), None)
     if logger_again is None:
