@@ -31,6 +31,9 @@ Modes (combinable):
   --hardware-error-after S
                        S seconds after the client connects, stop scanning and send a Hardware Error
                        event (code 0x42): the scanner must reset and re-arm.
+  --button-presses N   a BTHome v2 button (5C:C5:00:00:00:04) pressed N times (press, double_press,
+                       long_press, …) 1.5 s apart from 2 s after a client connects, each press a new
+                       packet id heard for 0.8 s, then a "none" frame; printed as "PRESS k NAME at T".
 
 Bumble quirks that matter (see ../shared/vm-e2e/README.md): with the extended-advertising feature
 bit set, the scanner controller answers a *legacy* scan with extended reports (0x0D); every
@@ -105,6 +108,19 @@ def bthome_adv() -> bytes:
     ]))
 
 
+BUTTON_ADDR = '5C:C5:00:00:00:04'
+BUTTON_NAMES = {0x01: 'press', 0x02: 'double_press', 0x04: 'long_press'}
+
+
+def button_adv(packet_id: int, code: int) -> bytes:
+    """A BTHome v2 button (trigger-based, info 0x44): packet id, battery, button event."""
+    frame = bytes([0x44, 0x00, packet_id & 0xFF, 0x01, 80, 0x3A, code])
+    return bytes(AdvertisingData([
+        (AdvertisingData.FLAGS, bytes([0x06])),
+        (AdvertisingData.SERVICE_DATA_16_BIT_UUID, struct.pack('<H', 0xFCD2) + frame),
+    ]))
+
+
 class ScannerController(Controller):
     """The controller the scanner under test talks to."""
 
@@ -173,6 +189,9 @@ async def main_async(args) -> int:
                                            args.adv_interval)
     pvvx_ctrl, _ = await start_advertiser(link, 'ATC_112233', PVVX_ADDR, pvvx_adv(0), args.adv_interval)
     await start_advertiser(link, 'BTHome-test', BTHOME_ADDR, bthome_adv(), args.adv_interval)
+    button_ctrl = None
+    if args.button_presses:
+        button_ctrl, _ = await start_advertiser(link, 'BTHome-button', BUTTON_ADDR, button_adv(0, 0), args.adv_interval)
 
     print(f'PTY {args.pty}' if args.pty else f'PORT {port}', flush=True)
     log.info('listening on %s (H4); modes: legacy_only=%s legacy_disallowed=%s drop_after=%s',
@@ -227,7 +246,27 @@ async def main_async(args) -> int:
         # Bumble has no Hardware Error event class: H4 bytes 04 | 10 01 | code.
         transport.sink.on_packet(bytes([0x04, 0x10, 0x01, 0x42]))
 
+    async def press_buttons():
+        # Once a client is there: every 1.5 s a press (a new packet id, advertised for 0.8 s, so
+        # the scanner hears it several times), then a "none" frame with a new id.
+        while transport.sink.transport is None:
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(2)
+        packet_id = 1
+        codes = list(BUTTON_NAMES)
+        for k in range(args.button_presses):
+            code = codes[k % len(codes)]
+            packet_id += 1
+            button_ctrl.le_legacy_advertiser.advertising_data = button_adv(packet_id, code)
+            print(f'PRESS {k + 1} {BUTTON_NAMES[code]} at {time.time():.6f}', flush=True)
+            await asyncio.sleep(0.8)
+            packet_id += 1
+            button_ctrl.le_legacy_advertiser.advertising_data = button_adv(packet_id, 0)
+            await asyncio.sleep(0.7)
+
     tasks = [asyncio.create_task(update_readings())]
+    if args.button_presses:
+        tasks.append(asyncio.create_task(press_buttons()))
     if args.scan_off_after is not None:
         tasks.append(asyncio.create_task(after_connect(args.scan_off_after, scan_off, 'SCAN_OFF')))
     if args.hardware_error_after is not None:
@@ -258,6 +297,8 @@ def main() -> int:
     p.add_argument('--scan-off-after', type=float, default=None, metavar='S')
     p.add_argument('--hardware-error-after', type=float, default=None, metavar='S')
     p.add_argument('--adv-interval', type=int, default=100, help='advertising interval, ms')
+    p.add_argument('--button-presses', type=int, default=0, metavar='N',
+                   help='a BTHome button (%s) pressed N times, 1.5 s apart, from 2 s after a client connects' % BUTTON_ADDR)
     p.add_argument('--lifetime', type=float, default=300, help='exit after this many seconds')
     p.add_argument('-v', '--verbose', action='store_true', help='log commands (and Bumble debug with -vv)')
     args = p.parse_args()

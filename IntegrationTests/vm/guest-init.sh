@@ -8,6 +8,7 @@
 #   vm_mode=basic   hci0 starts DOWN; the scanner must bring it up and report readings
 #   vm_mode=updown  + `hcictl down` / `hcictl up` twice while scanning; readings must resume
 #   vm_mode=unplug  + kill / restart the H4 attach helper (hci0 unregistered / registered again)
+#   vm_mode=gatt    `run --actions` with a GATT remote (vm_gatt_test.py): notifications → commands
 #   vm_mode=shell   busybox shell on the console with hci0 up (manual use)
 #   vm_duration=S   the scanner's --duration
 export PATH=/bin
@@ -60,6 +61,25 @@ unplug)
     i=0; while [ ! -e /sys/class/bluetooth/hci0 ] && [ $i -lt 200 ]; do usleep 50000; i=$((i+1)); done
     mark replug-done 1
     finish ;;
+gatt)
+    # The RFduino remote (vm_gatt_test.py): `run` connects through the kernel, subscribes, and runs
+    # the rules' commands, which append to /tmp/player and say so on the console.
+    cat > /tmp/rules.json <<'RULES'
+{"remotes": [{"address": "C0:98:E5:00:00:01", "service": "2220", "characteristic": "2221"}],
+ "rules": [
+  {"match": {"sensor": "C0:98:E5:00:00:01", "event": "notify", "value": "00"},
+   "run": ["/bin/sh", "-c", "echo next >> /tmp/player; echo ACTION: next"]},
+  {"match": {"sensor": "C0:98:E5:00:00:01", "event": "notify", "value": "01"},
+   "run": ["/bin/sh", "-c", "echo previous >> /tmp/player; echo ACTION: previous"]}]}
+RULES
+    mark scan-start
+    blesensor-log run --hci hci0 --db /tmp/db --interval 0 --actions /tmp/rules.json --duration "$DUR" 2>/tmp/bsl-err &
+    P=$!
+    finish
+    [ -e /tmp/player ] && while IFS= read -r l; do echo "PLAYER: $l"; done < /tmp/player
+    blesensor-log export --events --csv --db /tmp/db | tr -d '\r' | while IFS= read -r l; do echo "EVENTS: $l"; done
+    echo "READINGS: $(blesensor-log export --csv --db /tmp/db | tail -n +2 | wc -l)"
+    echo "LAST-READING: $(blesensor-log export --csv --db /tmp/db | tail -n 1 | cut -d, -f1)" ;;
 shell)
     hcictl up 0; setsid cttyhack sh ;;
 esac

@@ -85,12 +85,13 @@ extension LiveScanner {
     /// back into the scanner), and calls `onTick` about once a second with the monotonic time
     /// (batch flushes, `--duration`).
     /// Idle CPU is zero: the only wake-ups are packets, the 1 s tick and scan-control deadlines.
+    /// `also`'s descriptors (the GATT remotes' sockets) are waited on too, and handed back when ready.
     /// Returns within ≤ 1 s of `stop.request()` after switching scanning off if we switched it on.
     /// - Throws: `ScanError.unavailable` only when the adapter/endpoint is missing at start; every
     ///   later failure is lived through (see the state machine in ScanControl.swift).
     public func run(
         stop: StopSignal, onAdvertisement: (AdvertisementHeader, ArraySlice<UInt8>) -> Void,
-        onTick: (_ nowMonotonic: Double) -> Void = { _ in }
+        onTick: (_ nowMonotonic: Double) -> Void = { _ in }, also: PollClient? = nil
     ) throws(ScanError) {
         interrupted = { stop.isRequested }
         defer { shutdown() }
@@ -118,6 +119,8 @@ extension LiveScanner {
             pfds.removeAll(keepingCapacity: true)
             pfds.append(pollfd(fd: stop.readFD, events: Int16(POLLIN), revents: 0))
             for fd in transport.pollDescriptors { pfds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
+            let transportEnd = pfds.count
+            if let also { pfds += also.pollRequests }
             let r = poll(&pfds, nfds_t(pfds.count), waitMs)
             if r < 0 {
                 if errno == EINTR { continue }  // a signal: the stop pipe tells us which
@@ -125,7 +128,11 @@ extension LiveScanner {
                 continue
             }
             if r == 0 || pfds[0].revents != 0 { continue }
-            guard pfds.dropFirst().contains(where: { $0.revents != 0 }) else { continue }
+            if let also, transportEnd < pfds.count {
+                let ready = pfds[transportEnd...].filter { $0.revents != 0 }
+                if !ready.isEmpty { also.pollReady(ready, now: Clock.monotonic()) }
+            }
+            guard pfds[1..<transportEnd].contains(where: { $0.revents != 0 }) else { continue }
             moreWaiting = drain(onAdvertisement: onAdvertisement)
         }
     }

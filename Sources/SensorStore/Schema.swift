@@ -101,6 +101,23 @@ enum Schema {
             to_us INTEGER NOT NULL                -- the latest
         );
         """,
+        // Button presses, dimmer turns, GATT notifications (EventStore.swift): one row per event
+        // that passed the deduper, by address (a GATT remote need not be a sensor), in arrival
+        // order (`id`); retention as for readings. One event (time, device, kind, value) is stored
+        // once, so replaying a capture again adds nothing; the index also serves time order.
+        """
+        CREATE TABLE events (
+            id INTEGER PRIMARY KEY,               -- arrival order, never reused
+            time_us INTEGER NOT NULL,             -- µs since the Unix epoch (UTC)
+            address INTEGER NOT NULL,             -- 48-bit, as sensors.address
+            model TEXT NOT NULL,
+            kind TEXT NOT NULL,                   -- button, dimmer, notify
+            value TEXT NOT NULL,                  -- press, rotate_left:3, hex of a notification
+            rssi_dbm INTEGER,
+            encrypted INTEGER NOT NULL            -- 1 when the frame was authenticated
+        );
+        CREATE UNIQUE INDEX events_once ON events (time_us, address, kind, value);
+        """,
     ]
 
     static var version: Int32 { Int32(migrations.count) }

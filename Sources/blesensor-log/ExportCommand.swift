@@ -18,6 +18,7 @@ enum ExportCommand {
             .value("sensor", "ADDR|ALIAS", repeatable: true, help: "Only this sensor (repeatable)."),
             StoreAccess.dbOption,
             .flag("local", help: "Times in local time with their offset (default: UTC with Z)."),
+            EventExport.option,
         ],
         discussion: """
             Cells of text that a spreadsheet would run as a formula (=, +, -, @) are prefixed with '.
@@ -46,6 +47,7 @@ enum ExportCommand {
         if args.has("csv"), args.has("jsonl") { throw .usage("--csv and --jsonl exclude each other") }
         let jsonl = args.has("jsonl")
         let range = try timeRange(args, now: Timestamp.nowMicros())
+        if args.has("events") { return try EventExport.run(args, range: range, jsonl: jsonl) }
         let reader = try StoreAccess.openReader(path: StoreAccess.databasePath(args))
         let selectors = args.all("sensor").map(SensorSelector.init)
         let cursor: ExportCursor

@@ -53,6 +53,10 @@ enum JSON {
         if let n = r.name { s += ",\"name\":" + string(n) }
         if includeTime, r.timeMicros != 0 { s += ",\"time\":\"" + time(micros: r.timeMicros) + "\"" }
         if !r.warnings.isEmpty { s += ",\"warnings\":[" + r.warnings.map { string($0.description) }.joined(separator: ",") + "]" }
+        if !r.events.isEmpty {
+            s += ",\"events\":[" + r.events.map { "{\"event\":\"\($0.kind.rawValue)\",\"value\":" + string($0.value) + "}" }
+                .joined(separator: ",") + "]"
+        }
         return s + "}"
     }
 

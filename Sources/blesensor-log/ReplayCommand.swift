@@ -18,6 +18,7 @@ enum ReplayCommand {
             StoreOptions.interval, StoreOptions.keep, StoreOptions.only, NewSensorsOption.spec,
         ] + UnknownDevicesFile.options + [
             .flag("verbose", short: "v", help: "Log every reading on standard error."),
+            ActionFile.option,
         ],
         discussion: """
             EXIT STATUS: 0; 64 bad option; 65 the capture is truncated or corrupt (what came before the
@@ -40,6 +41,11 @@ enum ReplayCommand {
         try NewSensorsOption.apply(args, to: &storeConfig)
         let only = try StoreOptions.onlyAddresses(args)
         var unknown = try UnknownDevicesFile.parse(args, databasePath: StoreAccess.databasePath(args))
+        if args.has("jsonl"), args.value("actions") != nil {
+            throw .usage("--actions needs the database (aliases, the events table): it excludes --jsonl")
+        }
+        // The rules are checked before anything starts.
+        let actionFile = try args.value("actions").map { path throws(CLIError) in try ActionFile.load(path: path) }
 
         let source: any HCIPacketSource
         // A capture's errors name the file themselves (CaptureReader, CaptureInput).
@@ -57,6 +63,8 @@ enum ReplayCommand {
         let out = args.has("jsonl") ? OutputWriter(fd: 1) : nil
         let store = out == nil
             ? try StoreAccess.openWriter(path: dbPath, configuration: storeConfig, log: { log.warning($0) }) : nil
+        // Replay runs the commands one at a time, in the capture's order, and waits for them.
+        let events = store.map { _ in EventFlow.open(path: dbPath, storeConfig, actionFile, whenFull: .wait, log: log) }
 
         // The store's batch timer runs on the capture's clock, ticked once a second of it as the
         // logger's loop ticks it live, so a replay commits in the batches a live run would have.
@@ -102,7 +110,10 @@ enum ReplayCommand {
                     pipeline.process(header, bytes, onProblem: { log.warning($0) }) { r in
                         if let out {
                             out.write(JSON.reading(r, includeTime: true) + "\n")
-                        } else if !r.measurements.isEmpty {
+                        } else {
+                            events?.take(r, now: clock)
+                        }
+                        if out == nil, !r.measurements.isEmpty {
                             if verbose { log.debug(JSON.reading(r, includeTime: true)) }
                             store!.add(consume r, now: clock)
                         }
@@ -123,6 +134,7 @@ enum ReplayCommand {
                 }
             }
         }
+        events?.finish()
         var status = stoppedFull ? ExitCode.ioError : ExitCode.ok
         if let out {
             try out.finish()

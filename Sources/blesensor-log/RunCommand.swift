@@ -19,6 +19,7 @@ enum RunCommand {
         ] + UnknownDevicesFile.options + [
             .value("duration", "D", help: "Stop after D (e.g. 10m, 24h); default: run until SIGTERM/SIGINT."),
             .value("capture", "FILE", help: "Also write every HCI packet to FILE (btsnoop, opens in Wireshark and btmon)."),
+            ActionFile.option,
             .flag("verbose", short: "v", help: "Log every reading and the scanner's commands on standard error."),
         ],
         discussion: """
@@ -45,6 +46,13 @@ enum RunCommand {
         let keys = try KeyFile(databasePath: dbPath).load()
         var unknown = try UnknownDevicesFile.parse(args, databasePath: dbPath)
         try unknown?.start()
+        // The rules are checked before anything starts.
+        let actionFile = try args.value("actions").map { path throws(CLIError) in try ActionFile.load(path: path) }
+        if let actionFile, !actionFile.remotes.isEmpty, case .h4 = transportSpec {
+            throw CLIError(
+                "--actions: GATT remotes need the kernel's Bluetooth stack (--hci hciN); over tcp:/serial: there is no host stack to connect with",
+                code: ExitCode.usage)
+        }
 
         let store = try StoreAccess.openWriter(path: dbPath, configuration: storeConfig, log: { log.warning($0) })
         let scanLog = ScanLog { level, line in
@@ -56,6 +64,9 @@ enum RunCommand {
         }
         let scanner = try ScanOptions.makeScanner(transportSpec, scanConfig, log: scanLog)
         let capture = try CaptureOption.open(args.value("capture"), scanner: scanner, log: log)
+        let events = EventFlow.open(path: dbPath, storeConfig, actionFile, whenFull: .drop, log: log)
+        let remotes = GATTRemoteOption.make(actionFile, transportSpec, events: events, log: scanLog)
+        remotes?.onConnected = { [unowned scanner] in scanner.resumeScanning(reason: "a GATT remote connected") }
 
         let stop: StopSignal
         do { stop = try StopSignal() } catch { throw CLIError(error.description, code: ExitCode.software) }
@@ -78,6 +89,7 @@ enum RunCommand {
                 onAdvertisement: { header, bytes in
                     let now = Timestamp.monotonicSeconds()
                     pipeline.process(header, bytes, onProblem: { log.warning($0) }) { r in
+                        events.take(r, now: now)
                         guard !r.measurements.isEmpty else { return }
                         if verbose { log.debug(JSON.reading(r, includeTime: true)) }
                         clockTrust.admit(r) { r, flagged in store.add(r, now: now, unsynchronised: flagged) }
@@ -88,18 +100,23 @@ enum RunCommand {
                     clockTrust.tick { r, flagged in store.add(r, now: now, unsynchronised: flagged) }
                     capture?.tick(now: now)
                     pipeline.unknown?.tick(now: now, log: log)
+                    events.tick(now: now, wallMicros: Timestamp.nowMicros())
+                    remotes?.tick(now: now)
                     if let duration, now - started >= duration { stop.request() }
-                })
+                }, also: remotes)
         } catch {
             // The scanner could not start: still commit anything pending, and say so if that fails.
             do { try store.close(now: Timestamp.monotonicSeconds()) } catch let storeError {
                 log.error("\(store.pendingRows) rows could not be committed: \(storeError)")
             }
+            events.finish()
             throw CLIError(error.description, code: error.exitCode)
         }
         capture?.close()
         let closing = Timestamp.monotonicSeconds()
         clockTrust.releaseAll { r, flagged in store.add(r, now: closing, unsynchronised: flagged) }
+        remotes?.close()
+        events.finish()
         let s = store.statistics
         do throws(StoreError) {
             try store.close(now: Timestamp.monotonicSeconds())
@@ -117,6 +134,21 @@ enum RunCommand {
                 + (s.droppedRows > 0 ? ", \(s.droppedRows) rows dropped while the database failed" : ""))
         if verbose { for line in pipeline.statistics.lines { log.debug("decoder \(line)") } }
         return ExitCode.ok
+    }
+}
+
+/// The rules file's `remotes`, kept connected over the kernel's stack (`--hci hciN`; `run` refuses
+/// them over H4 streams before this), their notifications `notify` events of their value's hex.
+enum GATTRemoteOption {
+    static func make(_ rules: ActionFile?, _ transport: TransportSpec, events: EventFlow, log: ScanLog) -> GATTRemotes? {
+        guard let rules, !rules.remotes.isEmpty, case .hci = transport else { return nil }
+        let remotes = GATTRemotes(rules.remotes, log: log)
+        remotes.onValue = { address, value in
+            events.take(notification: EventContext(
+                address: address, alias: nil, model: "GATT", event: DeviceEvent(.notify, Hex.encode(value)),
+                timeMicros: Timestamp.nowMicros(), rssi: nil))
+        }
+        return remotes
     }
 }
 

@@ -19,6 +19,20 @@ struct DecodeCommandTests {
         #expect(out.stderr.isEmpty)
     }
 
+    /// A frame's events are shown beside its measurements (before any deduplication: `decode`
+    /// sees one advertisement at a time).
+    @Test func eventsAreShown() throws {
+        // BTHome v2: packet id 7, button double press, dimmer 2 steps right.
+        let out = try CLI.run(["decode"], stdin: "11:22:33:44:55:66 020106 0b16d2fc44 0007 3a02 3c0202\n")
+        #expect(out.status == 0, "\(out.stderr)")
+        let objs = CLI.jsonObjects(out)
+        let events = objs.first?["events"] as? [[String: String]]
+        #expect(events == [["event": "button", "value": "double_press"], ["event": "dimmer", "value": "rotate_right:2"]])
+        // A frame without events has no key.
+        let plain = try CLI.run(["decode"], stdin: "11:22:33:44:55:66 020106 0a16d2fc40 02ca09 03bf13\n")
+        #expect(CLI.jsonObjects(plain).first?["events"] == nil)
+    }
+
     /// An LE Advertising Report event with two reports: both must be decoded, not only the first.
     @Test func everyReportOfALegacyEventIsDecoded() throws {
         let ad1 = "020106" + "1016e1ffa10164ff803200665544332211"

@@ -230,6 +230,61 @@ import Testing
         #expect(Self.vectors.count >= 34, "expected the 7 + 27 BTHome vectors, found \(Self.vectors.count)")
     }
 
+    // MARK: events
+
+    /// The events of one v2 frame of `objects` (hex, after the info byte 0x40 or 0x44).
+    func events(_ objects: String, info: String = "44") -> [DeviceEvent] {
+        Kit.readings(Kit.decode(decoder, uuid: 0xFCD2, info + objects)).first?.events ?? []
+    }
+
+    @Test(arguments: [
+        ("01", "press"), ("02", "double_press"), ("03", "triple_press"), ("04", "long_press"),
+        ("05", "long_double_press"), ("06", "long_triple_press"), ("80", "hold_press"),
+    ])
+    func buttonObjectIsAnEvent(_ byte: String, _ name: String) {
+        // packet id 0x2A, battery 100 %, button
+        let e = events("002a" + "0164" + "3a" + byte)
+        #expect(e == [DeviceEvent(.button, name, packetID: 0x2A)])
+    }
+
+    @Test func noneIsNoEventAndUnknownValuesWarn() {
+        #expect(events("0007" + "3a00").isEmpty)
+        let r = Kit.readings(Kit.decode(decoder, uuid: 0xFCD2, "44" + "3a07"))
+        #expect(r.first?.events == [])
+        #expect(r.first?.warnings.map(\.description) == ["BTHome button event 0x07 unknown, no event"])
+        // The measurement stays as it was.
+        #expect(r.first?.value(.buttonEvent) == 7)
+    }
+
+    /// A four-button remote sends a 0x3A per button, "none" for those not pressed: the event names
+    /// which one.
+    @Test func laterButtonsAreNumbered() {
+        #expect(events("0009" + "3a00" + "3a02" + "3a00" + "3a04") == [
+            DeviceEvent(.button, "double_press:2", packetID: 9), DeviceEvent(.button, "long_press:4", packetID: 9),
+        ])
+        #expect(events("3a01" + "3a01") == [DeviceEvent(.button, "press"), DeviceEvent(.button, "press:2")])
+    }
+
+    @Test func dimmerTurnsAreEvents() {
+        #expect(events("0001" + "3c0103") == [DeviceEvent(.dimmer, "rotate_left:3", packetID: 1)])
+        #expect(events("3c02ff") == [DeviceEvent(.dimmer, "rotate_right:255")])
+        #expect(events("3c0005").isEmpty)
+        #expect(events("3c0305").isEmpty)
+    }
+
+    @Test func v1ButtonIsAnEventToo() {
+        // v1 objects: header 0x02 = unsigned, 2 bytes (id + value): packet id 5, then button press.
+        let r = Kit.readings(Kit.decode(decoder, uuid: 0x181C, "020005" + "023a01"))
+        #expect(r.first?.events == [DeviceEvent(.button, "press", packetID: 5)])
+    }
+
+    /// The frame's event stays off a truncated object: a button object without its byte is none.
+    @Test func aTruncatedButtonObjectFiresNothing() {
+        let r = Kit.readings(Kit.decode(decoder, uuid: 0xFCD2, "44" + "0164" + "3a"))
+        #expect(r.first?.events == [])
+        #expect(r.first?.value(.batteryPercent) == 100)
+    }
+
     @Test(.enabled(if: PeerVector.isAvailable, PeerVector.skipMessage), arguments: vectors)
     func peerVector(_ v: PeerVector) {
         expectMatches(v, Kit.vectorValues(v, decoder))

@@ -83,6 +83,31 @@ import Testing
         #expect(b == ["temperature_c": -0.5, "humidity_pct": 40.0])
     }
 
+    /// A v3 frame with the object bit, product 0x0153 (YLYK01YL remote), frame counter `counter`, no
+    /// MAC, and one 0x1001 object.
+    static func buttonFrame(counter: String, _ index: String, _ value: String, _ type: String) -> String {
+        "4030" + "5301" + counter + "011003" + index + value + type
+    }
+
+    @Test(arguments: [
+        ("00", "00", "00", DeviceEvent.Kind.button, "press"), ("00", "00", "01", .button, "double_press"),
+        ("00", "00", "02", .button, "long_press"), ("02", "00", "05", .button, "press:3"),
+        ("01", "00", "06", .button, "long_press:2"), ("00", "04", "03", .button, "press"),
+        ("01", "02", "03", .button, "long_press"), ("00", "02", "04", .dimmer, "rotate_right:2"),
+        ("00", "fe", "04", .dimmer, "rotate_left:2"), ("fd", "00", "04", .dimmer, "rotate_left:3"),
+    ])
+    func buttonObjectIsAnEvent(_ index: String, _ value: String, _ type: String, _ kind: DeviceEvent.Kind, _ name: String) {
+        let r = Kit.readings(Kit.decode(decoder, uuid: 0xFE95, Self.buttonFrame(counter: "17", index, value, type)))
+        #expect(r.first?.events == [DeviceEvent(kind, name, packetID: 0x17)])
+    }
+
+    @Test func unknownPressTypesAndShortObjectsFireNothing() {
+        #expect(Kit.readings(Kit.decode(decoder, uuid: 0xFE95, Self.buttonFrame(counter: "01", "00", "00", "09"))).first?.events == [])
+        // A 2-byte 0x1001 is skipped like any known id of another length.
+        let short = Kit.readings(Kit.decode(decoder, uuid: 0xFE95, "4030" + "5301" + "01" + "0110020000"))
+        #expect(short.first?.events == [])
+    }
+
     @Test func plantSensorObjects() {
         // MiFlora HHCCJCY01 (product 0x0098): illuminance u24, moisture u8, conductivity u16; the frame
         // shape of xiaomi-ble test_Xiaomi_HHCCJCY01_all_values, values of our own.

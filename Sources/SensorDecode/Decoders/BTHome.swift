@@ -29,6 +29,18 @@
 /// keys, the peer vectors' convention: `temperature_c`, `temperature2_c`, `voltage2_v`; see
 /// `Quantity.instance(_:unitSuffix:)`.
 ///
+/// Events (`DeviceEvent`, beside the `button_event`/`dimmer_steps` measurements):
+/// | object | value                                   | event                                      |
+/// |--------|-----------------------------------------|--------------------------------------------|
+/// | 0x3A   | 0 none, 1 press, 2 double, 3 triple,     | `button` `press`, `double_press`,           |
+/// |        | 4 long, 5 long double, 6 long triple,    | `triple_press`, `long_press`, …,            |
+/// |        | 0x80 hold                                | `hold_press`; none → no event               |
+/// | 0x3C   | event (0 none, 1 left, 2 right), steps   | `dimmer` `rotate_left:N` / `rotate_right:N` |
+/// A device with several buttons sends one 0x3A per button, in order, "none" for those not
+/// pressed: the second and later buttons' values get `:2`, `:3` (`double_press:2`). The frame's
+/// packet id (object 0x00) goes with its events, so that the deduper can tell a repeat from a new
+/// press; events of an encrypted frame say so (a rule can require it).
+///
 /// Integrity check: none for v1 and unencrypted v2 (the AD length is all); AES-CCM MIC when
 /// encrypted. Sanity: an object whose value runs past the frame ends the walk like an unknown id.
 ///
@@ -136,6 +148,7 @@ public struct BTHomeDecoder: SensorDecoder {
             append(object, value, signedOverride: nil, to: &r, &met)
             next += size
         }
+        met.stamp(&r, encrypted: kind == "v2-encrypted")
         if let why = stopped {
             if r.measurements.isEmpty { return .malformed(why) }
             r.warn(.text(why))
@@ -192,6 +205,7 @@ public struct BTHomeDecoder: SensorDecoder {
                 continue  // strings and MACs carry no measurement
             }
         }
+        met.stamp(&r, encrypted: false)
         if let why = stopped {
             if r.measurements.isEmpty { return .malformed(why) }
             r.warn(.text(why))
@@ -215,12 +229,27 @@ public struct BTHomeDecoder: SensorDecoder {
         switch object.kind {
         case .ignore:
             return
+        case .packetID:
+            met.packetID = Int(raw & 0xFF)
         case .quantity:
             add(object, Double(raw) * object.multiplier / object.divisor, to: &r, &met)
+        case .button:
+            add(object, Double(raw), to: &r, &met)
+            met.buttons += 1
+            guard raw != 0 else { return }  // "none": this button was not pressed
+            guard let name = Self.buttonEvents[raw] else {
+                r.warn("BTHome button event 0x\(Hex.number(UInt8(raw & 0xFF))) unknown, no event")
+                return
+            }
+            r.fire(DeviceEvent(.button, met.buttons == 1 ? name : "\(name):\(met.buttons)"))
         case .dimmer:
             // event (1 left, 2 right) then steps
-            guard count == 2, let event = value.u8(0), let steps = value.u8(1).map(Double.init) else { return }
+            guard count == 2, let event = value.u8(0), let stepByte = value.u8(1) else { return }
+            let steps = Double(stepByte)
             add(object, event == 1 ? -steps : event == 2 ? steps : 0, to: &r, &met)
+            if event == 1 || event == 2 {
+                r.fire(DeviceEvent(.dimmer, (event == 1 ? "rotate_left:" : "rotate_right:") + String(stepByte)))
+            }
         }
     }
 
@@ -230,9 +259,26 @@ public struct BTHomeDecoder: SensorDecoder {
         r.add(object.quantity.instance(met.meet(object.quantity), unitSuffix: object.unit), v)
     }
 
-    /// The quantities one frame has had so far, in order (a frame has a few).
+    /// BTHome's button event names, by the 0x3A object's value (0 is "none").
+    static let buttonEvents: [Int64: String] = [
+        0x01: "press", 0x02: "double_press", 0x03: "triple_press", 0x04: "long_press", 0x05: "long_double_press",
+        0x06: "long_triple_press", 0x80: "hold_press",
+    ]
+
+    /// What one frame has had so far: its quantities in order (a frame has a few), its packet id,
+    /// its button objects.
     struct Met {
         private var met: [Quantity] = []
+        var packetID: Int? = nil
+        var buttons = 0
+
+        /// Gives the frame's events its packet id and whether it was encrypted.
+        func stamp(_ r: inout Reading, encrypted: Bool) {
+            for i in r.events.indices {
+                r.events[i].packetID = packetID
+                r.events[i].encrypted = encrypted
+            }
+        }
         /// Records one more instance of `quantity` and returns its number, 1 for the first.
         mutating func meet(_ quantity: Quantity) -> Int {
             met.append(quantity)
@@ -243,9 +289,13 @@ public struct BTHomeDecoder: SensorDecoder {
     enum Kind: Sendable {
         /// A measurement of the object's quantity.
         case quantity
-        /// A dimmer event: steps turned, as `dimmerSteps`.
+        /// A dimmer event: steps turned, as `dimmerSteps`, and a `dimmer` event.
         case dimmer
-        /// Parsed for its length only (packet id, device information, text, raw).
+        /// A button event: its number, as `buttonEvent`, and a `button` event.
+        case button
+        /// The packet id (object 0x00): no measurement; it goes with the frame's events.
+        case packetID
+        /// Parsed for its length only (device information, text, raw).
         case ignore
     }
 
@@ -284,7 +334,7 @@ public struct BTHomeDecoder: SensorDecoder {
         func ignore(_ size: Int) -> Object {
             make(size, .packetCount, "", .ignore, signed: false, divide: 1, multiply: 1)
         }
-        t[0x00] = ignore(1)  // packet id
+        t[0x00] = make(1, .packetCount, "", .packetID, signed: false, divide: 1, multiply: 1)
         t[0x01] = q(1, .batteryPercent, "pct")
         t[0x02] = q(2, .temperatureC, "c", signed: true, divide: 100)
         t[0x03] = q(2, .humidityPercent, "pct", divide: 100)
@@ -332,7 +382,7 @@ public struct BTHomeDecoder: SensorDecoder {
         t[0x2D] = binary(.window)
         t[0x2E] = q(1, .humidityPercent, "pct")
         t[0x2F] = q(1, .moisturePercent, "pct")
-        t[0x3A] = q(1, .buttonEvent, "")
+        t[0x3A] = make(1, .buttonEvent, "", .button, signed: false, divide: 1, multiply: 1)
         t[0x3C] = make(2, .dimmerSteps, "", .dimmer, signed: false, divide: 1, multiply: 1)
         t[0x3D] = q(2, .count, "")
         t[0x3E] = q(4, .count, "")

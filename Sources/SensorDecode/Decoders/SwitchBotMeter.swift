@@ -25,6 +25,9 @@
 /// copies disagree, and we follow the service data as ble_monitor and SwitchBot's BLE API document
 /// (`devicetypes/meter.md`) do.
 ///
+/// Events: none. No SwitchBot advertisement we know carries a button press: the Remote's
+/// (pySwitchbot `adv_parsers/remote.py`) has its battery only, the Bot's its state.
+///
 /// Integrity check: none. Sanity: tenths > 9, humidity > 100 % or battery > 100 % is `malformed`.
 ///
 /// Sample: `02 01 06 0e ff 69 09 c4 f9 26 75 df 22 dc 03 00 96 a9 09 16 3d fd 69 00 ba 03 19 38` →

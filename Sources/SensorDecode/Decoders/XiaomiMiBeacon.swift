@@ -28,8 +28,24 @@
 /// | 0x000A | 2      | temperature u16 / 100 °C (MMC-W505 body thermometer)          |
 /// | 0x4C01, 0x4C08 | 4 | temperature, humidity as float32 (MIoT spec objects)         |
 /// | 0x4C02, 0x4803 | 1 | humidity %, battery %                                        |
-/// Other ids (buttons, locks, kettles) and known ids with another length are skipped: each object
-/// carries its length. Fewer than 3 trailing bytes (not an object header) are ignored, as the peers do.
+/// | 0x1001 | 3      | button: index, value, press type — an event, below            |
+/// Other ids (locks, kettles) and known ids with another length are skipped: each object
+/// carries its length.
+///
+/// Button object 0x1001 (remotes YLYK01YL, YLAI003, dimmer YLKG07YL, …) → `DeviceEvent`:
+/// | press type | event                                                                 |
+/// |------------|-----------------------------------------------------------------------|
+/// | 0, 5       | `button` `press`                                                      |
+/// | 1          | `button` `double_press`                                               |
+/// | 2, 6       | `button` `long_press`                                                 |
+/// | 3          | dimmer pushed: index 0 `press`, index 1 `long_press` (value: count / s) |
+/// | 4          | dimmer turned: index 0 → value ≤ 127 `rotate_right:value`, else        |
+/// |            | `rotate_left:(256 − value)`; index ≠ 0 (turned while pushed) likewise   |
+/// |            | with the index as the signed steps                                    |
+/// Buttons after the first (index k > 0) get `:k+1` (`press:3`), as BTHome's do. The frame counter
+/// (offset 4) goes with the event as its packet id, so that the deduper drops the burst's
+/// repeats. Linptech K9B switches use types 1 and 2 the other way round (xiaomi-ble); their
+/// product ids are not in `models`, and their events keep the generic meaning. Fewer than 3 trailing bytes (not an object header) are ignored, as the peers do.
 ///
 /// Encryption (v4/v5): AES-128-CCM with the device's 16-byte bindkey; nonce = MAC reversed (6) +
 /// product id (2, as on air) + frame counter (1) + extended counter (3); associated data `0x11`;
@@ -44,7 +60,8 @@
 /// 25.4 °C, 58.4 %.
 ///
 /// Source: custom-components/ble_monitor docs and `xiaomi.py` (frame control, objects, nonce),
-/// Bluetooth-Devices/xiaomi-ble (product ids); the peers' tests in ../shared/vectors.
+/// Bluetooth-Devices/xiaomi-ble (product ids; `obj1001` for the button's press types); the peers'
+/// tests in ../shared/vectors.
 public struct XiaomiMiBeaconDecoder: SensorDecoder {
     public let id = "xiaomi_mibeacon"
     public let selectors: [Selector] = [.serviceData(uuid16: 0xFE95)]
@@ -115,7 +132,10 @@ public struct XiaomiMiBeaconDecoder: SensorDecoder {
         guard control & 0x40 != 0 else { return .reading(reading("v\(version)")) }
         let objects = frame.dropFirst(at)
 
-        guard control & 0x08 != 0 else { return walk(objects, into: reading("v\(version)")) }
+        let counter = frame.u8(4).map(Int.init)
+        guard control & 0x08 != 0 else {
+            return walk(objects, into: reading("v\(version)"), counter: counter, encrypted: false)
+        }
         guard version >= 4 else { return .reading(reading("v\(version)-encrypted-legacy")) }
         guard let key = keys[ad.address] ?? mac.flatMap({ keys[$0] }) else {
             return .reading(reading("v\(version)-encrypted-no-key"))
@@ -130,7 +150,7 @@ public struct XiaomiMiBeaconDecoder: SensorDecoder {
         do throws(AESCCM.Failure) {
             let plain = try AESCCM.decrypt(
                 key: key, nonce: nonce, ciphertext: bytes.dropLast(7), tag: bytes.suffix(4), associatedData: [0x11])
-            return walk(Frame(plain), into: reading("v\(version)-encrypted"))
+            return walk(Frame(plain), into: reading("v\(version)-encrypted"), counter: counter, encrypted: true)
         } catch .authenticationFailed {
             return .malformed(
                 "MiBeacon MIC check failed with the bindkey configured for \(ad.address): wrong key or corrupt frame")
@@ -139,9 +159,12 @@ public struct XiaomiMiBeaconDecoder: SensorDecoder {
         }
     }
 
-    /// The objects of a frame, in the clear, added to `r`.
-    private func walk(_ objects: Frame, into r: Reading) -> DecodeOutcome {
+    /// The objects of a frame, in the clear, added to `r`; its events carry the frame `counter`.
+    private func walk(_ objects: Frame, into r: Reading, counter: Int?, encrypted: Bool) -> DecodeOutcome {
         var r = r
+        func fire(_ kind: DeviceEvent.Kind, _ value: String) {
+            r.fire(DeviceEvent(kind, value, packetID: counter, encrypted: encrypted))
+        }
         // The first humidity or battery out of range, in frame order.
         var outOfRange: String? = nil
         func addHumidity(_ value: Double) {
@@ -189,10 +212,32 @@ public struct XiaomiMiBeaconDecoder: SensorDecoder {
                 }
                 if objectID == 0x4C01 { r.add(.temperatureC, Double(value)) } else { addHumidity(Double(value)) }
             case (0x4C02, 1): if let h = v.u8(0) { addHumidity(Double(h)) }
+            case (0x1001, 3):
+                guard let index = v.u8(0), let value = v.u8(1), let type = v.u8(2) else { continue }
+                if let (kind, name) = Self.buttonEvent(index: index, value: value, type: type) { fire(kind, name) }
             default: continue  // other objects: length known, skipped
             }
         }
         if let why = outOfRange { return .malformed(why) }
         return .reading(r)
+    }
+
+    /// The event of a button object 0x1001 (table in the header); `nil` for a press type we do
+    /// not know.
+    static func buttonEvent(index: UInt8, value: UInt8, type: UInt8) -> (DeviceEvent.Kind, String)? {
+        func rotation(_ steps: UInt8) -> String {
+            steps <= 127 ? "rotate_right:\(steps)" : "rotate_left:\(256 - Int(steps))"
+        }
+        func button(_ name: String) -> (DeviceEvent.Kind, String) {
+            (.button, index == 0 ? name : "\(name):\(Int(index) + 1)")
+        }
+        switch type {
+        case 0, 5: return button("press")
+        case 1: return button("double_press")
+        case 2, 6: return button("long_press")
+        case 3: return index == 0 ? (.button, "press") : index == 1 ? (.button, "long_press") : nil
+        case 4: return (.dimmer, rotation(index == 0 ? value : index))
+        default: return nil
+        }
     }
 }

@@ -30,11 +30,13 @@ public struct Reading: Sendable, Equatable {
     /// Problems worth a user's attention that did not stop decoding (e.g. the MAC inside the
     /// payload differs from the advertiser address).
     public var warnings: [DecodeWarning]
+    /// Button presses, dimmer turns and the like the frame carried (`DeviceEvent`), in frame order.
+    public var events: [DeviceEvent]
 
     public init(
         address: BDAddress, addressType: AddressType = .publicDevice, decoderID: String, model: String,
         frameKind: String? = nil, measurements: [Measurement], timeMicros: Int64 = 0, rssi: Int8? = nil,
-        name: String? = nil, warnings: [DecodeWarning] = []
+        name: String? = nil, warnings: [DecodeWarning] = [], events: [DeviceEvent] = []
     ) {
         self.address = address
         self.addressType = addressType
@@ -46,6 +48,7 @@ public struct Reading: Sendable, Equatable {
         self.rssi = rssi
         self.name = name
         self.warnings = warnings
+        self.events = events
     }
 
     /// The value of a quantity, if this reading has it.
