@@ -28,13 +28,15 @@ enum RunCommand {
             EXIT STATUS: 0 after SIGTERM/SIGINT or --duration; 64 bad option; 65 the database is not
             ours or damaged (left untouched); 69 adapter unavailable; 73 cannot create the database;
             74 the pending readings could not be committed at exit.
-            """)
+            Settings may also come from a config file (see --config; the command line wins).
+            """, readsConfigFile: true)
 
     static let subcommand = Subcommand(spec: spec, run: run)
 
     static func run(_ args: ParsedArguments) throws(CLIError) -> Int32 {
         let verbose = args.has("verbose")
         let log = EventLog(verbose: verbose)
+        log.debug(args.configDescription)
         let (transportSpec, scanConfig) = try ScanOptions.configuration(args)
         var storeConfig = try StoreOptions.configuration(args)
         try NewSensorsOption.apply(args, to: &storeConfig)
