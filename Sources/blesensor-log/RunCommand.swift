@@ -117,7 +117,7 @@ final class CaptureOption {
         self.log = log
     }
 
-    static func open(_ path: String?, scanner: LiveScanner, log: EventLog) throws(CLIError) -> CaptureOption? {
+    static func open(_ path: String?, scanner: ScannerGroup, log: EventLog) throws(CLIError) -> CaptureOption? {
         guard let path else { return nil }
         let writer: CaptureWriter
         do { writer = try CaptureWriter(path: path) } catch {
