@@ -100,6 +100,7 @@ enum RunCommand {
         let st = store.statistics
         log.info(
             "stopped: \(pipeline.advertisements) advertisements, \(pipeline.readings) readings, \(st.committedRows) rows stored"
+                + " (\(st.downsample.duplicates) repeats within 1 s not counted twice)"
                 + (s.droppedRows > 0 ? ", \(s.droppedRows) rows dropped while the database failed" : ""))
         if verbose { for line in pipeline.statistics.lines { log.debug("decoder \(line)") } }
         return ExitCode.ok
