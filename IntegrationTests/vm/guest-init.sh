@@ -9,6 +9,9 @@
 #   vm_mode=updown  + `hcictl down` / `hcictl up` twice while scanning; readings must resume
 #   vm_mode=unplug  + kill / restart the H4 attach helper (hci0 unregistered / registered again)
 #   vm_mode=gatt    `run --actions` with a GATT remote (vm_gatt_test.py): notifications → commands
+#   vm_mode=adapter hci0 soft-blocked by rfkill (when the kernel has a switch for it), the scanner
+#                   given hci0's address (vm_addr) and --unblock: it must find hci0 by address,
+#                   unblock it, bring it up and report readings
 #   vm_mode=shell   busybox shell on the console with hci0 up (manual use)
 #   vm_duration=S   the scanner's --duration
 export PATH=/bin
@@ -30,9 +33,9 @@ DUR=${vm_duration:-25}
 mkfifo /tmp/bsl-err
 # (not sed: busybox sed reads a line ahead, which would hold each stderr line back until the next)
 while IFS= read -r l; do echo "BSL-ERR: $l"; done < /tmp/bsl-err &
-scan() {   # scanner in the background, stdout to the console; sets $P
+scan() {   # scanner in the background, stdout to the console; sets $P. Arguments: more options.
     mark scan-start
-    blesensor-log scan --hci hci0 --json --duration "$DUR" 2>/tmp/bsl-err &
+    blesensor-log scan --hci "${HCI:-hci0}" --json --duration "$DUR" "$@" 2>/tmp/bsl-err &
     P=$!
 }
 finish() { wait $P; RC=$?; mark scan-exit "rc=$RC"; }
@@ -80,6 +83,13 @@ RULES
     blesensor-log export --events --csv --db /tmp/db | tr -d '\r' | while IFS= read -r l; do echo "EVENTS: $l"; done
     echo "READINGS: $(blesensor-log export --csv --db /tmp/db | tail -n +2 | wc -l)"
     echo "LAST-READING: $(blesensor-log export --csv --db /tmp/db | tail -n 1 | cut -d, -f1)" ;;
+adapter)
+    RF=""
+    for n in /sys/class/rfkill/rfkill*/name; do [ "$(cat "$n" 2>/dev/null)" = hci0 ] && RF=${n%/name}; done
+    if [ -n "$RF" ]; then echo 1 > "$RF/soft"; mark rfkill-blocked "soft=$(cat "$RF/soft")"; else mark rfkill-none; fi
+    HCI=$vm_addr scan --unblock
+    finish
+    [ -n "$RF" ] && mark rfkill-final "soft=$(cat "$RF/soft")" ;;
 shell)
     hcictl up 0; setsid cttyhack sh ;;
 esac

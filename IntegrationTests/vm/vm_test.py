@@ -138,7 +138,7 @@ def qemu_command(args, port, use_kvm):
     cmd = [shutil.which('qemu-system-x86_64') or 'qemu-system-x86_64',
            '-nodefaults', '-no-user-config', '-display', 'none', '-no-reboot', '-m', '256', '-smp', '1',
            '-kernel', args.kernel, '-initrd', args.initrd,
-           '-append', f'console=ttyS0 loglevel=3 panic=-1 cryptomgr.notests vm_mode={args.mode} vm_duration={args.duration}',
+           '-append', f'console=ttyS0 loglevel=3 panic=-1 cryptomgr.notests vm_mode={args.mode} vm_duration={args.duration} vm_addr={GUEST_CTRL_ADDR}',
            '-serial', 'stdio',
            # nodelay=on: the 16550 model sends each transmitted byte on its own, and Nagle + delayed
            # ACK then add ~44 ms to every HCI command (HCI init 1.1 s instead of 50 ms).
@@ -181,7 +181,7 @@ class Run:
                 return
             self.readings.append((t, obj))
             # basic: once a few readings of the first value are in, switch to a negative one
-            if self.mode == 'basic' and len(self.temp_changes) == 1 and \
+            if self.mode in ('basic', 'adapter') and len(self.temp_changes) == 1 and \
                     sum(1 for _, r in self.readings if r.get('temperature_c') == TEMPS[0]) >= 5:
                 self.change_temp(t, TEMPS[1])
         elif line.startswith('BSL-ERR: '):
@@ -229,8 +229,17 @@ class Run:
             n = sum(1 for t, r in self.readings if since <= t and r.get('temperature_c') == value)
             if n < MIN_READINGS:
                 fails.append(f'phase {i} ({value} °C from {since:.2f}s): {n} readings, expected ≥ {MIN_READINGS}')
-        if self.mode == 'basic' and len(self.temp_changes) < 2:
+        if self.mode in ('basic', 'adapter') and len(self.temp_changes) < 2:
             fails.append('never switched to the negative temperature (too few readings of the first)')
+        if self.mode == 'adapter':
+            # Found by its address, under its number: the start-up line names both.
+            if not any(f'hci0 ({GUEST_CTRL_ADDR})' in e for _, e in self.errors):
+                fails.append(f'no stderr line names "hci0 ({GUEST_CTRL_ADDR})": the address was not resolved to hci0')
+            if self.marker('rfkill-blocked')[0] is not None:
+                if not any('was soft-blocked' in e and 'unblocked it' in e for _, e in self.errors):
+                    fails.append('hci0 was soft-blocked but the scanner did not say it unblocked it')
+                if self.marker('rfkill-final')[1] != ['soft=0']:
+                    fails.append(f'rfkill after the run: {self.marker("rfkill-final")[1]}, expected soft=0')
         if self.mode == 'updown':
             for k in (1, 2):
                 for m in ('down-done', 'up-done'):
@@ -369,7 +378,7 @@ async def run(args) -> int:
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     p = argparse.ArgumentParser(description='One VM end-to-end run of blesensor-log scan (see the module doc).')
-    p.add_argument('--mode', default='basic', choices=['basic', 'updown', 'unplug'])
+    p.add_argument('--mode', default='basic', choices=['basic', 'updown', 'unplug', 'adapter'])
     p.add_argument('--duration', type=int, default=None, help="the scanner's --duration (default: 12 basic, 25 otherwise)")
     p.add_argument('--kernel', default=os.path.join(here, 'build', 'kernel', 'vmlinux'))
     p.add_argument('--initrd', default=os.path.join(here, 'build', 'initramfs.cpio.gz'))
@@ -381,7 +390,7 @@ def main():
     p.add_argument('-v', '--verbose', action='store_true', help='Bumble debug logging (HCI trace)')
     args = p.parse_args()
     if args.duration is None:
-        args.duration = 12 if args.mode == 'basic' else 25
+        args.duration = 12 if args.mode in ('basic', 'adapter') else 25
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
                         format='%(relativeCreated)9.1f bumble %(levelname)s %(name)s: %(message)s')
     return asyncio.run(run(args))

@@ -1,3 +1,5 @@
+import SensorDecode
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -236,13 +238,22 @@ public enum TransportSpec: Sendable, Equatable, CustomStringConvertible {
     /// `hciN`; `nil` = the first registered adapter.
     case hci(Int?)
     case h4(H4StreamTransport.Endpoint)
+    /// The adapter with this address, whatever its hciN (`AddressedAdapterTransport`).
+    case adapter(BDAddress)
 
-    /// Parses `hci0`, `tcp:HOST:PORT`, `serial:PATH[:BAUD[:rtscts]]`; `nil` text means the first adapter.
+    /// An adapter of the kernel's (not an H4 stream): only there can the kernel's stack make GATT
+    /// connections.
+    public var isKernelAdapter: Bool {
+        if case .h4 = self { false } else { true }
+    }
+
+    /// Parses `hci0`, `AA:BB:CC:DD:EE:FF`, `tcp:HOST:PORT`, `serial:PATH[:BAUD[:rtscts]]`; `nil` text means the first adapter.
     public static func parse(_ text: String?) -> Result<TransportSpec, ScanError> {
         guard let text, !text.isEmpty else { return .success(.hci(nil)) }
         if text.hasPrefix("hci"), let n = Int(text.dropFirst(3)), n >= 0, n < 0xFFFF, String(n) == text.dropFirst(3) {
             return .success(.hci(n))
         }
+        if text.utf8.count == 17, let address = BDAddress(text) { return .success(.adapter(address)) }
         if text.hasPrefix("tcp:") {
             let rest = text.dropFirst(4)
             guard let colon = rest.lastIndex(of: ":"), let port = UInt16(rest[rest.index(after: colon)...]), port > 0
@@ -274,12 +285,13 @@ public enum TransportSpec: Sendable, Equatable, CustomStringConvertible {
             }
             return .success(.h4(.serial(path: parts[0], baud: baud, rtscts: rtscts)))
         }
-        return .failure(.configuration("'\(text)': expected hciN, tcp:HOST:PORT or serial:/dev/NAME[:BAUD]"))
+        return .failure(.configuration("'\(text)': expected hciN, an adapter address, tcp:HOST:PORT or serial:/dev/NAME[:BAUD]"))
     }
 
     public var description: String {
         switch self {
         case .hci(let n): n.map { "hci\($0)" } ?? "first adapter"
+        case .adapter(let a): "adapter \(a)"
         case .h4(.tcp(let h, let p)): "tcp:\(h):\(p)"
         case .h4(.serial(let path, let baud, _)): "serial:\(path):\(baud)"
         }
@@ -291,6 +303,7 @@ public enum TransportSpec: Sendable, Equatable, CustomStringConvertible {
     public func makeTransport() throws(ScanError) -> any ScanTransport {
         switch self {
         case .h4(let e): return H4StreamTransport(e)
+        case .adapter(let a): return AddressedAdapterTransport(address: a)
         case .hci(let n):
             if let n { return HCISocketTransport(devID: UInt16(n)) }
             return HCISocketTransport(devID: try HCISocketTransport.firstAdapter())

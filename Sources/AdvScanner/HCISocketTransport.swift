@@ -211,15 +211,12 @@ public final class HCISocketTransport: ScanTransport {
         let s: Int32
         do { s = try rawSocket("hci") } catch { throw .unavailable(error.description) }
         defer { _ = Glibc.close(s) }
-        // struct hci_dev_list_req { u16 dev_num; struct hci_dev_req { u16 dev_id; u32 dev_opt; } dev_req[]; }
-        // dev_req starts at offset 4 (u32 alignment) and each entry is 8 bytes.
-        let maxDevs = 16
-        var req = [UInt8](repeating: 0, count: 4 + 8 * maxDevs)
-        req[0] = UInt8(maxDevs)
-        let r = req.withUnsafeMutableBytes { ioctl(s, hciGetDevList, $0.baseAddress!) }
-        guard r == 0 else { throw .unavailable("cannot list Bluetooth adapters: \(SourceError.strerror(errno))") }
-        let count = Int(req[0]) | Int(req[1]) << 8
-        guard count > 0 else { throw .unavailable("no Bluetooth adapter found") }
-        return UInt16(req[4]) | UInt16(req[5]) << 8
+        switch KernelAdapters.devIDs(socket: s) {
+        case .failure(.system(_, let e, _)): throw .unavailable("cannot list Bluetooth adapters: \(SourceError.strerror(e))")
+        case .failure(let e): throw .unavailable(e.description)
+        case .success(let ids):
+            guard let first = ids.first else { throw .unavailable("no Bluetooth adapter found") }
+            return first
+        }
     }
 }

@@ -79,68 +79,22 @@ public final class StopSignal {
 nonisolated(unsafe) private var signalWakeFD: Int32 = -1
 
 extension LiveScanner {
-    /// Runs until a stop is requested: opens and arms (`start()`), waits with `poll` on the
-    /// transport's descriptors and the stop pipe, hands every advertisement to `onAdvertisement`
-    /// (its header and its bytes, a slice of the packet; it runs while the scanner's report assembler is in use, so it must not call
-    /// back into the scanner), and calls `onTick` about once a second with the monotonic time
-    /// (batch flushes, `--duration`).
-    /// Idle CPU is zero: the only wake-ups are packets, the 1 s tick and scan-control deadlines.
-    /// `also`'s descriptors (the GATT remotes' sockets) are waited on too, and handed back when ready.
-    /// Returns within ≤ 1 s of `stop.request()` after switching scanning off if we switched it on.
+    /// Runs until a stop is requested: `ScannerGroup.run` over this one scanner (opens and arms,
+    /// polls, hands over every advertisement, ticks once a second, switches scanning off at the end;
+    /// `also`'s descriptors, the GATT remotes' sockets, are waited on too).
     /// - Throws: `ScanError.unavailable` only when the adapter/endpoint is missing at start; every
     ///   later failure is lived through (see the state machine in ScanControl.swift).
     public func run(
         stop: StopSignal, onAdvertisement: (AdvertisementHeader, ArraySlice<UInt8>) -> Void,
         onTick: (_ nowMonotonic: Double) -> Void = { _ in }, also: PollClient? = nil
     ) throws(ScanError) {
-        interrupted = { stop.isRequested }
-        defer { shutdown() }
-        try start()
-        var nextTick = Clock.monotonic() + 1
-        var pfds: [pollfd] = []
-        var moreWaiting = false
-        while !stop.isRequested {
-            // Packets that arrived while a command waited come first, in order.
-            while let p = channel.nextBuffered() { handle(p, each: onAdvertisement) }
-            var now = Clock.monotonic()
-            if now >= nextTick {
-                onTick(now)
-                nextTick = now + 1
-            }
-            let deadline = min(tick(now: now), nextTick)
-            if channel.pendingCount > 0 || stop.isRequested { continue }
-            if moreWaiting {
-                // The last drain stopped at its batch limit: read on without waiting.
-                moreWaiting = drain(onAdvertisement: onAdvertisement)
-                continue
-            }
-            now = Clock.monotonic()
-            let waitMs = Int32(max(0, min(deadline - now, 1)) * 1000) + 1
-            pfds.removeAll(keepingCapacity: true)
-            pfds.append(pollfd(fd: stop.readFD, events: Int16(POLLIN), revents: 0))
-            for fd in transport.pollDescriptors { pfds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
-            let transportEnd = pfds.count
-            if let also { pfds += also.pollRequests }
-            let r = poll(&pfds, nfds_t(pfds.count), waitMs)
-            if r < 0 {
-                if errno == EINTR { continue }  // a signal: the stop pipe tells us which
-                transportFailed("poll: \(SourceError.strerror(errno))")
-                continue
-            }
-            if r == 0 || pfds[0].revents != 0 { continue }
-            if let also, transportEnd < pfds.count {
-                let ready = pfds[transportEnd...].filter { $0.revents != 0 }
-                if !ready.isEmpty { also.pollReady(ready, now: Clock.monotonic()) }
-            }
-            guard pfds[1..<transportEnd].contains(where: { $0.revents != 0 }) else { continue }
-            moreWaiting = drain(onAdvertisement: onAdvertisement)
-        }
+        try ScannerGroup([self]).run(stop: stop, onAdvertisement: onAdvertisement, onTick: onTick, also: also)
     }
 
     /// Reads what is waiting, at most 256 packets per wake-up so ticks keep running under a flood.
     /// Returns true when it stopped at that limit (more may be waiting, possibly already read into
     /// the transport's own buffer, where `poll` cannot see it).
-    private func drain(onAdvertisement: (AdvertisementHeader, ArraySlice<UInt8>) -> Void) -> Bool {
+    func drain(onAdvertisement: (AdvertisementHeader, ArraySlice<UInt8>) -> Void) -> Bool {
         for _ in 0..<256 {
             guard !transport.pollDescriptors.isEmpty else { return false }
             let event: SourceEvent

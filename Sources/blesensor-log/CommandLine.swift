@@ -59,14 +59,18 @@ struct CommandSpec: Sendable {
     let arguments: [(name: String, help: String)]
     let options: [OptionSpec]
     let discussion: String?
+    /// The command also takes its options from a config file (`ConfigFile`): `--config FILE` or
+    /// the search path. Its options then include `ConfigFile.option`.
+    let readsConfigFile: Bool
 
     init(name: String, abstract: String, arguments: [(name: String, help: String)] = [], options: [OptionSpec],
-         discussion: String? = nil) {
+         discussion: String? = nil, readsConfigFile: Bool = false) {
         self.name = name
         self.abstract = abstract
         self.arguments = arguments
-        self.options = options
+        self.options = options + (readsConfigFile ? [ConfigFile.option] : [])
         self.discussion = discussion
+        self.readsConfigFile = readsConfigFile
     }
 
     var usageLine: String {
@@ -106,6 +110,9 @@ struct ParsedArguments {
     var flags: Set<String> = []
     var positionals: [String] = []
     var helpRequested = false
+    /// The config file merged in (`ConfigFile`), and the line of each setting taken from it.
+    var configPath: String? = nil
+    var configOrigins: [String: [ConfigOrigin]] = [:]
 
     func value(_ name: String) -> String? { values[name]?.last }
     func all(_ name: String) -> [String] { values[name] ?? [] }

@@ -35,16 +35,29 @@ struct DoctorFacts: Sendable {
     var throttled: UInt32? = nil
     /// A sensor silent longer than this is stale.
     var staleMicros: Int64 = DoctorChecks.defaultStaleMicros
+    /// The config file `run` would read.
+    var config: ConfigState = .none(searched: [])
+
+    enum ConfigState: Sendable, Equatable {
+        case none(searched: [String])
+        case read(path: String, settings: Int)
+        /// The file's first mistake, as `run` would refuse it (`path:line: …`).
+        case invalid(String)
+    }
 
     struct Adapter: Sendable, Equatable {
         var name: String
         var status: AdapterStatus?
+        /// From HCIGETDEVINFO; `nil` when not asked (no socket).
+        var address: BDAddress? = nil
     }
 
     struct Rfkill: Sendable, Equatable {
         var name: String
         var softBlocked: Bool
         var hardBlocked: Bool
+        /// The adapter whose switch this is (`hciN`); `nil` for a platform switch.
+        var adapter: String? = nil
     }
 
     struct Database: Sendable {
@@ -102,8 +115,10 @@ enum DoctorChecks {
         var out: [DoctorCheck] = []
         switch f.transport {
         case .hci(let number): out += radio(f, number: number)
+        case .adapter(let address): out += radio(f, number: nil, address: address)
         case .h4(let endpoint): out += stream(f, endpoint)
         }
+        out.append(config(f.config))
         out.append(clock(f))
         out += database(f)
         out.append(power(f))
@@ -112,7 +127,8 @@ enum DoctorChecks {
 
     // MARK: - The radio
 
-    static func radio(_ f: DoctorFacts, number: Int?) -> [DoctorCheck] {
+    /// - Parameter address: `--hci ADDRESS`: the adapter that has it (`number` is then `nil`).
+    static func radio(_ f: DoctorFacts, number: Int?, address: BDAddress? = nil) -> [DoctorCheck] {
         var out: [DoctorCheck] = []
         let kernelOK: Bool
         switch f.bluetoothSocketErrno {
@@ -130,12 +146,16 @@ enum DoctorChecks {
             kernelOK = true
         }
 
-        let wanted = number.map { "hci\($0)" }
         let adapters = f.adapters ?? []
+        let wanted = number.map { "hci\($0)" } ?? address.flatMap { a in adapters.first { $0.address == a }?.name }
         if adapters.isEmpty {
             let why = kernelOK ? "plug in an adapter or check 'dmesg | grep -i bluetooth'" : "the kernel has no Bluetooth"
             out.append(.init(name: "adapter", status: .fail, detail: "no Bluetooth adapter (/sys/class/bluetooth is "
                 + (f.adapters == nil ? "missing" : "empty") + "): " + why))
+        } else if let address, wanted == nil {
+            let present = adapters.map { a in a.name + (a.address.map { " \($0)" } ?? "") }.joined(separator: ", ")
+            out.append(.init(name: "adapter", status: .fail, detail:
+                "no adapter has address \(address); present: \(present): check the address ('btmgmt info') or pass hciN"))
         } else if let wanted, !adapters.contains(where: { $0.name == wanted }) {
             out.append(.init(name: "adapter", status: .fail, detail:
                 "\(wanted) is not present; present: \(adapters.map(\.name).joined(separator: ", ")) "
@@ -143,7 +163,7 @@ enum DoctorChecks {
         } else {
             let chosen = wanted ?? adapters[0].name
             for a in adapters where wanted == nil || a.name == wanted {
-                let role = a.name == chosen ? " (used by run)" : ""
+                let role = (a.address.map { " \($0)" } ?? "") + (a.name == chosen ? " (used by run)" : "")
                 switch a.status {
                 case .up?: out.append(.init(name: "adapter", status: .ok, detail: "\(a.name) up\(role)"))
                 case .down?:
@@ -159,20 +179,21 @@ enum DoctorChecks {
             }
         }
 
-        let blocked = f.rfkill.filter { $0.softBlocked || $0.hardBlocked }
+        // One line per switch: each adapter's own, and platform switches that block them all.
         if f.rfkill.isEmpty {
             out.append(.init(name: "rfkill", status: .ok, detail: "no rfkill switch for Bluetooth"))
-        } else if blocked.isEmpty {
-            out.append(.init(name: "rfkill", status: .ok, detail: "Bluetooth not blocked"))
-        } else {
-            for r in blocked {
-                if r.hardBlocked {
-                    out.append(.init(name: "rfkill", status: .fail, detail:
-                        "\(r.name) is hard-blocked: a switch, key or firmware setting turns the radio off; turn it on"))
-                } else {
-                    out.append(.init(name: "rfkill", status: .fail, detail:
-                        "\(r.name) is soft-blocked (an OS upgrade or a desktop applet can do this): 'sudo rfkill unblock bluetooth'"))
-                }
+        }
+        for r in f.rfkill {
+            let used = r.adapter != nil && r.adapter == (wanted ?? adapters.first?.name) ? " (used by run)" : ""
+            if r.hardBlocked {
+                out.append(.init(name: "rfkill", status: .fail, detail:
+                    "\(r.name)\(used) is hard-blocked: a switch, key or firmware setting turns the radio off; turn it on"))
+            } else if r.softBlocked {
+                out.append(.init(name: "rfkill", status: .fail, detail:
+                    "\(r.name)\(used) is soft-blocked (an OS upgrade or a desktop applet can do this): "
+                    + "'sudo rfkill unblock bluetooth', or start the logger with --unblock"))
+            } else {
+                out.append(.init(name: "rfkill", status: .ok, detail: "\(r.name)\(used) not blocked"))
             }
         }
 
@@ -222,6 +243,20 @@ enum DoctorChecks {
             return [.init(name: "transport", status: .ok, detail:
                 "H4 stream (\(TransportSpec.h4(endpoint))); not connected to (it may take one client only); "
                 + "the kernel's Bluetooth is not used, so its checks are skipped")]
+        }
+    }
+
+    // MARK: - The config file
+
+    static func config(_ state: DoctorFacts.ConfigState) -> DoctorCheck {
+        switch state {
+        case .none(let searched):
+            return .init(name: "config", status: .ok, detail:
+                "no config file (looked for \(searched.joined(separator: ", "))): run uses its defaults and its command line")
+        case .read(let path, let n):
+            return .init(name: "config", status: .ok, detail: "\(path): \(n) setting\(n == 1 ? "" : "s") for run")
+        case .invalid(let why):
+            return .init(name: "config", status: .fail, detail: "\(why): run refuses to start until this line is fixed")
         }
     }
 

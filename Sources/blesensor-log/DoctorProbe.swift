@@ -16,7 +16,7 @@ enum DoctorProbe {
         f.nowMicros = Timestamp.nowMicros()
         f.effectiveUID = geteuid()
         switch transport {
-        case .hci:
+        case .hci, .adapter:
             f.bluetoothSocketErrno = bluetoothSocketErrno()
             f.adapters = adapters(socketWorks: f.bluetoothSocketErrno == nil)
             f.rfkill = rfkill()
@@ -51,20 +51,19 @@ enum DoctorProbe {
             guard n.hasPrefix("hci"), let d = UInt16(n.dropFirst(3)), "hci\(d)" == n else { return nil }
             return d
         }.sorted()
+        let registered = socketWorks ? (try? KernelAdapters().adapters().get()) ?? [] : []
         return numbers.map { n in
             DoctorFacts.Adapter(
-                name: "hci\(n)", status: socketWorks ? HCISocketTransport(devID: n).adapterStatus() : nil)
+                name: "hci\(n)", status: socketWorks ? HCISocketTransport(devID: n).adapterStatus() : nil,
+                address: registered.first { $0.devID == n }?.address)
         }
     }
 
     static func rfkill() -> [DoctorFacts.Rfkill] {
-        let base = "/sys/class/rfkill"
-        return (directoryEntries(base) ?? []).sorted().compactMap { e in
-            guard readText(base + "/" + e + "/type") == "bluetooth" else { return nil }
-            let name = readText(base + "/" + e + "/name") ?? e
-            return DoctorFacts.Rfkill(
-                name: "\(e) (\(name))", softBlocked: readText(base + "/" + e + "/soft") == "1",
-                hardBlocked: readText(base + "/" + e + "/hard") == "1")
+        RfkillSysfs().bluetoothSwitches().map {
+            DoctorFacts.Rfkill(
+                name: "rfkill\($0.index) (\($0.name))", softBlocked: $0.softBlocked, hardBlocked: $0.hardBlocked,
+                adapter: $0.name.hasPrefix("hci") ? $0.name : nil)
         }
     }
 
@@ -182,36 +181,10 @@ enum DoctorProbe {
     // MARK: - Files
 
     /// A small text file (sysfs, procfs), without its trailing newline; `nil` when unreadable.
-    static func readText(_ path: String, limit: Int = 4096) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { _ = close(fd) }
-        var buffer = [UInt8](repeating: 0, count: limit)
-        var count = 0
-        while count < limit {
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, limit - count) }
-            if n < 0, errno == EINTR { continue }
-            if n < 0 { return nil }
-            if n == 0 { break }
-            count += n
-        }
-        var text = String(decoding: buffer[..<count], as: UTF8.self)
-        while text.last == "\n" { text.removeLast() }
-        return text
-    }
+    static func readText(_ path: String, limit: Int = 4096) -> String? { SysfsText.read(path, limit: limit) }
 
-    /// The names in a folder, without `.` and `..`; `nil` when it cannot be opened.
+    /// The names in a folder, without `.` and `..`; `nil` when it is not there.
     static func directoryEntries(_ path: String) -> [String]? {
-        guard let dir = opendir(path) else { return nil }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            // d_name is a NUL-terminated array inside the entry, valid until the next readdir.
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
+        access(path, F_OK) == 0 ? SysfsText.entries(path) : nil
     }
 }

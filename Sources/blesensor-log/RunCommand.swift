@@ -30,13 +30,15 @@ enum RunCommand {
             EXIT STATUS: 0 after SIGTERM/SIGINT or --duration; 64 bad option; 65 the database is not
             ours or damaged (left untouched); 69 adapter unavailable; 73 cannot create the database;
             74 the pending readings (or the --keep-unknown file) could not be written at exit.
-            """)
+            Settings may also come from a config file (see --config; the command line wins).
+            """, readsConfigFile: true)
 
     static let subcommand = Subcommand(spec: spec, run: run)
 
     static func run(_ args: ParsedArguments) throws(CLIError) -> Int32 {
         let verbose = args.has("verbose")
         let log = EventLog(verbose: verbose)
+        log.debug(args.configDescription)
         let (transportSpec, scanConfig) = try ScanOptions.configuration(args)
         var storeConfig = try StoreOptions.configuration(args)
         try NewSensorsOption.apply(args, to: &storeConfig)
@@ -48,7 +50,7 @@ enum RunCommand {
         try unknown?.start()
         // The rules are checked before anything starts.
         let actionFile = try args.value("actions").map { path throws(CLIError) in try ActionFile.load(path: path) }
-        if let actionFile, !actionFile.remotes.isEmpty, case .h4 = transportSpec {
+        if let actionFile, !actionFile.remotes.isEmpty, !transportSpec.transports.contains(where: \.isKernelAdapter) {
             throw CLIError(
                 "--actions: GATT remotes need the kernel's Bluetooth stack (--hci hciN); over tcp:/serial: there is no host stack to connect with",
                 code: ExitCode.usage)
@@ -66,7 +68,11 @@ enum RunCommand {
         let capture = try CaptureOption.open(args.value("capture"), scanner: scanner, log: log)
         let events = EventFlow.open(path: dbPath, storeConfig, actionFile, whenFull: .drop, log: log)
         let remotes = GATTRemoteOption.make(actionFile, transportSpec, events: events, log: scanLog)
-        remotes?.onConnected = { [unowned scanner] in scanner.resumeScanning(reason: "a GATT remote connected") }
+        remotes?.onConnected = { [unowned scanner] in
+            for s in scanner.scanners where ScanOptions.kernelAdapterName(s.transport) != nil {
+                s.resumeScanning(reason: "a GATT remote connected")
+            }
+        }
 
         let stop: StopSignal
         do { stop = try StopSignal() } catch { throw CLIError(error.description, code: ExitCode.software) }
@@ -131,6 +137,7 @@ enum RunCommand {
         let st = store.statistics
         log.info(
             "stopped: \(pipeline.advertisements) advertisements, \(pipeline.readings) readings, \(st.committedRows) rows stored"
+                + " (\(st.downsample.duplicates) repeats within 1 s not counted twice)"
                 + (s.droppedRows > 0 ? ", \(s.droppedRows) rows dropped while the database failed" : ""))
         if verbose { for line in pipeline.statistics.lines { log.debug("decoder \(line)") } }
         return ExitCode.ok
@@ -140,8 +147,8 @@ enum RunCommand {
 /// The rules file's `remotes`, kept connected over the kernel's stack (`--hci hciN`; `run` refuses
 /// them over H4 streams before this), their notifications `notify` events of their value's hex.
 enum GATTRemoteOption {
-    static func make(_ rules: ActionFile?, _ transport: TransportSpec, events: EventFlow, log: ScanLog) -> GATTRemotes? {
-        guard let rules, !rules.remotes.isEmpty, case .hci = transport else { return nil }
+    static func make(_ rules: ActionFile?, _ targets: ScanTargets, events: EventFlow, log: ScanLog) -> GATTRemotes? {
+        guard let rules, !rules.remotes.isEmpty, targets.transports.contains(where: \.isKernelAdapter) else { return nil }
         let remotes = GATTRemotes(rules.remotes, log: log)
         remotes.onValue = { address, value in
             events.take(notification: EventContext(
@@ -163,7 +170,7 @@ final class CaptureOption {
         self.log = log
     }
 
-    static func open(_ path: String?, scanner: LiveScanner, log: EventLog) throws(CLIError) -> CaptureOption? {
+    static func open(_ path: String?, scanner: ScannerGroup, log: EventLog) throws(CLIError) -> CaptureOption? {
         guard let path else { return nil }
         let writer: CaptureWriter
         do { writer = try CaptureWriter(path: path) } catch {

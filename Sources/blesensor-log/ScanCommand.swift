@@ -93,7 +93,7 @@ enum ScanCommand {
         if verbose {
             let s = scanner.stats
             printError(
-                "\(scanner.transport.name): \(s.advertisements) advertisements in \(s.events) events, "
+                "\(scanner.name): \(s.advertisements) advertisements in \(s.events) events, "
                     + "\(s.malformedEvents) malformed, \(s.reconnects) reconnects, \(s.rearms) re-arms")
             for line in statistics.lines { printError("decoder \(line)") }
         }

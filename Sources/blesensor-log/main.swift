@@ -60,12 +60,13 @@ extension String {
         return ExitCode.usage
     }
     do throws(CLIError) {
-        let parsed = try ParsedArguments(Array(args.dropFirst()), spec: command.spec)
+        var parsed = try ParsedArguments(Array(args.dropFirst()), spec: command.spec)
         if parsed.helpRequested {
             print(command.spec.help, terminator: "")
             return ExitCode.ok
         }
-        return try command.run(parsed)
+        try parsed.readConfigFile(spec: command.spec)
+        do throws(CLIError) { return try command.run(parsed) } catch { throw parsed.attributing(error) }
     } catch {
         printError("Error: \(error.message)")
         if error.showUsage { printError("Usage: \(command.spec.usageLine)") }

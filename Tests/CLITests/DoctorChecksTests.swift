@@ -193,3 +193,49 @@ import Testing
         #expect(DoctorChecks.json([.init(name: "a", status: .fail, detail: "")]).hasPrefix("{\"ok\":false,"))
     }
 }
+
+/// `doctor` on what issue 28 item 5 added: adapters named by address, each adapter's rfkill
+/// state, and the config file `run` reads.
+@Suite struct DoctorAdapterAndConfigChecksTests {
+    static let dongle = BDAddress("00:1A:7D:DA:71:13")!
+
+    @Test func anAdapterNamedByItsAddressIsFoundUnderItsNumber() {
+        var f = DoctorChecksTests.healthy()
+        f.transport = .adapter(Self.dongle)
+        f.adapters = [.init(name: "hci0", status: .up, address: BDAddress("B8:27:EB:00:00:01")),
+                      .init(name: "hci1", status: .down, address: Self.dongle)]
+        let found = DoctorChecks.evaluate(f).filter { $0.name == "adapter" }
+        #expect(found.map(\.status) == [.warn], "only hci1, which is down: \(found)")
+        #expect(found.first?.detail.hasPrefix("hci1 down 00:1A:7D:DA:71:13 (used by run)") == true, "\(found)")
+
+        f.adapters = [.init(name: "hci0", status: .up, address: BDAddress("B8:27:EB:00:00:01"))]
+        let missing = DoctorChecks.evaluate(f).filter { $0.name == "adapter" }
+        #expect(missing.map(\.status) == [.fail])
+        #expect(missing.first?.detail.contains("no adapter has address 00:1A:7D:DA:71:13; present: hci0 B8:27:EB:00:00:01") == true,
+                "\(missing)")
+    }
+
+    @Test func eachRfkillSwitchHasItsLine() {
+        var f = DoctorChecksTests.healthy()
+        f.adapters = [.init(name: "hci0", status: .up), .init(name: "hci1", status: .down)]
+        f.transport = .hci(1)
+        f.rfkill = [.init(name: "rfkill0 (hci0)", softBlocked: false, hardBlocked: false, adapter: "hci0"),
+                    .init(name: "rfkill3 (hci1)", softBlocked: true, hardBlocked: false, adapter: "hci1")]
+        let c = DoctorChecks.evaluate(f).filter { $0.name == "rfkill" }
+        #expect(c.map(\.status) == [.ok, .fail])
+        #expect(c[0].detail == "rfkill0 (hci0) not blocked")
+        #expect(c[1].detail.hasPrefix("rfkill3 (hci1) (used by run) is soft-blocked") && c[1].detail.contains("--unblock"), "\(c[1])")
+    }
+
+    @Test func theConfigFileIsNamedAndABadOneFails() {
+        #expect(DoctorChecks.config(.read(path: "/etc/blesensor-log/blesensor-log.conf", settings: 3))
+            == .init(name: "config", status: .ok, detail: "/etc/blesensor-log/blesensor-log.conf: 3 settings for run"))
+        let none = DoctorChecks.config(.none(searched: ["/home/p/.config/blesensor-log/blesensor-log.conf", ConfigFile.systemPath]))
+        #expect(none.status == .ok && none.detail.contains("no config file") && none.detail.contains(ConfigFile.systemPath))
+        let bad = DoctorChecks.config(.invalid("/etc/b.conf:4: unknown setting 'intervl'"))
+        #expect(bad.status == .fail && bad.detail.hasPrefix("/etc/b.conf:4: unknown setting 'intervl'"))
+        var f = DoctorChecksTests.healthy()
+        f.config = .invalid("/etc/b.conf:4: unknown setting 'intervl'")
+        #expect(DoctorChecks.evaluate(f).contains { $0.name == "config" && $0.status == .fail })
+    }
+}

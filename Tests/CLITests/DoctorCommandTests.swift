@@ -77,3 +77,26 @@ struct DoctorCommandTests {
         #expect(out.stderr.contains("'bluetooth0': expected hciN"), "\(out.stderr)")
     }
 }
+
+/// `doctor --config FILE` (or run's search path): says which file run reads, checks it, and
+/// looks at the database it names.
+@Suite struct DoctorConfigCommandTests {
+    @Test func doctorNamesTheConfigFileAndUsesItsDatabase() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let conf = dir.file("b.conf")
+        let db = dir.file("from-config.db")
+        try "db = \(db)\ninterval = 5m\n".write(toFile: conf, atomically: true, encoding: .utf8)
+        let out = try CLI.run(["doctor", "--config", conf])
+        #expect(out.lines.contains("ok   config       \(conf): 2 settings for run"), "\(out.stdout)")
+        #expect(out.lines.contains { $0.hasPrefix("warn database") && $0.contains("no database at \(db)") }, "\(out.stdout)")
+
+        try "db = \(db)\nintervl = 5m\n".write(toFile: conf, atomically: true, encoding: .utf8)
+        let bad = try CLI.run(["doctor", "--config", conf])
+        #expect(bad.status == 1, "\(bad.stdout)")
+        #expect(bad.lines.contains { $0.hasPrefix("fail config       \(conf):2: unknown setting 'intervl'") }, "\(bad.stdout)")
+
+        let none = try CLI.run(["doctor"], environment: ["XDG_CONFIG_HOME": dir.file("empty")])
+        #expect(none.lines.contains { $0.hasPrefix("ok   config       no config file (looked for \(dir.file("empty"))/") }, "\(none.stdout)")
+    }
+}
