@@ -90,6 +90,16 @@ enum Schema {
         ALTER TABLE readings ADD COLUMN first_after_us INTEGER;
         ALTER TABLE readings ADD COLUMN last_after_us INTEGER;
         """,
+        // 3: the outbox (Outbox.swift): an entry per row committed by a writer that publishes
+        // (MQTT), deleted once the broker has acknowledged it. AUTOINCREMENT: a sequence number
+        // is never given twice, even after the table was emptied.
+        """
+        CREATE TABLE outbox (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            time_us INTEGER NOT NULL,
+            sensor_id INTEGER NOT NULL
+        );
+        """,
     ]
 
     static var version: Int32 { Int32(migrations.count) }
