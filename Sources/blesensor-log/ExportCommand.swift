@@ -63,13 +63,7 @@ enum ExportCommand {
             while try cursor.step() {
                 if jsonl {
                     let row = try cursor.row()
-                    var s = "{\"time\":\"" + times.format(row.timeMicros) + "\",\"address\":\"\(row.sensor.address)\""
-                    s += ",\"alias\":" + (row.sensor.alias.map(JSON.string) ?? "null")
-                    s += ",\"model\":" + JSON.string(row.sensor.model) + ",\"samples\":\(row.samples)"
-                    for m in row.measurements {
-                        s += ",\"\(m.quantity.key)\":" + JSON.number(m.value, integer: m.quantity.isInteger)
-                    }
-                    out.write(s + "}\n")
+                    out.write(JSON.storedRow(row, time: times.format(row.timeMicros)) + "\n")
                 } else {
                     let sid = cursor.sensorID
                     let slot = Int(UInt64(bitPattern: sid) & 63)

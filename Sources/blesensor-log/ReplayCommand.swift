@@ -17,7 +17,7 @@ enum ReplayCommand {
             .flag("jsonl", help: "Print the readings as JSON lines instead of storing them."),
             StoreOptions.interval, StoreOptions.keep, StoreOptions.only, NewSensorsOption.spec,
             .flag("verbose", short: "v", help: "Log every reading on standard error."),
-        ],
+        ] + MQTTOptions.specs,
         discussion: """
             EXIT STATUS: 0; 64 bad option; 65 the capture is truncated or corrupt (what came before the
             damage is still stored) or the database is not ours; 66 the capture cannot be opened; 74 the
@@ -37,6 +37,8 @@ enum ReplayCommand {
         storeConfig.pendingOverflow = .refuseReadings
         try NewSensorsOption.apply(args, to: &storeConfig)
         let only = try StoreOptions.onlyAddresses(args)
+        let mqttSettings = try MQTTOptions.settings(args)
+        if mqttSettings != nil, args.has("jsonl") { throw .usage("--mqtt publishes stored rows: it needs --db, not --jsonl") }
 
         let source: any HCIPacketSource
         // A capture's errors name the file themselves (CaptureReader, CaptureInput).
@@ -52,6 +54,9 @@ enum ReplayCommand {
         let out = args.has("jsonl") ? OutputWriter(fd: 1) : nil
         let store = out == nil
             ? try StoreAccess.openWriter(path: dbPath, configuration: storeConfig, log: { log.warning($0) }) : nil
+        let mqtt = try store.flatMap { s throws(CLIError) in
+            try MQTTPublisher.open(mqttSettings, store: s, configuration: storeConfig, log: log)
+        }
 
         // The store's batch timer runs on the capture's clock, ticked once a second of it as the
         // logger's loop ticks it live, so a replay commits in the batches a live run would have.
@@ -105,6 +110,7 @@ enum ReplayCommand {
                 }
                 if let store, clock - lastTick >= 1 {
                     store.tick(now: clock)
+                    mqtt?.tick()
                     lastTick = clock
                 }
                 if let out, out.failed != nil { break loop }
@@ -128,6 +134,9 @@ enum ReplayCommand {
                 status = ExitCode.ioError
             }
         }
+        // A replay waits for the broker as long as it keeps acknowledging; what it does not take
+        // stays in the outbox for the next `run --mqtt` or `replay --mqtt` on this database.
+        mqtt?.finish(within: .infinity)
         if extractor.malformedEvents > 0 {
             log.warning("\(path): \(extractor.malformedEvents) malformed HCI events skipped (first: \(extractor.firstMalformed!))")
         }

@@ -19,7 +19,7 @@ enum RunCommand {
             .value("duration", "D", help: "Stop after D (e.g. 10m, 24h); default: run until SIGTERM/SIGINT."),
             .value("capture", "FILE", help: "Also write every HCI packet to FILE (btsnoop, opens in Wireshark and btmon)."),
             .flag("verbose", short: "v", help: "Log every reading and the scanner's commands on standard error."),
-        ],
+        ] + MQTTOptions.specs,
         discussion: """
             Writes one start-up line, then one line per noteworthy event (adapter down and back,
             scanning re-armed, disk full and recovered) on standard error; nothing per advertisement
@@ -42,8 +42,10 @@ enum RunCommand {
         let duration = try ScanOptions.duration(args)
         let dbPath = StoreAccess.databasePath(args)
         let keys = try KeyFile(databasePath: dbPath).load()
+        let mqttSettings = try MQTTOptions.settings(args)
 
         let store = try StoreAccess.openWriter(path: dbPath, configuration: storeConfig, log: { log.warning($0) })
+        let mqtt = try MQTTPublisher.open(mqttSettings, store: store, configuration: storeConfig, log: log)
         let scanLog = ScanLog { level, line in
             switch level {
             case .debug: log.debug(line)
@@ -78,6 +80,7 @@ enum RunCommand {
                 onTick: { now in
                     store.tick(now: now, wallMicros: Timestamp.nowMicros())
                     capture?.tick(now: now)
+                    mqtt?.tick()
                     if let duration, now - started >= duration { stop.request() }
                 })
         } catch {
@@ -85,6 +88,7 @@ enum RunCommand {
             do { try store.close(now: Timestamp.monotonicSeconds()) } catch let storeError {
                 log.error("\(store.pendingRows) rows could not be committed: \(storeError)")
             }
+            mqtt?.finish(within: MQTTPublisher.stopSeconds)
             throw CLIError(error.description, code: error.exitCode)
         }
         capture?.close()
@@ -93,8 +97,10 @@ enum RunCommand {
             try store.close(now: Timestamp.monotonicSeconds())
         } catch {
             log.error("stopping: \(store.pendingRows) rows could not be committed: \(error)")
+            mqtt?.finish(within: MQTTPublisher.stopSeconds)
             return ExitCode.ioError
         }
+        mqtt?.finish(within: MQTTPublisher.stopSeconds)
         let st = store.statistics
         log.info(
             "stopped: \(pipeline.advertisements) advertisements, \(pipeline.readings) readings, \(st.committedRows) rows stored"
