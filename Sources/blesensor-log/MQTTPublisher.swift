@@ -85,8 +85,8 @@ final class MQTTPublisher {
         guard problem != reportedProblem else { return }
         reportedProblem = problem
         log.error(
-            "mqtt: \(problem); still logging to the database, retrying (at least every "
-                + "\(client.configuration.maxReconnectDelaySeconds) s), "
+            "mqtt: \(problem); still logging to the database, retrying (at most "
+                + "\(client.configuration.maxReconnectDelaySeconds) s apart), "
                 + "and the rows are published once the broker takes them")
     }
 
