@@ -1,8 +1,7 @@
 import SensorDecode
-import SensorStore
 
 /// JSON text for the line-oriented outputs (`decode`, `scan --json`, `replay --jsonl`,
-/// `export --jsonl`) and the MQTT state payloads. One object per line; keys are the `Quantity` keys, so every output speaks the
+/// `export --jsonl`) and the MQTT state payloads (`storedRow`, JSONStoredRow.swift). One object per line; keys are the `Quantity` keys, so every output speaks the
 /// same vocabulary.
 enum JSON {
     /// A JSON string literal. Escapes quotes, backslashes and every control character, so a
@@ -54,23 +53,6 @@ enum JSON {
         if let n = r.name { s += ",\"name\":" + string(n) }
         if includeTime, r.timeMicros != 0 { s += ",\"time\":\"" + time(micros: r.timeMicros) + "\"" }
         if !r.warnings.isEmpty { s += ",\"warnings\":[" + r.warnings.map { string($0.description) }.joined(separator: ",") + "]" }
-        return s + "}"
-    }
-
-    /// One stored row as a JSON object (without newline), with its time already formatted:
-    /// `export --jsonl` and the MQTT state payload. `receiver` (MQTT) adds the receiver's name
-    /// and the sensor's last RSSI (rows do not store one).
-    static func storedRow(_ row: ExportRow, time: String, receiver: String? = nil) -> String {
-        var s = "{\"time\":\"" + time + "\",\"address\":\"\(row.sensor.address)\""
-        s += ",\"alias\":" + (row.sensor.alias.map(string) ?? "null")
-        s += ",\"model\":" + string(row.sensor.model) + ",\"samples\":\(row.samples)"
-        for m in row.measurements {
-            s += ",\"\(m.quantity.key)\":" + number(m.value, integer: m.quantity.isInteger)
-        }
-        if let receiver {
-            s += ",\"receiver\":" + string(receiver)
-            if let rssi = row.sensor.lastRSSI { s += ",\"rssi_dbm\":\(rssi)" }
-        }
         return s + "}"
     }
 
