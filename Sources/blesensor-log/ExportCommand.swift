@@ -14,6 +14,7 @@ enum ExportCommand {
             .flag("csv", help: "CSV with a header: time,address,alias,model,<one column per quantity> (default)."),
             .flag("jsonl", help: "One JSON object per row."),
             .flag("influx", help: "InfluxDB line protocol: a point per row (for influx write, Telegraf)."),
+            .flag("prometheus", help: "Prometheus text format: each sensor's last values and last_seen (textfile collector)."),
             .value("since", "T", help: "From T: ISO 8601 date/time (local unless it has an offset) or 90m, 24h, 7d ago."),
             .value("until", "T", help: "Up to (not including) T; same forms as --since."),
             .value("sensor", "ADDR|ALIAS", repeatable: true, help: "Only this sensor (repeatable)."),
@@ -44,14 +45,22 @@ enum ExportCommand {
     }
 
     static func run(_ args: ParsedArguments) throws(CLIError) -> Int32 {
-        if [args.has("csv"), args.has("jsonl"), args.has("influx")].filter({ $0 }).count > 1 {
-            throw .usage("--csv, --jsonl and --influx exclude each other")
+        if [args.has("csv"), args.has("jsonl"), args.has("influx"), args.has("prometheus")].filter({ $0 }).count > 1 {
+            throw .usage("--csv, --jsonl, --influx and --prometheus exclude each other")
         }
         let influx = args.has("influx")
         let jsonl = args.has("jsonl")
         let range = try timeRange(args, now: Timestamp.nowMicros())
         let reader = try StoreAccess.openReader(path: StoreAccess.databasePath(args))
         let selectors = args.all("sensor").map(SensorSelector.init)
+        if args.has("prometheus") {
+            let summaries: [SensorSummary]
+            do { summaries = try reader.summary(range: range, sensors: selectors) } catch { throw StoreAccess.cliError(error) }
+            let out = OutputWriter(fd: 1)
+            out.write(PrometheusText.page(summaries))
+            try out.finish()
+            return ExitCode.ok
+        }
         let cursor: ExportCursor
         do { cursor = try reader.export(range: range, sensors: selectors) } catch { throw StoreAccess.cliError(error) }
         let out = OutputWriter(fd: 1, capacity: 1 << 18)
