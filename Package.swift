@@ -15,13 +15,16 @@ let package = Package(
         .systemLibrary(name: "CBlueZHCI", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         .target(name: "SensorDecode", dependencies: ["CCrypto"]),
         .target(name: "AdvScanner", dependencies: ["CBlueZHCI", "SensorDecode"]),
         .target(name: "SensorStore", dependencies: ["CSQLite", "SensorDecode"]),
+        // The MQTT client: libmosquitto at the C boundary (connect, publish, acknowledgements, will, TLS).
+        .target(name: "SensorMQTT", dependencies: ["CMosquitto"]),
         // The HTML report and SVG charts: pure (no I/O, no clock), fed plain series values.
         .target(name: "SensorReport"),
         .executableTarget(
-            name: "blesensor-log", dependencies: ["AdvScanner", "SensorDecode", "SensorStore", "SensorReport"]),
+            name: "blesensor-log", dependencies: ["AdvScanner", "SensorDecode", "SensorStore", "SensorReport", "SensorMQTT"]),
         // Test-only executables (Sources/TestTools), never products: scripts/bench's measurements, and
         // SensorStore driven as a real process for the crash/disk-full tests.
         .executableTarget(
@@ -37,6 +40,7 @@ let package = Package(
         .testTarget(name: "SensorReportTests", dependencies: ["SensorReport"]),
         .testTarget(name: "AdvScannerTests", dependencies: ["TestSupport", "AdvScanner", "SensorDecode"]),
         // Runs the CLI as a process; also unit-tests its output formatting (`@testable import`).
-        .testTarget(name: "CLITests", dependencies: ["SensorDecode", "AdvScanner", "TestSupport", "blesensor-log"]),
+        .testTarget(
+            name: "CLITests", dependencies: ["SensorDecode", "AdvScanner", "TestSupport", "SensorMQTT", "SensorStore", "blesensor-log"]),
     ]
 )

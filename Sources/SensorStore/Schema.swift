@@ -118,6 +118,16 @@ enum Schema {
         );
         CREATE UNIQUE INDEX events_once ON events (time_us, address, kind, value);
         """,
+        // The outbox (Outbox.swift): an entry per row committed by a writer that publishes
+        // (MQTT), deleted once the broker has acknowledged it. AUTOINCREMENT: a sequence number
+        // is never given twice, even after the table was emptied.
+        """
+        CREATE TABLE outbox (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            time_us INTEGER NOT NULL,
+            sensor_id INTEGER NOT NULL
+        );
+        """,
     ]
 
     static var version: Int32 { Int32(migrations.count) }

@@ -246,7 +246,8 @@ public final class SensorStore {
     /// The failure the writer is living through, `nil` when the last attempt succeeded.
     public private(set) var currentFailure: StoreError?
 
-    private let connection: Connection
+    /// Internal, not private: the outbox (Outbox.swift) adds its triggers and reads on it.
+    let connection: Connection
     private let checkpointer: Checkpointer
     /// The checkpoint result last logged (invariant 6).
     private var reportedCheckpointResult = SQLITE_OK

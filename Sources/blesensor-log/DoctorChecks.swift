@@ -74,6 +74,8 @@ struct DoctorFacts: Sendable {
         /// The stored sensors, read through `StoreReader` when the file is sound; or why the
         /// store refused it (foreign, newer schema, …).
         var sensors: Result<[Sensor], StoreError>? = nil
+        /// Outbox entries no MQTT broker has acknowledged yet (`run --mqtt`); `nil` when unread.
+        var outboxBacklog: Int? = nil
     }
 
     /// What the checks need of a stored sensor (`SensorInfo`, whose initializer is the store's).
@@ -318,6 +320,9 @@ enum DoctorChecks {
             let status: DoctorCheck.Status = d.walBytes > walBytesWarn ? .warn : .ok
             out.append(.init(name: "wal", status: status, detail: "write-ahead log \(bytes(d.walBytes))"
                 + (status == .ok ? "" : ": checkpoints do not keep up; a long-running reader (export, sqlite3) may hold it open")))
+        }
+        if let n = d.outboxBacklog {
+            out.append(.init(name: "mqtt", status: .ok, detail: "outbox: \(n) rows not yet acknowledged by an MQTT broker"))
         }
         if case .success(let sensors)? = d.sensors {
             out += self.sensors(sensors, now: f.nowMicros, staleMicros: f.staleMicros)

@@ -111,6 +111,7 @@ enum DoctorProbe {
             d.sensors = .success(try reader.sensors().map {
                 DoctorFacts.Sensor(address: $0.address, model: $0.model, alias: $0.alias, lastSeenMicros: $0.lastSeenMicros)
             })
+            d.outboxBacklog = try? reader.outboxBacklog()
         } catch {
             d.sensors = .failure(error)
         }

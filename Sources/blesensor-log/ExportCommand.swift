@@ -4,7 +4,7 @@ import Glibc
 import SensorDecode
 import SensorStore
 
-/// `blesensor-log export`: stored readings as CSV (RFC 4180) or JSON lines, streamed in constant
+/// `blesensor-log export`: stored readings as CSV (RFC 4180), JSON lines or InfluxDB line protocol, streamed in constant
 /// memory from one read snapshot (the logger keeps writing meanwhile).
 enum ExportCommand {
     static let spec = CommandSpec(
@@ -13,6 +13,8 @@ enum ExportCommand {
         options: [
             .flag("csv", help: "CSV with a header: time,address,alias,model,<one column per quantity> (default)."),
             .flag("jsonl", help: "One JSON object per row."),
+            .flag("influx", help: "InfluxDB line protocol: a point per row (for influx write, Telegraf)."),
+            .flag("prometheus", help: "Prometheus text format: each sensor's last values and last_seen (textfile collector)."),
             .value("since", "T", help: "From T: ISO 8601 date/time (local unless it has an offset) or 90m, 24h, 7d ago."),
             .value("until", "T", help: "Up to (not including) T; same forms as --since."),
             .value("sensor", "ADDR|ALIAS", repeatable: true, help: "Only this sensor (repeatable)."),
@@ -44,18 +46,29 @@ enum ExportCommand {
     }
 
     static func run(_ args: ParsedArguments) throws(CLIError) -> Int32 {
-        if args.has("csv"), args.has("jsonl") { throw .usage("--csv and --jsonl exclude each other") }
+        if [args.has("csv"), args.has("jsonl"), args.has("influx"), args.has("prometheus")].filter({ $0 }).count > 1 {
+            throw .usage("--csv, --jsonl, --influx and --prometheus exclude each other")
+        }
+        let influx = args.has("influx")
         let jsonl = args.has("jsonl")
         let range = try timeRange(args, now: Timestamp.nowMicros())
         if args.has("events") { return try EventExport.run(args, range: range, jsonl: jsonl) }
         let reader = try StoreAccess.openReader(path: StoreAccess.databasePath(args))
         let selectors = args.all("sensor").map(SensorSelector.init)
+        if args.has("prometheus") {
+            let summaries: [SensorSummary]
+            do { summaries = try reader.summary(range: range, sensors: selectors) } catch { throw StoreAccess.cliError(error) }
+            let out = OutputWriter(fd: 1)
+            out.write(PrometheusText.page(summaries))
+            try out.finish()
+            return ExitCode.ok
+        }
         let cursor: ExportCursor
         do { cursor = try reader.export(range: range, sensors: selectors) } catch { throw StoreAccess.cliError(error) }
         let out = OutputWriter(fd: 1, capacity: 1 << 18)
         var times = TimeFormatter(local: args.has("local"))
         let columns = cursor.quantities
-        if !jsonl {
+        if !jsonl, !influx {
             out.write("time,address,alias,model" + columns.map { "," + CSV.text($0.key) }.joined() + CSV.recordEnd)
         }
         // ",address,alias,model" per sensor, escaped once: a direct-mapped cache by sensor id
@@ -63,15 +76,11 @@ enum ExportCommand {
         var sensorText = [(id: Int64, text: [UInt8])](repeating: (-1, []), count: 64)
         do throws(StoreError) {
             while try cursor.step() {
-                if jsonl {
+                if influx {
+                    if let line = InfluxLine.point(try cursor.row()) { out.write(line + "\n") }
+                } else if jsonl {
                     let row = try cursor.row()
-                    var s = "{\"time\":\"" + times.format(row.timeMicros) + "\",\"address\":\"\(row.sensor.address)\""
-                    s += ",\"alias\":" + (row.sensor.alias.map(JSON.string) ?? "null")
-                    s += ",\"model\":" + JSON.string(row.sensor.model) + ",\"samples\":\(row.samples)"
-                    for m in row.measurements {
-                        s += ",\"\(m.quantity.key)\":" + JSON.number(m.value, integer: m.quantity.isInteger)
-                    }
-                    out.write(s + "}\n")
+                    out.write(JSON.storedRow(row, time: times.format(row.timeMicros)) + "\n")
                 } else {
                     let sid = cursor.sensorID
                     let slot = Int(UInt64(bitPattern: sid) & 63)

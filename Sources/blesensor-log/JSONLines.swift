@@ -1,7 +1,7 @@
 import SensorDecode
 
 /// JSON text for the line-oriented outputs (`decode`, `scan --json`, `replay --jsonl`,
-/// `export --jsonl`). One object per line; keys are the `Quantity` keys, so every output speaks the
+/// `export --jsonl`) and the MQTT state payloads (`storedRow`, JSONStoredRow.swift). One object per line; keys are the `Quantity` keys, so every output speaks the
 /// same vocabulary.
 enum JSON {
     /// A JSON string literal. Escapes quotes, backslashes and every control character, so a

@@ -19,7 +19,7 @@ enum ReplayCommand {
         ] + UnknownDevicesFile.options + [
             .flag("verbose", short: "v", help: "Log every reading on standard error."),
             ActionFile.option,
-        ],
+        ] + MQTTOptions.specs,
         discussion: """
             EXIT STATUS: 0; 64 bad option; 65 the capture is truncated or corrupt (what came before the
             damage is still stored) or the database is not ours; 66 the capture cannot be opened; 74 the
@@ -46,6 +46,8 @@ enum ReplayCommand {
         }
         // The rules are checked before anything starts.
         let actionFile = try args.value("actions").map { path throws(CLIError) in try ActionFile.load(path: path) }
+        let mqttSettings = try MQTTOptions.settings(args)
+        if mqttSettings != nil, args.has("jsonl") { throw .usage("--mqtt publishes stored rows: it needs --db, not --jsonl") }
 
         let source: any HCIPacketSource
         // A capture's errors name the file themselves (CaptureReader, CaptureInput).
@@ -65,6 +67,9 @@ enum ReplayCommand {
             ? try StoreAccess.openWriter(path: dbPath, configuration: storeConfig, log: { log.warning($0) }) : nil
         // Replay runs the commands one at a time, in the capture's order, and waits for them.
         let events = store.map { _ in EventFlow.open(path: dbPath, storeConfig, actionFile, whenFull: .wait, log: log) }
+        let mqtt = try store.flatMap { s throws(CLIError) in
+            try MQTTPublisher.open(mqttSettings, store: s, configuration: storeConfig, log: log)
+        }
 
         // The store's batch timer runs on the capture's clock, ticked once a second of it as the
         // logger's loop ticks it live, so a replay commits in the batches a live run would have.
@@ -121,6 +126,7 @@ enum ReplayCommand {
                 }
                 if let store, clock - lastTick >= 1 {
                     store.tick(now: clock)
+                    mqtt?.tick()
                     lastTick = clock
                 }
                 if let out, out.failed != nil { break loop }
@@ -149,6 +155,9 @@ enum ReplayCommand {
             log.error("\(error)")
             status = ExitCode.ioError
         }
+        // A replay waits for the broker as long as it keeps acknowledging; what it does not take
+        // stays in the outbox for the next `run --mqtt` or `replay --mqtt` on this database.
+        mqtt?.finish(within: .infinity)
         if extractor.malformedEvents > 0 {
             log.warning("\(path): \(extractor.malformedEvents) malformed HCI events skipped (first: \(extractor.firstMalformed!))")
         }

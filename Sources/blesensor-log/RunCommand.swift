@@ -21,7 +21,7 @@ enum RunCommand {
             .value("capture", "FILE", help: "Also write every HCI packet to FILE (btsnoop, opens in Wireshark and btmon)."),
             ActionFile.option,
             .flag("verbose", short: "v", help: "Log every reading and the scanner's commands on standard error."),
-        ],
+        ] + MQTTOptions.specs,
         discussion: """
             Writes one start-up line, then one line per noteworthy event (adapter down and back,
             scanning re-armed, disk full and recovered) on standard error; nothing per advertisement
@@ -55,8 +55,15 @@ enum RunCommand {
                 "--actions: GATT remotes need the kernel's Bluetooth stack (--hci hciN); over tcp:/serial: there is no host stack to connect with",
                 code: ExitCode.usage)
         }
+        let mqttSettings = try MQTTOptions.settings(args)
+        if mqttSettings != nil {
+            // The outbox publishes committed rows: a subscriber should see each row when its
+            // interval ends, not up to one SD-sparing batch later.
+            storeConfig.batchSeconds = min(storeConfig.batchSeconds, Double(max(5, storeConfig.downsample.intervalSeconds)))
+        }
 
         let store = try StoreAccess.openWriter(path: dbPath, configuration: storeConfig, log: { log.warning($0) })
+        let mqtt = try MQTTPublisher.open(mqttSettings, store: store, configuration: storeConfig, log: log)
         let scanLog = ScanLog { level, line in
             switch level {
             case .debug: log.debug(line)
@@ -108,6 +115,7 @@ enum RunCommand {
                     pipeline.unknown?.tick(now: now, log: log)
                     events.tick(now: now, wallMicros: Timestamp.nowMicros())
                     remotes?.tick(now: now)
+                    mqtt?.tick()
                     if let duration, now - started >= duration { stop.request() }
                 }, also: remotes)
         } catch {
@@ -116,6 +124,7 @@ enum RunCommand {
                 log.error("\(store.pendingRows) rows could not be committed: \(storeError)")
             }
             events.finish()
+            mqtt?.finish(within: MQTTPublisher.stopSeconds)
             throw CLIError(error.description, code: error.exitCode)
         }
         capture?.close()
@@ -128,8 +137,10 @@ enum RunCommand {
             try store.close(now: Timestamp.monotonicSeconds())
         } catch {
             log.error("stopping: \(store.pendingRows) rows could not be committed: \(error)")
+            mqtt?.finish(within: MQTTPublisher.stopSeconds)
             return ExitCode.ioError
         }
+        mqtt?.finish(within: MQTTPublisher.stopSeconds)
         do throws(CLIError) { try pipeline.unknown?.close() } catch {
             log.error("stopping: \(error)")
             return ExitCode.ioError

@@ -17,6 +17,7 @@ struct Subcommand: Sendable {
 let subcommands: [Subcommand] = [
     RunCommand.subcommand,
     ReplayCommand.subcommand,
+    CollectCommand.subcommand,
     ScanCommand.subcommand,
     ExportCommand.subcommand,
     SummaryCommand.subcommand,
