@@ -658,6 +658,9 @@ public final class SensorStore {
         let before = pending.count
         downsampler.closeAll(into: &pending)
         appended(since: before, now: now)
+        // The last commit has no later retry: it waits for another writer (a second logger, a
+        // `sensors alias`) as long as opening a store does, where a batch waits only briefly.
+        sqlite3_busy_timeout(connection.handle, max(configuration.busyTimeoutMillis, Schema.openPatienceMillis))
         let result = flush(now: now, force: true)
         // The checkpoint running now is finished; closing the connection copies the rest.
         checkpointer.stop()
