@@ -210,6 +210,22 @@ struct MQTTPublisherTests {
         sub.stop()
     }
 
+    @Test func aRowReachesTheBrokerWhenItsIntervalEndsNotAtTheNextSDBatch() throws {
+        // The store commits every 10 minutes to spare the SD card; with --mqtt it commits at each
+        // interval's end, so a subscriber sees rows while the logger runs.
+        let (dir, radio, broker) = try Self.liveScene()
+        defer { Self.end(dir, radio) }
+        try broker.start()
+        let sub = try MQTTBroker.Subscriber(broker: broker, topics: ["blesensor/pi/+"])
+        let run = try Background(
+            ["run", "--hci", radio.spec, "--db", dir.file("a.db"), "--interval", "2s", "--mqtt", broker.url, "--receiver", "pi"],
+            dir: dir)
+        let messages = sub.wait(seconds: 20) { !Self.states($0, base: "blesensor/pi").isEmpty }
+        #expect(!Self.states(messages, base: "blesensor/pi").isEmpty, "no row published while running: \(run.stderr.suffix(1500))")
+        #expect(run.terminate() == 0, "\(run.stderr.suffix(1500))")
+        sub.stop()
+    }
+
     @Test func availabilityIsOfflineAfterACleanStopAndAfterKill9() throws {
         let (dir, radio, broker) = try Self.liveScene()
         defer { Self.end(dir, radio) }
