@@ -42,11 +42,19 @@ public struct GoveeDecoder: SensorDecoder {
     /// The frame tags, where a company id would be.
     static let tags: Set<UInt16> = [0xEC88, 0x0001, 0x8801]
     public let selectors: [Selector] = GoveeDecoder.tags.sorted().map { .manufacturer(company: $0) }
-    /// The frame kind of each frame decoded below, by tag and size: the tag in hex, then the size
-    /// ("ec88-6"), made once.
-    static let frameKinds: [UInt32: String] = Dictionary(
-        uniqueKeysWithValues: [(0xEC88, 6), (0xEC88, 7), (0xEC88, 9), (0x0001, 6), (0x0001, 8), (0x0001, 9), (0x8801, 9)]
-            .map { (UInt32($0.0) << 8 | UInt32($0.1), Hex.number($0.0, digits: 4) + "-\($0.1)") })
+    /// The frame kind of each frame decoded below, by tag and size: the tag in hex, then the size.
+    static func frameKind(_ tag: UInt16, _ size: Int) -> String? {
+        switch (tag, size) {
+        case (0xEC88, 6): "ec88-6"
+        case (0xEC88, 7): "ec88-7"
+        case (0xEC88, 9): "ec88-9"
+        case (0x0001, 6): "0001-6"
+        case (0x0001, 8): "0001-8"
+        case (0x0001, 9): "0001-9"
+        case (0x8801, 9): "8801-9"
+        default: nil
+        }
+    }
 
     public init() {}
 
@@ -66,7 +74,7 @@ public struct GoveeDecoder: SensorDecoder {
         func reading(_ model: String, fromName: Bool = false) -> Reading {
             ad.reading(
                 decoder: id, model: fromName ? number.map(GoveeFrame.model(number:)) ?? model : model,
-                frameKind: Self.frameKinds[UInt32(company) << 8 | UInt32(data.count)])
+                frameKind: Self.frameKind(company, data.count))
         }
         /// Temperature and humidity from a packed number, or a warning when it is impossible.
         func addPacked(_ raw: UInt32?, to r: inout Reading) {

@@ -24,32 +24,14 @@ public struct Reading: Sendable, Equatable {
     /// Receive time, microseconds since the Unix epoch (UTC), copied from the advertisement.
     public var timeMicros: Int64
     public var rssi: Int8?
-    /// The device's name as display text (escaped with `DisplayText.escape`, still a stranger's
-    /// words): from the payload where the format carries one, else the AD local name.
-    public var name: String?
     /// Problems worth a user's attention that did not stop decoding (e.g. the MAC inside the
     /// payload differs from the advertiser address).
     public var warnings: [DecodeWarning]
     /// Button presses, dimmer turns and the like the frame carried (`DeviceEvent`), in frame order.
     public var events: [DeviceEvent]
-
-    public init(
-        address: BDAddress, addressType: AddressType = .publicDevice, decoderID: String, model: String,
-        frameKind: String? = nil, measurements: [Measurement], timeMicros: Int64 = 0, rssi: Int8? = nil,
-        name: String? = nil, warnings: [DecodeWarning] = [], events: [DeviceEvent] = []
-    ) {
-        self.address = address
-        self.addressType = addressType
-        self.decoderID = decoderID
-        self.model = model
-        self.frameKind = frameKind
-        self.measurements = measurements
-        self.timeMicros = timeMicros
-        self.rssi = rssi
-        self.name = name
-        self.warnings = warnings
-        self.events = events
-    }
+    /// The device's name as display text (escaped with `DisplayText.escape`, still a stranger's
+    /// words): from the payload where the format carries one, else the AD local name.
+    public var name: String?
 
     /// The value of a quantity, if this reading has it.
     public func value(_ q: Quantity) -> Double? {
@@ -75,6 +57,22 @@ public struct Reading: Sendable, Equatable {
     /// Sets the name to one the frame carries: bytes as broadcast, escaped for display.
     public mutating func setName(fromFrame bytes: Frame) {
         name = DisplayText.escape(bytes.bytes)
+    }
+}
+
+extension Reading {
+    // Here rather than in the struct so that the struct keeps its memberwise initializer (whose
+    // labels differ: `warnings` and `events` are declared before `name`), which builds a reading in place; an
+    // initializer assigning each stored property left a copy of the whole reading behind.
+    public init(
+        address: BDAddress, addressType: AddressType = .publicDevice, decoderID: String, model: String,
+        frameKind: String? = nil, measurements: [Measurement], timeMicros: Int64 = 0, rssi: Int8? = nil,
+        name: String? = nil, warnings: [DecodeWarning] = [], events: [DeviceEvent] = []
+    ) {
+        self.init(
+            address: address, addressType: addressType, decoderID: decoderID, model: model, frameKind: frameKind,
+            measurements: measurements, timeMicros: timeMicros, rssi: rssi, warnings: warnings, events: events,
+            name: name)
     }
 }
 

@@ -232,7 +232,7 @@ public struct DecoderStatistics: Sendable, Equatable {
             ids.append("")
             counts.append(Counts())
         }
-        ids[position] = id
+        if ids[position].isEmpty { ids[position] = id }  // a position's decoder never changes
         switch outcome {
         case .readings: counts[position].decoded += 1
         case .notMine: counts[position].notMine += 1

@@ -35,7 +35,7 @@ public enum DecodeOutcome: Sendable, Equatable {
     case malformed(String)
 
     /// One reading.
-    public static func reading(_ r: consuming Reading) -> DecodeOutcome { .readings([r]) }
+    public static func reading(_ r: consuming Reading) -> DecodeOutcome { .readings([consume r]) }
 }
 
 /// Keys for encrypted formats, per advertiser address. Owned by the caller (the CLI loads them
