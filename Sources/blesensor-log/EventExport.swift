@@ -16,12 +16,7 @@ enum EventExport {
                 guard out.failed == nil else { return }
                 let time = times.format(e.timeMicros)
                 if jsonl {
-                    var s = "{\"time\":\"\(time)\",\"address\":\"\(e.address)\",\"alias\":" + (e.alias.map(JSON.string) ?? "null")
-                    s += ",\"model\":" + JSON.string(e.model) + ",\"event\":\"\(e.event.kind.rawValue)\",\"value\":"
-                        + JSON.string(e.event.value)
-                    if let rssi = e.rssi { s += ",\"rssi_dbm\":\(rssi)" }
-                    if e.event.encrypted { s += ",\"encrypted\":true" }
-                    out.write(s + "}\n")
+                    out.write(JSON.event(time: time, address: e.address, alias: e.alias, model: e.model, event: e.event, rssi: e.rssi) + "\n")
                 } else {
                     out.write(
                         "\(time),\(e.address),\(CSV.text(e.alias ?? "")),\(CSV.text(e.model)),\(e.event.kind.rawValue),"

@@ -145,6 +145,20 @@ enum HomeAssistant {
         return MQTTMessage(topic: "\(prefix)/binary_sensor/\(node)/status/config", text: j, qos: 1, retain: true)
     }
 
+    /// A sensor's `device` object; its identifier (the address) ties the configs of its
+    /// quantities and its buttons' triggers to one device. `manufacturer` is left out where it
+    /// is not known (an event carries no decoder id).
+    static func deviceJSON(
+        _ address: BDAddress, model: String, alias: String?, manufacturer: String?, settings s: MQTTSettings
+    ) -> String {
+        var device = "{\"identifiers\":[" + JSON.string("blesensor_" + addressID(address)) + "]"
+        device += ",\"connections\":[[\"mac\"," + JSON.string("\(address)".lowercased()) + "]]"
+        if let manufacturer { device += ",\"manufacturer\":" + JSON.string(manufacturer) }
+        device += ",\"model\":" + JSON.string(model)
+        device += ",\"name\":" + JSON.string(alias ?? "\(model) \(address)")
+        return device + ",\"via_device\":" + JSON.string(receiverDeviceID(s)) + "}"
+    }
+
     /// The configs of a stored row's quantities (one per quantity HA is told about).
     static func configs(for row: ExportRow, stateTopic: String, settings s: MQTTSettings, expireAfter: Int)
         -> [MQTTMessage]
@@ -152,12 +166,9 @@ enum HomeAssistant {
         let sensor = row.sensor
         let node = topicID(s.receiver)
         let addr = addressID(sensor.address)
-        var device = "{\"identifiers\":[" + JSON.string("blesensor_" + addr) + "]"
-        device += ",\"connections\":[[\"mac\"," + JSON.string("\(sensor.address)".lowercased()) + "]]"
-        device += ",\"manufacturer\":" + JSON.string(manufacturers[sensor.decoderID] ?? sensor.decoderID)
-        device += ",\"model\":" + JSON.string(sensor.model)
-        device += ",\"name\":" + JSON.string(sensor.alias ?? "\(sensor.model) \(sensor.address)")
-        device += ",\"via_device\":" + JSON.string(receiverDeviceID(s)) + "}"
+        let device = deviceJSON(
+            sensor.address, model: sensor.model, alias: sensor.alias,
+            manufacturer: manufacturers[sensor.decoderID] ?? sensor.decoderID, settings: s)
         var out: [MQTTMessage] = []
         for m in row.measurements {
             let key = m.quantity.key

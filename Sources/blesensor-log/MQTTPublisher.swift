@@ -12,7 +12,7 @@ import SensorStore
 /// every connect), `offline` (retained: the last will, and at a clean stop). With discovery on,
 /// Home Assistant's configs (`HomeAssistant`). Events of buttons and remotes, when they come, go
 /// to a topic of their own below the sensor's (`<prefix>/<receiver>/<ADDRESS>/event`), never
-/// retained, handed to `client` beside the rows in `publishStates` order.
+/// retained, published as they happen and not through the outbox (MQTTEvents.swift).
 ///
 /// DELIVERY: at least once. A row's outbox entry is deleted only after the broker acknowledged
 /// it and every row before it (QoS 1 PUBACK); the cursor is written every `cursorSeconds` and at
@@ -28,9 +28,9 @@ import SensorStore
 /// it is back; the logger keeps storing meanwhile.
 final class MQTTPublisher {
     let settings: MQTTSettings
-    private let client: MQTTClient
+    let client: MQTTClient
     private let outbox: Outbox
-    private let log: EventLog
+    let log: EventLog
     private let expireAfter: Int
 
     static let perTick = 1000
@@ -54,7 +54,8 @@ final class MQTTPublisher {
     private var lastAckAt = Timestamp.monotonicSeconds()
     private var announced: [String: [UInt8]] = [:]
 
-    private var connected = false
+    private(set) var connected = false
+    var events = MQTTEventQueue()
     private var everConnected = false
     private var reportedProblem: String? = nil
     private let startedAt = Timestamp.monotonicSeconds()
@@ -109,6 +110,7 @@ final class MQTTPublisher {
             resendFromCursor()
             lastAckAt = now
         }
+        if connected { publishPendingEvents(now: now) }
         if connected { publishRows(budget: min(Self.perTick, Self.window - unacked.count)) }
         if log.verbose, now - lastBacklogNote >= 30 {
             lastBacklogNote = now
@@ -136,9 +138,11 @@ final class MQTTPublisher {
             report("\(broker) refused the connection: \(reason)")
         case .connectionLost(let reason):
             connected = false
+            events.inFlight.removeAll()
             report("lost the connection to \(broker): \(reason)")
         case .acknowledged(let mid):
             lastAckAt = now
+            events.inFlight.remove(mid)
             if let seq = seqByMid.removeValue(forKey: mid) {
                 unacked.remove(seq)
                 acknowledgedRows += 1
@@ -160,12 +164,18 @@ final class MQTTPublisher {
 
     /// Publishes the configs of `row`'s quantities that HA was not told about in this form.
     private func announce(_ row: ExportRow, stateTopic: String) {
-        for config in HomeAssistant.configs(for: row, stateTopic: stateTopic, settings: settings, expireAfter: expireAfter)
-        where announced[config.topic] != config.payload {
-            if announced.count >= Self.maxAnnounced { announced.removeAll() }
-            announced[config.topic] = config.payload
-            _ = try? client.publish(config)
+        for config in HomeAssistant.configs(for: row, stateTopic: stateTopic, settings: settings, expireAfter: expireAfter) {
+            announce(config)
         }
+    }
+
+    /// Publishes a discovery config unless HA was told it in this form, and remembers it for
+    /// `announceAgain`.
+    func announce(_ config: MQTTMessage) {
+        guard announced[config.topic] != config.payload else { return }
+        if announced.count >= Self.maxAnnounced { announced.removeAll() }
+        announced[config.topic] = config.payload
+        _ = try? client.publish(config)
     }
 
     /// Hands up to `budget` rows after `lastQueued` to the client, in order.
@@ -244,7 +254,7 @@ final class MQTTPublisher {
 
     /// Everything stored is handed over and acknowledged.
     private var caughtUp: Bool {
-        unacked.isEmpty && ((try? outbox.entries(after: lastQueued, limit: 1).isEmpty) ?? true)
+        unacked.isEmpty && events.isIdle && ((try? outbox.entries(after: lastQueued, limit: 1).isEmpty) ?? true)
     }
 
     /// Before exiting: publishes what the broker takes within `seconds` (and stops early once

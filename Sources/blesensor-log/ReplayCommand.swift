@@ -70,6 +70,7 @@ enum ReplayCommand {
         let mqtt = try store.flatMap { s throws(CLIError) in
             try MQTTPublisher.open(mqttSettings, store: s, configuration: storeConfig, log: log)
         }
+        if let mqtt { events?.onEvent = { mqtt.publish(event: $0) } }
 
         // The store's batch timer runs on the capture's clock, ticked once a second of it as the
         // logger's loop ticks it live, so a replay commits in the batches a live run would have.

@@ -19,7 +19,7 @@ enum RunCommand {
         ] + UnknownDevicesFile.options + [
             .value("duration", "D", help: "Stop after D (e.g. 10m, 24h); default: run until SIGTERM/SIGINT."),
             .value("capture", "FILE", help: "Also write every HCI packet to FILE (btsnoop, opens in Wireshark and btmon)."),
-            ActionFile.option,
+            ActionFile.option, PrometheusFile.option,
             .flag("verbose", short: "v", help: "Log every reading and the scanner's commands on standard error."),
         ] + MQTTOptions.specs,
         discussion: """
@@ -56,9 +56,9 @@ enum RunCommand {
                 code: ExitCode.usage)
         }
         let mqttSettings = try MQTTOptions.settings(args)
-        if mqttSettings != nil {
-            // The outbox publishes committed rows: a subscriber should see each row when its
-            // interval ends, not up to one SD-sparing batch later.
+        if mqttSettings != nil || args.has("prometheus-file") {
+            // The outbox publishes committed rows, and the textfile shows them: a subscriber or
+            // a scrape should see each row when its interval ends, not up to one SD-sparing batch later.
             storeConfig.batchSeconds = min(storeConfig.batchSeconds, Double(max(5, storeConfig.downsample.intervalSeconds)))
         }
 
@@ -74,6 +74,8 @@ enum RunCommand {
         let scanner = try ScanOptions.makeScanner(transportSpec, scanConfig, log: scanLog)
         let capture = try CaptureOption.open(args.value("capture"), scanner: scanner, log: log)
         let events = EventFlow.open(path: dbPath, storeConfig, actionFile, whenFull: .drop, log: log)
+        if let mqtt { events.onEvent = { mqtt.publish(event: $0) } }
+        let prometheus = args.value("prometheus-file").map { PrometheusFile(path: $0, databasePath: dbPath, log: log) }
         let remotes = GATTRemoteOption.make(actionFile, transportSpec, events: events, log: scanLog)
         remotes?.onConnected = { [unowned scanner] in
             for s in scanner.scanners where ScanOptions.kernelAdapterName(s.transport) != nil {
@@ -110,6 +112,7 @@ enum RunCommand {
                 },
                 onTick: { now in
                     store.tick(now: now, wallMicros: Timestamp.nowMicros())
+                    prometheus?.refresh(committedRows: store.statistics.committedRows)
                     clockTrust.tick { r, flagged in store.add(r, now: now, unsynchronised: flagged) }
                     capture?.tick(now: now)
                     pipeline.unknown?.tick(now: now, log: log)
@@ -141,6 +144,7 @@ enum RunCommand {
             return ExitCode.ioError
         }
         mqtt?.finish(within: MQTTPublisher.stopSeconds)
+        prometheus?.refresh(committedRows: store.statistics.committedRows)
         do throws(CLIError) { try pipeline.unknown?.close() } catch {
             log.error("stopping: \(error)")
             return ExitCode.ioError

@@ -54,7 +54,7 @@ struct MQTTPublisherTests {
     /// State payloads by "address time", from the messages on `<prefix>/<receiver>/<ADDRESS>`.
     static func states(_ messages: [MQTTBroker.Message], base: String) -> [String: [String: Any]] {
         var out: [String: [String: Any]] = [:]
-        for m in messages where m.topic.hasPrefix(base + "/") && !m.topic.hasSuffix("/status") {
+        for m in messages where m.topic.hasPrefix(base + "/") && !m.topic.hasSuffix("/status") && !m.topic.hasSuffix("/event") {
             guard let j = m.json else { continue }
             out["\(j["address"] ?? "?") \(j["time"] ?? "?")"] = j
         }

@@ -20,6 +20,8 @@ final class EventFlow {
     private var store: EventStore?
     let actions: ActionRunner?
     let log: EventLog
+    /// Told each event that got through (`--mqtt` publishes it), after it was stored.
+    var onEvent: ((EventContext) -> Void)?
     private(set) var events = 0
     private var storeFailing = false
     private var lastPrune = -Double.infinity
@@ -80,6 +82,7 @@ final class EventFlow {
             }
         }
         log.debug("event \(e.event.kind.rawValue) \(e.event.value) from \(e.address)")
+        onEvent?(e)
         actions?.handle(e)
     }
 
