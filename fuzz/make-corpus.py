@@ -138,5 +138,44 @@ def main():
     put("decode_line", "one_address_line", "A4:C1:38:BC:07:01 " + ADS["minew"].hex() + "\n")
     put("decode_line", "fragments", "".join(p.hex() + "\n" for p in events["extended_fragments"]))
 
+    # rules_file: the packaged example, then variants that reach each check (programs that exist,
+    # so the durations after the program check are read too).
+    packaging = os.path.join(os.path.dirname(ROOT), "..", "packaging")
+    with open(os.path.join(packaging, "actions-rfduino-remote.json"), "rb") as src:
+        put("rules_file", "rfduino_remote", src.read())
+    rules = {
+        "minimal": '{"rules": []}',
+        "true_program": '{"rules": [{"match": {}, "run": ["/bin/true"], "cooldown": 0.5, "timeout": "1m30s"}]}',
+        "all_match_keys": ('{"remotes": [{"address": "c0:98:e5:00:00:01", "service": "6e400001-b5a3-f393-e0a9-e50e24dcca9e",'
+                           ' "characteristic": "0x2221"}],\n "rules": [{"match": {"sensor": "kitchen", "event": "button",'
+                           ' "value": "long_press", "encrypted": false},\n  "run": ["/bin/sh", "-c", "echo \\u00e9 \\ud83d\\ude00 \\n\\t\\""],'
+                           ' "cooldown": "1d", "timeout": 86400}]}'),
+        "values": '[{"a": [1, -2.5e3, 0.0, true, false, null, "x"]}, {}, [], [[[[]]]], "\\/\\b\\f\\r"]',
+        "duplicate_key": '{"rules": [], "rules": []}',
+        "trailing_comma": '{"rules": [{"match": {}, "run": ["/bin/true"],}]}',
+        "bad_event": '{"rules": [{"match": {"event": "sneeze"}, "run": ["/bin/true"]}]}',
+        "deep": "[" * 40 + "]" * 40,
+    }
+    for name, text in rules.items():
+        put("rules_file", name, text + "\n")
+
+    # config_file: the packaged file, then the syntax's cases over the keys the harness's spec has.
+    with open(os.path.join(packaging, "blesensor-log.conf"), "rb") as src:
+        put("config_file", "packaged", src.read())
+    configs = {
+        "settings": "interval = 30s\nhci = hci0\nhci=00:1A:7D:DA:71:13\nverbose\nmqtt-retain = off  # why\n",
+        "quoted": 'hci = "a # b "  # comment\nverbose = "yes"\n\t interval\t=\t"" \n',
+        "crlf": "# windows\r\nhci = hci1\r\n\r\nverbose = 1\r\n",
+        "unknown_key": "db = /tmp/x.db\n",
+        "twice": "verbose = true\nverbose = false\n",
+        "bad_flag": "verbose = maybe\n",
+        "unclosed_quote": 'hci = "hci0\n',
+        "after_quote": 'hci = "hci0" hci1\n',
+        "not_a_key": "Interval: 60\n",
+        "config_key": "config = /etc/other.conf\n",
+    }
+    for name, text in configs.items():
+        put("config_file", name, text)
+
 
 main()
