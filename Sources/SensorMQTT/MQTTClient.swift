@@ -25,7 +25,9 @@ import Synchronization
 //     which lock where both threads use it (publish, subscribe, disconnect).
 // (3) The event queue is bounded: acknowledgements by the messages in flight (`maxInflight`, the
 //     owner drains them), failed attempts by the backoff (one a second at most), incoming
-//     messages by `maxQueuedMessages` (further ones are dropped and counted).
+//     messages by `maxQueuedMessages`: libmosquitto acknowledges a QoS 1 message before it hands
+//     it over, so a full queue makes the network thread wait for the owner to drain (the broker
+//     keeps the rest) rather than drop what the broker already counts as delivered.
 
 /// One MQTT message to publish (or the will, or the birth message).
 public struct MQTTMessage: Sendable, Equatable {
@@ -137,7 +139,6 @@ final class CallbackState: Sendable {
     struct EventQueue {
         var events: [MQTTEvent] = []
         var queuedMessages = 0
-        var droppedMessages = 0
     }
 
     init(birth: MQTTMessage?, subscriptions: [String]) {
@@ -145,22 +146,29 @@ final class CallbackState: Sendable {
         self.subscriptions = subscriptions
     }
 
+    /// Called on the network thread; waits while the queue holds `maxQueuedMessages` messages
+    /// (invariant 3), except once the owner is stopping (it drains one last time after the join).
     func post(_ event: MQTTEvent) {
-        queue.withLock { q in
-            if case .message = event {
-                guard q.queuedMessages < Self.maxQueuedMessages else {
-                    q.droppedMessages += 1
-                    return
+        var isMessage = false
+        if case .message = event { isMessage = true }
+        while true {
+            let posted = queue.withLock { q in
+                if isMessage {
+                    guard q.queuedMessages < Self.maxQueuedMessages || stopping.load(ordering: .sequentiallyConsistent)
+                    else { return false }
+                    q.queuedMessages += 1
                 }
-                q.queuedMessages += 1
+                q.events.append(event)
+                return true
             }
-            q.events.append(event)
+            if posted { return }
+            usleep(2000)
         }
     }
 
-    func drain() -> (events: [MQTTEvent], droppedMessages: Int) {
+    func drain() -> [MQTTEvent] {
         queue.withLock { q in
-            let out = (q.events, q.droppedMessages)
+            let out = q.events
             q = EventQueue()
             return out
         }
@@ -178,8 +186,6 @@ public final class MQTTClient {
     private var started = false
     private var stopped = false
     private var thread: pthread_t? = nil
-    /// Incoming messages dropped because the owner did not drain them in time.
-    public private(set) var droppedMessages = 0
 
     /// Creates the client and sets everything that must be set before connecting.
     /// - Throws: `MQTTError` for a setting libmosquitto refuses (e.g. an unreadable CA file).
@@ -305,9 +311,7 @@ public final class MQTTClient {
 
     /// What happened since the last call, in order.
     public func drainEvents() -> [MQTTEvent] {
-        let (events, dropped) = state.drain()
-        droppedMessages += dropped
-        return events
+        state.drain()
     }
 
     /// Disconnects cleanly (the broker then does not publish the will) and joins the network

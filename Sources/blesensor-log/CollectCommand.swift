@@ -64,9 +64,8 @@ enum CollectCommand {
         var problem: String? = nil
         var rows = 0
         var skipped = 0
-        while !stop.isRequested {
-            let now = Timestamp.monotonicSeconds()
-            for event in client.drainEvents() {
+        func take(_ events: [MQTTEvent], now: Double) {
+            for event in events {
                 switch event {
                 case .message(let topic, let payload):
                     guard !topic.hasSuffix("/status") else { continue }
@@ -86,6 +85,10 @@ enum CollectCommand {
                 case .acknowledged: break
                 }
             }
+        }
+        while !stop.isRequested {
+            let now = Timestamp.monotonicSeconds()
+            take(client.drainEvents(), now: now)
             if now - lastTick >= 1 {
                 store.tick(now: now, wallMicros: Timestamp.nowMicros())
                 lastTick = now
@@ -95,6 +98,8 @@ enum CollectCommand {
             _ = poll(&pfd, 1, 50)
         }
         client.stop()
+        // What the network thread took before it stopped: acknowledged to the broker already.
+        take(client.drainEvents(), now: Timestamp.monotonicSeconds())
         do throws(StoreError) {
             try store.close(now: Timestamp.monotonicSeconds())
         } catch {

@@ -13,7 +13,7 @@ struct CollectCommandTests {
         let broker = MQTTBroker(dir: dir.path)
         try broker.start()
         let hubDB = dir.file("hub.db")
-        let hub = try MQTTPublisherTests.Background(["collect", "--mqtt", broker.url, "--db", hubDB, "--receiver", "hub"], dir: dir)
+        let hub = try MQTTPublisherTests.Background(["collect", "--mqtt", broker.url, "--db", hubDB, "--receiver", "hub", "-v"], dir: dir)
         Thread.sleep(forTimeInterval: 1)
         // A stranger's payloads on the same topics are skipped, not stored, and do not stop the hub.
         for junk in ["not json", "{\"address\":\"zz\"}", "{\"address\":\"A4:C1:38:BC:07:01\",\"time\":\"2026-11-23T00:00:00Z\"}", "[1,2]"] {
@@ -25,8 +25,12 @@ struct CollectCommandTests {
             #expect(out.status == 0, "\(out.stderr)")
         }
         let one = try MQTTPublisherTests.exported(dir.file("pi1.db"))
-        // Stored once the hub's batches and intervals close; a clean stop commits the rest.
-        Thread.sleep(forTimeInterval: 3)
+        // The broker may still be delivering when the replays end (a loaded machine): wait until
+        // the hub has taken every row of the three loggers (-v logs each), then stop it; a clean
+        // stop commits its open batch and intervals.
+        let deadline = Date().addingTimeInterval(60)
+        func taken() -> Int { hub.stderr.split(separator: "\n").filter { $0.contains("\"address\":") }.count }
+        while taken() < 3 * one.count, Date() < deadline { Thread.sleep(forTimeInterval: 0.5) }
         #expect(hub.terminate() == 0, "\(hub.stderr)")
         #expect(hub.stderr.contains("4 payloads that were not rows skipped"), "\(hub.stderr)")
         let stored = try MQTTPublisherTests.exported(hubDB)

@@ -49,6 +49,9 @@ final class MQTTBroker {
             user root
             persistence true
             persistence_location \(dir)/
+            # A hub's queue (README, "collect"): mosquitto's default of 1,000 queued QoS 1
+            # messages per client silently drops the rest of three loggers' backlogs.
+            max_queued_messages 100000
             log_dest file \(dir)/mosquitto.log
             listener \(port) 127.0.0.1
             \(listenerConfig)
