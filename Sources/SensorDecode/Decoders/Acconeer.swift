@@ -38,6 +38,6 @@ public struct AcconeerDecoder: SensorDecoder {
         r.add(.batteryPercent, Double(battery))
         r.add(.temperatureC, Double(t))
         r.add(.presence, presence == 0 ? 0 : 1)
-        return .reading(r)
+        return .reading(consume r)
     }
 }

@@ -43,7 +43,7 @@ public struct AirMentorDecoder: SensorDecoder {
             var r = ad.reading(decoder: id, model: "Air Mentor Pro 2", frameKind: "climate")
             r.add(.temperatureC, roomT)
             r.add(.humidityPercent, min(100, Double(sensorHumidity) * Self.vapourPressureRatio(sensorT, roomT)))
-            return .reading(r)
+            return .reading(consume r)
         }
         if let d = ad.manufacturerData(company: 0x2121), d.count == 8, let co2 = d.be16(0), let pm25 = d.be16(2),
             let pm10 = d.be16(4)
@@ -52,7 +52,7 @@ public struct AirMentorDecoder: SensorDecoder {
             r.add(.co2PPM, Double(co2))
             r.add(.pm25UgM3, Double(pm25))
             r.add(.pm10UgM3, Double(pm10))
-            return .reading(r)
+            return .reading(consume r)
         }
         return .notMine
     }

@@ -44,6 +44,6 @@ public struct AlmendoDecoder: SensorDecoder {
         r.add(.temperatureC, Double(t) / 100)
         r.add(.humidityPercent, humidity)
         r.add(.co2PPM, Double(co2))
-        return .reading(r)
+        return .reading(consume r)
     }
 }

@@ -37,6 +37,6 @@ public struct AmphiroDecoder: SensorDecoder {
         r.add(.waterL, Double(litres) / 2560)
         r.add(.temperatureC, Double(t))
         r.add(.energyKWh, Double(energy) / 100)
-        return .reading(r)
+        return .reading(consume r)
     }
 }

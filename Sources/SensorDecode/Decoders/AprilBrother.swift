@@ -47,7 +47,7 @@ public struct AprilBrotherDecoder: SensorDecoder {
         var r = ad.reading(decoder: id, model: "ABTemp")
         r.add(.temperatureC, Double(t))
         r.add(.batteryPercent, Double(battery))
-        return .reading(r)
+        return .reading(consume r)
     }
 
     private func decodeN03(_ d: Frame, _ ad: Advertisement) -> DecodeOutcome {
@@ -62,6 +62,6 @@ public struct AprilBrotherDecoder: SensorDecoder {
         r.add(.humidityPercent, humidity)
         r.add(.illuminanceLux, Double(lux))
         r.checkPayloadAddress(mac)
-        return .reading(r)
+        return .reading(consume r)
     }
 }

@@ -63,7 +63,7 @@ public struct AranetDecoder: SensorDecoder {
         if type == 3, p & 0x8000 == 0 { r.add(.pressureHPa, Double(p) / 10) }
         if h & 0x8000 == 0 { r.add(.humidityPercent, humidity) }
         r.add(.batteryPercent, Double(battery))
-        return .reading(r)
+        return .reading(consume r)
     }
 
     private func aranet4(_ d: Frame, _ ad: Advertisement) -> DecodeOutcome {
@@ -77,6 +77,6 @@ public struct AranetDecoder: SensorDecoder {
         if p & 0x8000 == 0 { r.add(.pressureHPa, Double(p) / 10) }
         if humidity <= 100 { r.add(.humidityPercent, Double(humidity)) }
         r.add(.batteryPercent, Double(battery))
-        return .reading(r)
+        return .reading(consume r)
     }
 }

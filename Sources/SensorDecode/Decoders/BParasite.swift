@@ -49,6 +49,6 @@ public struct BParasiteDecoder: SensorDecoder {
         r.add(.voltageV, Double(millivolts) / 1000)
         if hasLight, let lux = d.be16(16) { r.add(.illuminanceLux, Double(lux)) }
         r.checkPayloadAddress(mac)
-        return .reading(r)
+        return .reading(consume r)
     }
 }

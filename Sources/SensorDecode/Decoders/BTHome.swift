@@ -153,7 +153,7 @@ public struct BTHomeDecoder: SensorDecoder {
             if r.measurements.isEmpty { return .malformed(why) }
             r.warn(.text(why))
         }
-        return .reading(r)
+        return .reading(consume r)
     }
 
     // MARK: v1
@@ -210,7 +210,7 @@ public struct BTHomeDecoder: SensorDecoder {
             if r.measurements.isEmpty { return .malformed(why) }
             r.warn(.text(why))
         }
-        return .reading(r)
+        return .reading(consume r)
     }
 
     // MARK: objects

@@ -58,7 +58,7 @@ public struct BlueMaestroDecoder: SensorDecoder {
             }
         }
         r.add(.batteryPercent, Double(battery))
-        return .reading(r)
+        return .reading(consume r)
     }
 
     private func pebble(_ d: Frame, _ ad: Advertisement) -> DecodeOutcome {
@@ -70,6 +70,6 @@ public struct BlueMaestroDecoder: SensorDecoder {
         r.add(.temperatureC, Double(t) / 10)
         r.add(.humidityPercent, Double(humidity))
         r.add(.pressureHPa, Double(p))
-        return .reading(r)
+        return .reading(consume r)
     }
 }

@@ -33,6 +33,6 @@ public struct BlustreamDecoder: SensorDecoder {
         var r = ad.reading(decoder: id, model: "Blustream")
         r.add(.humidityPercent, humidity)
         r.add(.temperatureC, Double(t) / 100)
-        return .reading(r)
+        return .reading(consume r)
     }
 }

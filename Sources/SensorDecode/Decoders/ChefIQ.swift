@@ -48,6 +48,6 @@ public struct ChefIQDecoder: SensorDecoder {
         r.add(.temperatureProbeC(2), Double(probe2) / 10)
         r.add(.temperatureProbeC(3), Double(probe3))
         r.add(.temperatureC, Double(ambient) / 10)
-        return .reading(r)
+        return .reading(consume r)
     }
 }

@@ -39,6 +39,6 @@ public struct EddystoneTLMDecoder: SensorDecoder {
         if temperature != Int16.min { r.add(.temperatureC, Double(temperature) / 256) }  // 0x8000: not supported
         r.add(.packetCount, Double(packets))
         r.add(.uptimeS, Double(uptime) / 10)
-        return .reading(r)
+        return .reading(consume r)
     }
 }

@@ -170,6 +170,6 @@ public struct GoveeDecoder: SensorDecoder {
         if let battery = r.value(.batteryPercent), battery > 100 {
             return .malformed("battery \(battery) % out of range")
         }
-        return .reading(r)
+        return .reading(consume r)
     }
 }

@@ -102,7 +102,7 @@ public struct GoveeMeatDecoder: SensorDecoder {
                 if let t = probe(data, 14) { r.add(.temperatureProbeC(2 * pair), t) }
             }
         }
-        return .reading(r)
+        return .reading(consume r)
     }
 
     private func h5055Frame(_ data: Frame, _ ad: Advertisement) -> DecodeOutcome {
@@ -119,6 +119,6 @@ public struct GoveeMeatDecoder: SensorDecoder {
         where plugged & (1 << (n - 1)) != 0 && raw != 0xFFFF {
             r.add(.temperatureProbeC(n), Double(Int16(bitPattern: raw)))
         }
-        return .reading(r)
+        return .reading(consume r)
     }
 }

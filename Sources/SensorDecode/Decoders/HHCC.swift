@@ -39,6 +39,6 @@ public struct HHCCDecoder: SensorDecoder {
         r.add(.illuminanceLux, Double(lux))
         r.add(.batteryPercent, Double(battery))
         r.add(.conductivityUsCm, Double(conductivity))
-        return .reading(r)
+        return .reading(consume r)
     }
 }

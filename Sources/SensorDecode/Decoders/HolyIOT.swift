@@ -61,6 +61,6 @@ public struct HolyIOTDecoder: SensorDecoder {
         default:
             break  // events or types we do not know: the battery only
         }
-        return .reading(r)
+        return .reading(consume r)
     }
 }

@@ -56,6 +56,6 @@ public struct INodeDecoder: SensorDecoder {
         if type == 0x9C || type == 0x9D { r.add(.pressureHPa, Double(p) / 16) }
         r.add(.batteryPercent, Double(battery))
         r.add(.voltageV, Double(battery - 10) * 1.2 / 100 + 1.8)
-        return .reading(r)
+        return .reading(consume r)
     }
 }

@@ -50,7 +50,7 @@ public struct InkbirdBBQDecoder: SensorDecoder {
                 guard t >= -50, t <= 400 else { return .malformed("probe \(n) at \(t) °C out of range") }
                 r.add(.temperatureProbeC(n), t)
             }
-            return .reading(r)
+            return .reading(consume r)
         }
         return .notMine
     }

@@ -44,6 +44,6 @@ public struct InkbirdIAMT2Decoder: SensorDecoder {
         r.add(.temperatureC, celsius)
         r.add(.humidityPercent, humidity)
         r.add(.co2PPM, Double(co2))
-        return .reading(r)
+        return .reading(consume r)
     }
 }

@@ -71,6 +71,6 @@ public struct InkbirdIBSTHDecoder: SensorDecoder {
             r.add(.humidityPercent, humidity)
         }
         r.add(.batteryPercent, Double(battery))
-        return .reading(r)
+        return .reading(consume r)
     }
 }

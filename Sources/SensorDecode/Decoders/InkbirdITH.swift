@@ -62,6 +62,6 @@ public struct InkbirdITHDecoder: SensorDecoder {
             r.add(.humidityPercent, humidity)
         }
         r.add(.batteryPercent, Double(battery))
-        return .reading(r)
+        return .reading(consume r)
     }
 }

@@ -60,6 +60,6 @@ public struct JaaleeDecoder: SensorDecoder {
         r.add(.humidityPercent, 100 * Double(h) / 65535)
         r.add(.batteryPercent, Double(battery))
         if let payloadMAC { r.checkPayloadAddress(payloadMAC) }
-        return .reading(r)
+        return .reading(consume r)
     }
 }

@@ -44,6 +44,6 @@ public struct JinouDecoder: SensorDecoder {
         r.add(.temperatureC, sign == 1 ? -magnitude : magnitude)
         r.add(.humidityPercent, humidity)
         r.checkPayloadAddress(mac)
-        return .reading(r)
+        return .reading(consume r)
     }
 }

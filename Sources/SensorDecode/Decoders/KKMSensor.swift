@@ -76,7 +76,7 @@ public struct KKMSensorDecoder: SensorDecoder {
         if let at = offsets[0x0040], let lux = frame.be16(at) { r.add(.illuminanceLux, Double(lux)) }
         if let at = offsets[0x0200], let co2 = frame.be16(at + 1) { r.add(.co2PPM, Double(co2)) }
         guard !r.measurements.isEmpty else { return .notMine }  // a mask of fields we do not store
-        return .reading(r)
+        return .reading(consume r)
     }
 
     /// The model theengs names by the mask; others by the frame.

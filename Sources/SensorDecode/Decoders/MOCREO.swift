@@ -66,6 +66,6 @@ public struct MOCREODecoder: SensorDecoder {
             r.add(.humidityPercent, humidity)
         }
         r.add(.batteryPercent, Double(battery))
-        return .reading(r)
+        return .reading(consume r)
     }
 }

@@ -43,6 +43,6 @@ public struct MichelinTMSDecoder: SensorDecoder {
         r.add(.voltageV, Double(volts) / 100 + 1)
         r.add(.pressureKPa, Double(mbar) / 10)
         r.add(.packetCount, Double(counter))
-        return .reading(r)
+        return .reading(consume r)
     }
 }

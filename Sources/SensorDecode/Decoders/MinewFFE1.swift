@@ -88,6 +88,6 @@ public struct MinewFFE1Decoder: SensorDecoder {
         guard battery <= 100 else { return .malformed("battery \(battery) % out of range") }
         guard let mac = frame.macLE(macOffset) else { return .notMine }
         r.checkPayloadAddress(mac)
-        return .reading(r)
+        return .reading(consume r)
     }
 }

@@ -33,12 +33,12 @@ public struct MokoBeaconXProDecoder: SensorDecoder {
             guard d.count >= 5, let mv = d.be16(3) else { return .malformed("info frame of \(d.count) bytes") }
             var r = ad.reading(decoder: id, model: "BeaconX Pro", frameKind: "info")
             r.add(.voltageV, Double(mv) / 1000)
-            return .reading(r)
+            return .reading(consume r)
         case 0x60:
             guard d.count == 21, let mv = d.be16(12) else { return .malformed("accelerometer frame of \(d.count) bytes") }
             var r = ad.reading(decoder: id, model: "BeaconX Pro", frameKind: "accelerometer")
             r.add(.voltageV, Double(mv) / 1000)
-            return .reading(r)
+            return .reading(consume r)
         case 0x70:
             guard d.count >= 9, let t = d.be16s(3), let h = d.be16(5), let mv = d.be16(7) else {
                 return .malformed("T&H frame of \(d.count) bytes")
@@ -49,7 +49,7 @@ public struct MokoBeaconXProDecoder: SensorDecoder {
             r.add(.temperatureC, Double(t) / 10)
             r.add(.humidityPercent, humidity)
             r.add(.voltageV, Double(mv) / 1000)
-            return .reading(r)
+            return .reading(consume r)
         default:
             return .notMine
         }

@@ -51,6 +51,6 @@ public struct MopekaProDecoder: SensorDecoder {
             let centimetres = Double(echo & 0x3FFF) * (0.573045 - 0.002822 * t - 0.00000535 * t * t) / 10
             r.add(.distanceMm, centimetres * 10)
         }
-        return .reading(r)
+        return .reading(consume r)
     }
 }

@@ -44,6 +44,6 @@ public struct OriaT301Decoder: SensorDecoder {
         r.add(.humidityPercent, humidity)
         r.add(.batteryPercent, Double(battery))
         r.checkPayloadAddress(mac)
-        return .reading(r)
+        return .reading(consume r)
     }
 }

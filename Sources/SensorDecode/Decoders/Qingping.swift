@@ -115,6 +115,6 @@ public struct QingpingDecoder: SensorDecoder {
         if let why = stopped, r.measurements.isEmpty { return .malformed(why) }
         r.checkPayloadAddress(mac)
         if let why = stopped { r.warn(.text(why)) }
-        return .reading(r)
+        return .reading(consume r)
     }
 }

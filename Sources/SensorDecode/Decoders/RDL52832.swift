@@ -33,6 +33,6 @@ public struct RDL52832Decoder: SensorDecoder {
         var r = ad.reading(decoder: id, model: "RDL52832")
         r.add(.temperatureC, Double(t) / 256)
         r.add(.humidityPercent, humidity)
-        return .reading(r)
+        return .reading(consume r)
     }
 }

@@ -49,7 +49,7 @@ public struct RelsibDecoder: SensorDecoder {
         {
             var r = ad.reading(decoder: id, model: "WH52")
             r.add(.temperatureC, -45 + 175 * Double(raw) / 65535)
-            return .reading(r)
+            return .reading(consume r)
         } else {
             return .notMine
         }
@@ -70,6 +70,6 @@ public struct RelsibDecoder: SensorDecoder {
             guard battery <= 100 else { return .malformed("battery \(battery) % out of range") }
             r.add(.batteryPercent, Double(battery))
         }
-        return .reading(r)
+        return .reading(consume r)
     }
 }

@@ -92,7 +92,7 @@ public struct RuuviDecoder: SensorDecoder {
             r.add(.accelerationYG, Double(y) / 1000)
             r.add(.accelerationZG, Double(z) / 1000)
             r.add(.voltageV, Double(millivolts) / 1000)
-            return .reading(r)
+            return .reading(consume r)
         case 0x05:
             guard data.count == 24, let t = data.be16(1), let h = data.be16(3), let p = data.be16(5),
                 let x = data.be16(7), let y = data.be16(9), let z = data.be16(11), let power = data.be16(13),
@@ -118,7 +118,7 @@ public struct RuuviDecoder: SensorDecoder {
             guard !r.measurements.isEmpty else { return .malformed("every field is \"not available\"") }
             // All 0xFF: the firmware does not send its MAC.
             if !data.isAllFF(from: 18) { r.checkPayloadAddress(mac) }
-            return .reading(r)
+            return .reading(consume r)
         case 0x06:
             return decodeAir(data, ad)
         default:
@@ -148,6 +148,6 @@ public struct RuuviDecoder: SensorDecoder {
         if nox != 0x1FF { r.add(.noxIndex, Double(nox)) }
         if light != 0xFF { r.add(.illuminanceLux, (exp(Double(light) * log(65536) / 254) - 1).rounded()) }
         r.add(.packetCount, Double(sequence))
-        return .reading(r)
+        return .reading(consume r)
     }
 }

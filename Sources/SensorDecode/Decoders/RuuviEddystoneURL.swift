@@ -56,7 +56,7 @@ public struct RuuviEddystoneURLDecoder: SensorDecoder {
         r.add(.humidityPercent, humidity)
         r.add(.temperatureC, whole & 0x80 != 0 ? -magnitude : magnitude)
         r.add(.pressureHPa, (Double(pressure) + 50000) / 100)
-        return .reading(r)
+        return .reading(consume r)
     }
 
     /// Eight base64 characters as six bytes, or `nil` if one is not a base64 character.

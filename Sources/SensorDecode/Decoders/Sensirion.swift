@@ -64,7 +64,7 @@ public struct SensirionDecoder: SensorDecoder {
         r.add(.humidityPercent, min(100, max(0, humidity)))
         if let co2 = d.le16(8), type >= 8 { r.add(.co2PPM, Double(co2)) }
         if let pm = d.le16(10), type == 12 { r.add(.pm25UgM3, 1000 * Double(pm) / 65535) }
-        return .reading(r)
+        return .reading(consume r)
     }
 
     /// The SHT4x gadget's name says which sensor it carries (`SHT40 Gadget`, …).

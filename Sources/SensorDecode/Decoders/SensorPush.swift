@@ -97,7 +97,7 @@ public struct SensorPushDecoder: SensorDecoder {
             var r = ad.reading(decoder: id, model: "HT1")
             r.add(.temperatureC, -46.85 + 175.72 * Double(rawTemperature) / 16384)
             r.add(.humidityPercent, min(100, max(0, -6 + 125 * Double(rawHumidity) / 4096)))
-            return .reading(r)
+            return .reading(consume r)
         }
         guard mayBeV2,
             ad.localNameHasPrefix("SensorPush") || ad.localNameContains("HT.w") || ad.localNameContains("HTP.xw")
@@ -126,6 +126,6 @@ public struct SensorPushDecoder: SensorDecoder {
             r.add(quantity, value)
         }
         guard packed == 0 else { return .malformed("\(packing.model) packed value beyond its fields' range") }
-        return .reading(r)
+        return .reading(consume r)
     }
 }

@@ -40,6 +40,6 @@ public struct SmartDryDecoder: SensorDecoder {
         r.add(.temperatureC, Double(t))
         r.add(.humidityPercent, Double(h))
         r.add(.voltageV, Double(2847 + Int(volts)) / 1000)
-        return .reading(r)
+        return .reading(consume r)
     }
 }

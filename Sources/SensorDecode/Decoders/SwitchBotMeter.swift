@@ -83,7 +83,7 @@ public struct SwitchBotMeterDecoder: SensorDecoder {
             guard battery <= 100 else { return .malformed("battery \(battery) % out of range") }
             r.add(.batteryPercent, Double(battery))
         }
-        return .reading(r)
+        return .reading(consume r)
     }
 
     /// The meter a local name names, for advertisements that carry only the 0x0969 copy.

@@ -40,6 +40,6 @@ public struct TPMSDecoder: SensorDecoder {
         r.add(.temperatureC, Double(Int32(bitPattern: t)) / 100)
         r.add(.batteryPercent, Double(battery))
         r.add(.problem, Double(alarm & 0x01))
-        return .reading(r)
+        return .reading(consume r)
     }
 }

@@ -45,14 +45,14 @@ public struct TeltonikaDecoder: SensorDecoder {
             guard d.count == 3, let t = d.le16s(1) else { return .notMine }
             var r = ad.reading(decoder: id, model: Self.elaModel(ad, fallback: "Blue Puck T"))
             r.add(.temperatureC, Double(t) / 100)
-            return .reading(r)
+            return .reading(consume r)
         case 0x21:
             guard d.count == 5, let humidity = d.u8(1), let t = d.le16s(3) else { return .notMine }
             guard humidity <= 100 else { return .malformed("humidity \(humidity) % out of range") }
             var r = ad.reading(decoder: id, model: Self.elaModel(ad, fallback: "Blue Puck RHT"))
             r.add(.temperatureC, Double(t) / 100)
             r.add(.humidityPercent, Double(humidity))
-            return .reading(r)
+            return .reading(consume r)
         default:
             return .notMine
         }
@@ -95,7 +95,7 @@ public struct TeltonikaDecoder: SensorDecoder {
         guard let hasVolts = has(7, 1) else { return .malformed("EYE frame ends before its battery voltage") }
         if hasVolts, let v = d.u8(at) { r.add(.voltageV, (2000 + 10 * Double(v)) / 1000) }
         guard !r.measurements.isEmpty else { return .notMine }
-        return .reading(r)
+        return .reading(consume r)
     }
 
     /// The ELA model the local name names, else `fallback` (the frame type's usual model).

@@ -55,6 +55,6 @@ public struct ThermoBeaconDecoder: SensorDecoder {
         r.add(.humidityPercent, humidity)
         r.add(.voltageV, Double(millivolts) / 1000)
         r.checkPayloadAddress(mac)
-        return .reading(r)
+        return .reading(consume r)
     }
 }

@@ -43,6 +43,6 @@ public struct ThermoProDecoder: SensorDecoder {
         r.add(.temperatureC, Double(t) / 10)
         r.add(.humidityPercent, Double(humidity))
         r.add(.batteryLow, status & 0x02 == 0 ? 1 : 0)
-        return .reading(r)
+        return .reading(consume r)
     }
 }

@@ -52,6 +52,6 @@ public struct TiltDecoder: SensorDecoder {
         var r = ad.reading(decoder: id, model: (pro ? "Tilt Pro " : "Tilt ") + colourName)
         r.add(.temperatureC, (fahrenheit - 32) * 5 / 9)
         r.add(.specificGravity, gravity)
-        return .reading(r)
+        return .reading(consume r)
     }
 }

@@ -72,6 +72,6 @@ public struct XiaomiCustom181ADecoder: SensorDecoder {
         r.add(.batteryPercent, Double(fields.battery))
         r.add(.voltageV, Double(fields.millivolts) / 1000)
         r.checkPayloadAddress(fields.mac)
-        return .reading(r)
+        return .reading(consume r)
     }
 }
