@@ -130,14 +130,12 @@ extension Advertisement {
     /// A reading of this advertisement: its address, time, RSSI and local name, and no
     /// measurements yet.
     public func reading(decoder: String, model: String, frameKind: String? = nil) -> Reading {
-        var name: String?
-        if let range = fields.localNameRange { name = DisplayText.escape(fields.bytes[range]) }
         var measurements: [Measurement] = []
         measurements.reserveCapacity(4)  // most readings have 1 to 4: one allocation
         return Reading(
             address: header.address, addressType: header.addressType, decoderID: decoder, model: model,
             frameKind: frameKind, measurements: measurements, timeMicros: header.timeMicros, rssi: header.rssi,
-            name: name)
+            warnings: [], events: [], nameSource: fields.localNameRange.map { .broadcast(fields.bytes[$0]) })
     }
 }
 

@@ -188,6 +188,21 @@ public struct AdvertisingData: Sendable {
         return nil
     }
 
+    /// Calls `body` with the type, key (16-bit UUID or company id) and whole value size of every
+    /// 16-bit service data and manufacturer-specific structure, in order: what the registry
+    /// selects decoders by. (The walk in `init` kept only such values of at least two bytes.)
+    func forEachKeyed(_ body: (_ type: UInt8, _ key: UInt16, _ count: Int) -> Void) {
+        var i = bytes.startIndex
+        while i < walkedEnd {
+            let length = Int(bytes[i])
+            let type = bytes[i + 1]
+            if (type == ADType.serviceData16 || type == ADType.manufacturerSpecific) && length >= 3 {
+                body(type, UInt16(bytes[i + 2]) | UInt16(bytes[i + 3]) << 8, length - 1)
+            }
+            i += 1 + length
+        }
+    }
+
     /// The first two bytes of a value, little-endian: a 16-bit service UUID or a company id (the
     /// walk keeps such fields only with at least two bytes).
     func key(_ value: Range<Int>) -> UInt16 { UInt16(bytes[value.lowerBound]) | UInt16(bytes[value.lowerBound + 1]) << 8 }

@@ -29,9 +29,17 @@ public struct Reading: Sendable, Equatable {
     public var warnings: [DecodeWarning]
     /// Button presses, dimmer turns and the like the frame carried (`DeviceEvent`), in frame order.
     public var events: [DeviceEvent]
+    /// The device's name: from the payload where the format carries one, else the AD local name.
+    /// Kept as broadcast and escaped when read (`name`): most readings are folded into a stored
+    /// row that already has it.
+    var nameSource: DeviceName?
+
     /// The device's name as display text (escaped with `DisplayText.escape`, still a stranger's
-    /// words): from the payload where the format carries one, else the AD local name.
-    public var name: String?
+    /// words).
+    public var name: String? {
+        get { nameSource?.text }
+        set { nameSource = newValue.map(DeviceName.text) }
+    }
 
     /// The value of a quantity, if this reading has it.
     public func value(_ q: Quantity) -> Double? {
@@ -56,13 +64,13 @@ public struct Reading: Sendable, Equatable {
 
     /// Sets the name to one the frame carries: bytes as broadcast, escaped for display.
     public mutating func setName(fromFrame bytes: Frame) {
-        name = DisplayText.escape(bytes.bytes)
+        nameSource = .broadcast(bytes.bytes)
     }
 }
 
 extension Reading {
     // Here rather than in the struct so that the struct keeps its memberwise initializer (whose
-    // labels differ: `warnings` and `events` are declared before `name`), which builds a reading in place; an
+    // labels differ: `warnings` and `events` are declared before the name), which builds a reading in place; an
     // initializer assigning each stored property left a copy of the whole reading behind.
     public init(
         address: BDAddress, addressType: AddressType = .publicDevice, decoderID: String, model: String,
@@ -72,7 +80,7 @@ extension Reading {
         self.init(
             address: address, addressType: addressType, decoderID: decoderID, model: model, frameKind: frameKind,
             measurements: measurements, timeMicros: timeMicros, rssi: rssi, warnings: warnings, events: events,
-            name: name)
+            nameSource: name.map(DeviceName.text))
     }
 }
 
@@ -93,4 +101,20 @@ public enum DecodeWarning: Sendable, Equatable, CustomStringConvertible, Express
         case .text(let words): words
         }
     }
+}
+
+/// A device name as broadcast (any bytes: escaped for display when read) or as display text.
+enum DeviceName: Sendable, Equatable {
+    case broadcast(ArraySlice<UInt8>)
+    case text(String)
+
+    var text: String {
+        switch self {
+        case .broadcast(let bytes): DisplayText.escape(bytes)
+        case .text(let text): text
+        }
+    }
+
+    /// Names are equal when they read the same.
+    static func == (a: DeviceName, b: DeviceName) -> Bool { a.text == b.text }
 }

@@ -118,25 +118,24 @@ public struct Registry: Sendable {
 
     /// The positions of the decoders `ad` selects, each once, in list order.
     public func candidates(for ad: Advertisement) -> [Int] {
+        candidates(for: ad.fields)
+    }
+
+    /// The same, for parsed AD structures (taken by reference: an `Advertisement` is not copied).
+    func candidates(for fields: borrowing AdvertisingData) -> [Int] {
         var found: [Int] = []
-        for (type, value) in ad.fields.structures {
-            switch AdvertisingData.Field.kind(type: type, count: value.count) {
-            case .serviceData where type == ADType.serviceData16:
-                Self.add(byServiceData[ad.fields.key(value)], to: &found)
-            case .manufacturer:
-                let company = ad.fields.key(value)
-                if value.count <= 0xFFFF, let both = byCompanyAndLength[UInt32(company) << 16 | UInt32(value.count)] {
-                    Self.add(both, to: &found)
-                } else {
-                    Self.add(byCompany[company], to: &found)
-                    Self.add(byManufacturerLength[value.count], to: &found)
-                }
-            default:
-                break
+        fields.forEachKeyed { type, key, count in
+            if type == ADType.serviceData16 {
+                Self.add(byServiceData[key], to: &found)
+            } else if count <= 0xFFFF, let both = byCompanyAndLength[UInt32(key) << 16 | UInt32(count)] {
+                Self.add(both, to: &found)
+            } else {
+                Self.add(byCompany[key], to: &found)
+                Self.add(byManufacturerLength[count], to: &found)
             }
         }
-        if let name = ad.fields.localNameRange, localNameLengths[name.count] != nil {
-            Self.add(byLocalName[Array(ad.fields.bytes[name])], to: &found)
+        if let name = fields.localNameRange, localNameLengths[name.count] != nil {
+            Self.add(byLocalName[Array(fields.bytes[name])], to: &found)
         }
         return found
     }
