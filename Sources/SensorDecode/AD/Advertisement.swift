@@ -38,7 +38,6 @@ public struct AdvertisementHeader: Sendable, Equatable {
 /// nothing from the scanner, and the scanner nothing but this type from the decoders.
 ///
 /// The bytes are kept once, in `fields`, so that they and their parse cannot disagree.
-@dynamicMemberLookup
 public struct Advertisement: Sendable, Equatable {
     /// Everything but the bytes.
     public var header: AdvertisementHeader
@@ -51,9 +50,37 @@ public struct Advertisement: Sendable, Equatable {
     }
 
     /// The header's fields, read and written as the advertisement's own (`ad.address`).
-    public subscript<T>(dynamicMember field: WritableKeyPath<AdvertisementHeader, T>) -> T {
-        get { header[keyPath: field] }
-        set { header[keyPath: field] = newValue }
+    public var address: BDAddress {
+        get { header.address }
+        set { header.address = newValue }
+    }
+    public var addressType: AddressType {
+        get { header.addressType }
+        set { header.addressType = newValue }
+    }
+    public var eventType: UInt16 {
+        get { header.eventType }
+        set { header.eventType = newValue }
+    }
+    public var rssi: Int8? {
+        get { header.rssi }
+        set { header.rssi = newValue }
+    }
+    public var primaryPHY: UInt8? {
+        get { header.primaryPHY }
+        set { header.primaryPHY = newValue }
+    }
+    public var secondaryPHY: UInt8? {
+        get { header.secondaryPHY }
+        set { header.secondaryPHY = newValue }
+    }
+    public var sid: UInt8? {
+        get { header.sid }
+        set { header.sid = newValue }
+    }
+    public var timeMicros: Int64 {
+        get { header.timeMicros }
+        set { header.timeMicros = newValue }
     }
 
     public init(header: AdvertisementHeader, data: ArraySlice<UInt8>) {
@@ -103,7 +130,10 @@ extension Advertisement {
     }
 
     /// The local name's bytes as broadcast (untrusted), the complete name if there is one.
-    public var localName: Frame? { fields.localName.map(Frame.init) }
+    public var localName: Frame? {
+        guard let range = fields.localNameRange else { return nil }
+        return Frame(fields.bytes[range])
+    }
 
     /// Whether the local name is `text` (ASCII case folded if `ignoringCase`).
     public func localNameIs(_ text: String, ignoringCase: Bool = false) -> Bool {
@@ -130,12 +160,15 @@ extension Advertisement {
     /// A reading of this advertisement: its address, time, RSSI and local name, and no
     /// measurements yet.
     public func reading(decoder: String, model: String, frameKind: String? = nil) -> Reading {
+        // `if let` rather than `map`: a closure over `fields` copied the whole advertisement.
+        var localNameSource: DeviceName?
+        if let range = fields.localNameRange { localNameSource = .broadcast(fields.bytes[range]) }
         var measurements: [Measurement] = []
         measurements.reserveCapacity(4)  // most readings have 1 to 4: one allocation
         return Reading(
             address: header.address, addressType: header.addressType, decoderID: decoder, model: model,
             frameKind: frameKind, measurements: measurements, timeMicros: header.timeMicros, rssi: header.rssi,
-            warnings: [], events: [], nameSource: fields.localNameRange.map { .broadcast(fields.bytes[$0]) })
+            warnings: [], events: [], nameSource: localNameSource)
     }
 }
 

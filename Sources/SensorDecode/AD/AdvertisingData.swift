@@ -167,37 +167,33 @@ public struct AdvertisingData: Sendable {
     }
 
     /// The value of the first 16-bit service data structure for `uuid16`, after the UUID.
-    public func serviceData(uuid16: UInt16) -> Frame? { value(of: .serviceData, type: ADType.serviceData16, key: uuid16) }
+    public func serviceData(uuid16: UInt16) -> Frame? { value(type: ADType.serviceData16, key: uuid16) }
 
     /// The value of the first manufacturer-specific structure with this company id, after the id.
     public func manufacturerData(company: UInt16) -> Frame? {
-        value(of: .manufacturer, type: ADType.manufacturerSpecific, key: company)
+        value(type: ADType.manufacturerSpecific, key: company)
     }
 
     /// The value after the key of the first structure of `type` whose first two bytes, little-endian,
     /// are `key`.
-    private func value(of kind: Field.Kind, type: UInt8, key: UInt16) -> Frame? {
-        var i = structures.startIndex
-        while i < walkedEnd {
-            let s = structures[i]
-            if s.type == type, Field.kind(type: type, count: s.value.count) == kind, self.key(s.value) == key {
-                return Frame(bytes[(s.value.lowerBound + 2)..<s.value.upperBound])
-            }
-            i = structures.index(after: i)
+    private func value(type: UInt8, key: UInt16) -> Frame? {
+        var found: Frame?
+        forEachKeyed { t, k, range in
+            if found == nil, t == type, k == key { found = Frame(bytes[(range.lowerBound + 2)..<range.upperBound]) }
         }
-        return nil
+        return found
     }
 
-    /// Calls `body` with the type, key (16-bit UUID or company id) and whole value size of every
+    /// Calls `body` with the type, key (16-bit UUID or company id) and where the value lies of every
     /// 16-bit service data and manufacturer-specific structure, in order: what the registry
     /// selects decoders by. (The walk in `init` kept only such values of at least two bytes.)
-    func forEachKeyed(_ body: (_ type: UInt8, _ key: UInt16, _ count: Int) -> Void) {
+    func forEachKeyed(_ body: (_ type: UInt8, _ key: UInt16, _ value: Range<Int>) -> Void) {
         var i = bytes.startIndex
         while i < walkedEnd {
             let length = Int(bytes[i])
             let type = bytes[i + 1]
             if (type == ADType.serviceData16 || type == ADType.manufacturerSpecific) && length >= 3 {
-                body(type, UInt16(bytes[i + 2]) | UInt16(bytes[i + 3]) << 8, length - 1)
+                body(type, UInt16(bytes[i + 2]) | UInt16(bytes[i + 3]) << 8, (i + 2)..<(i + 1 + length))
             }
             i += 1 + length
         }

@@ -54,29 +54,39 @@ public struct KKMSensorDecoder: SensorDecoder {
         guard let frame = ad.serviceData(uuid16: 0xFEAA), frame.u8(0) == 0x21, let mask = frame.be16(1) else {
             return .notMine
         }
-        // Where each announced field starts, and how long the frame must be to hold them all.
-        var offsets: [UInt16: Int] = [:]
-        var end = 3
-        for (bit, size) in Self.fieldSizes where mask & bit != 0 {
-            offsets[bit] = end
-            end += size
-        }
+        // How long the frame must be to hold every announced field.
+        let end = Self.frameLength(mask: mask)
         guard frame.count >= end else {
             return .malformed("sensor frame of \(frame.count) bytes, mask \(Hex.number(mask, digits: 4)) needs \(end)")
         }
+        func offset(_ bit: UInt16) -> Int? { Self.offset(of: bit, mask: mask) }
         var r = ad.reading(decoder: id, model: Self.model(mask: mask))
-        if let at = offsets[0x0001], let mv = frame.be16(at) { r.add(.voltageV, Double(mv) / 1000) }
-        if let at = offsets[0x0002], let t = frame.be16s(at) { r.add(.temperatureC, Double(t) / 256) }
-        if let at = offsets[0x0004], let h = frame.be16(at) {
+        if let at = offset(0x0001), let mv = frame.be16(at) { r.add(.voltageV, Double(mv) / 1000) }
+        if let at = offset(0x0002), let t = frame.be16s(at) { r.add(.temperatureC, Double(t) / 256) }
+        if let at = offset(0x0004), let h = frame.be16(at) {
             let humidity = Double(h) / 256
             guard humidity <= 100 else { return .malformed("humidity \(humidity) % out of range") }
             r.add(.humidityPercent, humidity)
         }
-        if let at = offsets[0x0020], let pir = frame.u8(at) { r.add(.motion, pir != 0 ? 1 : 0) }
-        if let at = offsets[0x0040], let lux = frame.be16(at) { r.add(.illuminanceLux, Double(lux)) }
-        if let at = offsets[0x0200], let co2 = frame.be16(at + 1) { r.add(.co2PPM, Double(co2)) }
+        if let at = offset(0x0020), let pir = frame.u8(at) { r.add(.motion, pir != 0 ? 1 : 0) }
+        if let at = offset(0x0040), let lux = frame.be16(at) { r.add(.illuminanceLux, Double(lux)) }
+        if let at = offset(0x0200), let co2 = frame.be16(at + 1) { r.add(.co2PPM, Double(co2)) }
         guard !r.measurements.isEmpty else { return .notMine }  // a mask of fields we do not store
         return .reading(consume r)
+    }
+
+    /// The length of a frame announcing `mask`: the header and every announced field.
+    static func frameLength(mask: UInt16) -> Int {
+        fieldSizes.reduce(3) { mask & $1.bit != 0 ? $0 + $1.size : $0 }
+    }
+
+    /// Where field `bit` starts in a frame announcing `mask`: after the header and every announced
+    /// field before it; `nil` if `mask` does not announce it.
+    static func offset(of bit: UInt16, mask: UInt16) -> Int? {
+        guard mask & bit != 0 else { return nil }
+        var at = 3
+        for (earlier, size) in fieldSizes where earlier < bit && mask & earlier != 0 { at += size }
+        return at
     }
 
     /// The model theengs names by the mask; others by the frame.

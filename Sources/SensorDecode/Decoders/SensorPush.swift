@@ -81,11 +81,11 @@ public struct SensorPushDecoder: SensorDecoder {
     }
 
     public func decode(_ ad: Advertisement) -> DecodeOutcome {
-        let values = ad.manufacturerData.map(\.frame)
         // A value neither layout could hold is not ours, whatever the name says.
-        let mayBeHT1 = values.contains(where: Self.isHT1)
-        let mayBeV2 = values.contains(where: Self.isV2)
+        let mayBeHT1 = ad.manufacturerData.contains { Self.isHT1($0.frame) }
+        let mayBeV2 = ad.manufacturerData.contains { Self.isV2($0.frame) }
         guard mayBeHT1 || mayBeV2 else { return .notMine }
+        let values = ad.manufacturerData.map(\.frame)
         let uuids = ad.fields.serviceUUIDs
         let isHT1 = ad.localNameIs("s") || ad.localNameIs("HT1") || uuids.contains(.uuid128(Self.uuidHT1))
         if isHT1 {

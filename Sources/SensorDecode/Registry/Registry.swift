@@ -124,7 +124,8 @@ public struct Registry: Sendable {
     /// The same, for parsed AD structures (taken by reference: an `Advertisement` is not copied).
     func candidates(for fields: borrowing AdvertisingData) -> [Int] {
         var found: [Int] = []
-        fields.forEachKeyed { type, key, count in
+        fields.forEachKeyed { type, key, value in
+            let count = value.count
             if type == ADType.serviceData16 {
                 Self.add(byServiceData[key], to: &found)
             } else if count <= 0xFFFF, let both = byCompanyAndLength[UInt32(key) << 16 | UInt32(count)] {
