@@ -52,6 +52,16 @@ public enum ServiceUUID: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Whether `bytes`, as AD carries a UUID (least-significant first), are this UUID.
+    func isEqual(toLittleEndian bytes: ArraySlice<UInt8>) -> Bool {
+        let frame = Frame(bytes)
+        switch self {
+        case .uuid16(let v): return bytes.count == 2 && frame.le16(0) == v
+        case .uuid32(let v): return bytes.count == 4 && frame.le32(0) == v
+        case .uuid128(let msbFirst): return bytes.count == 16 && bytes.reversed().elementsEqual(msbFirst)
+        }
+    }
+
     public var description: String {
         switch self {
         case .uuid16(let v): Hex.encode([UInt8(v >> 8), UInt8(v & 0xFF)])

@@ -69,12 +69,9 @@ public struct AdvertisingData: Sendable {
     private var walkedEnd: Int
     var structures: Structures { Structures(bytes: bytes, startIndex: bytes.startIndex, endIndex: walkedEnd) }
 
-    /// The kept structures of `kind`, in order, each read as `Element` by `make` (walked again on
-    /// each use: no list is built).
-    func fields<Element>(_ kind: Field.Kind, _ make: @escaping @Sendable (ArraySlice<UInt8>, Field) -> Element)
-        -> ADFieldList<Element>
-    {
-        ADFieldList(structures: structures, kind: kind, make: make)
+    /// The kept structures that are `Element`s, in order (walked again on each use: no list is built).
+    func fields<Element: ADFieldElement>(_: Element.Type = Element.self) -> ADFieldList<Element> {
+        ADFieldList(structures: structures)
     }
 
     /// The most bytes walked: positions past it are not read (advertising data is at most 1,650
@@ -137,33 +134,34 @@ public struct AdvertisingData: Sendable {
     /// Service UUIDs from the complete and incomplete lists of all three sizes, in order.
     public var serviceUUIDs: [ServiceUUID] {
         var out: [ServiceUUID] = []
-        for f in fields(.uuids, { _, f in f }) {
-            let size = ADType.uuidSize(listType: f.type)
-            for start in stride(from: f.value.lowerBound, to: f.value.upperBound, by: size) {
-                out.append(ServiceUUID(littleEndian: bytes[start..<(start + size)]))
+        for list in fields(UUIDList.self) {
+            for start in stride(from: list.value.lowerBound, to: list.value.upperBound, by: list.size) {
+                out.append(ServiceUUID(littleEndian: bytes[start..<(start + list.size)]))
             }
         }
         return out
     }
 
-    /// Service data of all three UUID sizes, in order (made as read).
-    public var serviceData: some Collection<ServiceData> {
-        fields(.serviceData) { bytes, f in
-            let split = f.value.lowerBound + ADType.uuidSize(serviceDataType: f.type)
-            return ServiceData(
-                uuid: ServiceUUID(littleEndian: bytes[f.value.lowerBound..<split]), data: bytes[split..<f.value.upperBound])
+    /// Whether a service UUID list carries `uuid` (walked in place: `serviceUUIDs` builds a list).
+    public func listsServiceUUID(_ uuid: ServiceUUID) -> Bool {
+        for list in fields(UUIDList.self) {
+            for start in stride(from: list.value.lowerBound, to: list.value.upperBound, by: list.size)
+            where uuid.isEqual(toLittleEndian: bytes[start..<(start + list.size)]) {
+                return true
+            }
         }
+        return false
     }
 
+    /// Service data of all three UUID sizes, in order (made as read).
+    public var serviceData: some Collection<ServiceData> { fields(ServiceData.self) }
+
     /// Manufacturer-specific data, in order (made as read).
-    public var manufacturerData: some Collection<ManufacturerData> {
-        // The walk keeps only values of at least two bytes.
-        fields(.manufacturer) { bytes, f in ManufacturerData(checked: bytes[f.value]) }
-    }
+    public var manufacturerData: some Collection<ManufacturerData> { fields(ManufacturerData.self) }
 
     /// Structures of types not interpreted above: (type, value).
     public var other: [(type: UInt8, value: ArraySlice<UInt8>)] {
-        fields(.other) { bytes, f in (f.type, bytes[f.value]) }.map { $0 }
+        fields(OtherStructure.self).map { ($0.type, $0.value) }
     }
 
     /// The value of the first 16-bit service data structure for `uuid16`, after the UUID.
@@ -204,33 +202,76 @@ public struct AdvertisingData: Sendable {
     func key(_ value: Range<Int>) -> UInt16 { UInt16(bytes[value.lowerBound]) | UInt16(bytes[value.lowerBound + 1]) << 8 }
 }
 
+/// What one kind of kept structure reads as: the registry of `ADFieldList`'s element types.
+protocol ADFieldElement {
+    /// The kind of structure these are.
+    static var kind: AdvertisingData.Field.Kind { get }
+    /// The element of the structure of `type` whose value is `bytes[value]` (its size checked by
+    /// `Field.kind`).
+    init(_ bytes: ArraySlice<UInt8>, type: UInt8, value: Range<Int>)
+}
+
 /// The kept structures of one kind in an advertisement's AD bytes, in order, each made into an
 /// `Element` as it is read: a collection over the bytes themselves, so reading one allocates
 /// nothing.
-public struct ADFieldList<Element>: Collection {
+struct ADFieldList<Element: ADFieldElement>: Collection {
     let structures: AdvertisingData.Structures
-    let kind: AdvertisingData.Field.Kind
-    let make: @Sendable (ArraySlice<UInt8>, AdvertisingData.Field) -> Element
 
     /// Positions of the structures, in `AdvertisingData.bytes`.
-    public typealias Index = Int
+    typealias Index = Int
 
-    public var startIndex: Int { firstKept(from: structures.startIndex) }
-    public var endIndex: Int { structures.endIndex }
-    public func index(after i: Int) -> Int { firstKept(from: structures.index(after: i)) }
-    public subscript(i: Int) -> Element { make(structures.bytes, field(at: i)!) }
-
-    /// The structure at `i` as a field, if it is one of `kind`.
-    private func field(at i: Int) -> AdvertisingData.Field? {
+    var startIndex: Int { firstKept(from: structures.startIndex) }
+    var endIndex: Int { structures.endIndex }
+    func index(after i: Int) -> Int { firstKept(from: structures.index(after: i)) }
+    subscript(i: Int) -> Element {
         let s = structures[i]
-        guard AdvertisingData.Field.kind(type: s.type, count: s.value.count) == kind else { return nil }
-        return AdvertisingData.Field(kind: kind, type: s.type, value: s.value)
+        return Element(structures.bytes, type: s.type, value: s.value)
+    }
+
+    private func isKept(_ i: Int) -> Bool {
+        let s = structures[i]
+        return AdvertisingData.Field.kind(type: s.type, count: s.value.count) == Element.kind
     }
 
     private func firstKept(from start: Int) -> Int {
         var i = start
-        while i < structures.endIndex, field(at: i) == nil { i = structures.index(after: i) }
+        while i < structures.endIndex, !isKept(i) { i = structures.index(after: i) }
         return i
+    }
+}
+
+extension ManufacturerData: ADFieldElement {
+    static var kind: AdvertisingData.Field.Kind { .manufacturer }
+    init(_ bytes: ArraySlice<UInt8>, type: UInt8, value: Range<Int>) { self.init(checked: bytes[value]) }
+}
+
+extension ServiceData: ADFieldElement {
+    static var kind: AdvertisingData.Field.Kind { .serviceData }
+    init(_ bytes: ArraySlice<UInt8>, type: UInt8, value: Range<Int>) {
+        let split = value.lowerBound + ADType.uuidSize(serviceDataType: type)
+        self.init(uuid: ServiceUUID(littleEndian: bytes[value.lowerBound..<split]), data: bytes[split..<value.upperBound])
+    }
+}
+
+/// A service UUID list: where its UUIDs lie, and their size.
+struct UUIDList: ADFieldElement {
+    static var kind: AdvertisingData.Field.Kind { .uuids }
+    let value: Range<Int>
+    let size: Int
+    init(_ bytes: ArraySlice<UInt8>, type: UInt8, value: Range<Int>) {
+        self.value = value
+        size = ADType.uuidSize(listType: type)
+    }
+}
+
+/// A structure of a type not interpreted.
+struct OtherStructure: ADFieldElement {
+    static var kind: AdvertisingData.Field.Kind { .other }
+    let type: UInt8
+    let value: ArraySlice<UInt8>
+    init(_ bytes: ArraySlice<UInt8>, type: UInt8, value: Range<Int>) {
+        self.type = type
+        self.value = bytes[value]
     }
 }
 

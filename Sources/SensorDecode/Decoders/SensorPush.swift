@@ -39,12 +39,12 @@ public struct SensorPushDecoder: SensorDecoder {
     public let selectors: [Selector] = (3...9).map { .manufacturerLength($0) }
 
     /// The 128-bit service UUIDs of the two generations, most-significant byte first.
-    static let uuidV2: [UInt8] = [
+    static let uuidV2 = ServiceUUID.uuid128([
         0xEF, 0x09, 0x00, 0x00, 0x11, 0xD6, 0x42, 0xBA, 0x93, 0xB8, 0x9D, 0xD7, 0xEC, 0x09, 0x0A, 0xB0,
-    ]
-    static let uuidHT1: [UInt8] = [
+    ])
+    static let uuidHT1 = ServiceUUID.uuid128([
         0xEF, 0x09, 0x00, 0x00, 0x11, 0xD6, 0x42, 0xBA, 0x93, 0xB8, 0x9D, 0xD7, 0xEC, 0x09, 0x0A, 0xA9,
-    ]
+    ])
 
     /// (quantity, min, max, step) per packed field, for device types 64, 65, 66 in order.
     static let packings: [(model: String, fields: [(Quantity, Double, Double, Double)])] = [
@@ -86,8 +86,7 @@ public struct SensorPushDecoder: SensorDecoder {
         let mayBeV2 = ad.manufacturerData.contains { Self.isV2($0.frame) }
         guard mayBeHT1 || mayBeV2 else { return .notMine }
         let values = ad.manufacturerData.map(\.frame)
-        let uuids = ad.fields.serviceUUIDs
-        let isHT1 = ad.localNameIs("s") || ad.localNameIs("HT1") || uuids.contains(.uuid128(Self.uuidHT1))
+        let isHT1 = ad.localNameIs("s") || ad.localNameIs("HT1") || ad.fields.listsServiceUUID(Self.uuidHT1)
         if isHT1 {
             guard let v = values.first(where: { $0.count == 4 }), Self.isHT1(v), let b0 = v.u8(0), let b1 = v.u8(1),
                 let b2 = v.u8(2), let b3 = v.u8(3)
@@ -101,7 +100,7 @@ public struct SensorPushDecoder: SensorDecoder {
         }
         guard mayBeV2,
             ad.localNameHasPrefix("SensorPush") || ad.localNameContains("HT.w") || ad.localNameContains("HTP.xw")
-                || ad.localNameContains("TC.x") || uuids.contains(.uuid128(Self.uuidV2))
+                || ad.localNameContains("TC.x") || ad.fields.listsServiceUUID(Self.uuidV2)
         else { return .notMine }
         // Several manufacturer structures: the last page-0 one is the current measurement.
         guard let v = values.last(where: { (3...9).contains($0.count) && $0.u8(0).map { $0 & 0x03 == 0 } == true }),
