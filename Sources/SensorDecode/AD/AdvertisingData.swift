@@ -175,11 +175,16 @@ public struct AdvertisingData: Sendable {
     /// The value after the key of the first structure of `type` whose first two bytes, little-endian,
     /// are `key`.
     private func value(type: UInt8, key: UInt16) -> Frame? {
-        var found: Frame?
-        forEachKeyed { t, k, range in
-            if found == nil, t == type, k == key { found = Frame(bytes[(range.lowerBound + 2)..<range.upperBound]) }
+        var i = bytes.startIndex
+        while i < walkedEnd {
+            let length = Int(bytes[i])
+            // A key needs two bytes of value: a length of at least 3 with the type byte.
+            if bytes[i + 1] == type, length >= 3, UInt16(bytes[i + 2]) | UInt16(bytes[i + 3]) << 8 == key {
+                return Frame(bytes[(i + 4)..<(i + 1 + length)])
+            }
+            i += 1 + length
         }
-        return found
+        return nil
     }
 
     /// Calls `body` with the type, key (16-bit UUID or company id) and where the value lies of every

@@ -9,14 +9,11 @@ public struct Registry: Sendable {
     public let decoders: [any SensorDecoder]
     private var byServiceData = KeyTable<UInt16>()
     private var byCompany = KeyTable<UInt16>()
-    private var byManufacturerLength = KeyTable<Int>()
-    /// Both lists of a manufacturer structure, merged ahead of time, for every company and length
-    /// that both have decoders (`company << 16 | length`): one such structure reaches its decoders
-    /// without a merge per advertisement.
-    private var byCompanyAndLength = KeyTable<UInt32>()
-    private var byLocalName: [[UInt8]: [Int]] = [:]
-    /// The lengths of the names in `byLocalName`: a name of another length is not looked up.
-    private var localNameLengths = KeyTable<Int>()
+    /// `byManufacturerLength[n]`: the decoders of manufacturer structures of n bytes (lengths are
+    /// few and small, so a list per length up to the longest registered).
+    private var byManufacturerLength: [[Int]] = []
+    /// `byLocalName[n]`: the names of n bytes, each with its decoders.
+    private var byLocalName: [[(name: [UInt8], positions: [Int])]] = []
 
     public init(_ decoders: [any SensorDecoder]) {
         self.decoders = decoders
@@ -25,16 +22,19 @@ public struct Registry: Sendable {
                 switch s {
                 case .serviceData(let uuid): byServiceData.add(i, for: uuid)
                 case .manufacturer(let company): byCompany.add(i, for: company)
-                case .manufacturerLength(let n): byManufacturerLength.add(i, for: n)
+                case .manufacturerLength(let n):
+                    guard n >= 0 else { continue }  // no structure has a negative length
+                    while byManufacturerLength.count <= n { byManufacturerLength.append([]) }
+                    byManufacturerLength[n].append(i)
                 case .localName(let name):
-                    byLocalName[Array(name.utf8), default: []].append(i)
-                    localNameLengths.add(i, for: name.utf8.count)
+                    let bytes = Array(name.utf8)
+                    while byLocalName.count <= bytes.count { byLocalName.append([]) }
+                    if let k = byLocalName[bytes.count].firstIndex(where: { $0.name == bytes }) {
+                        byLocalName[bytes.count][k].positions.append(i)
+                    } else {
+                        byLocalName[bytes.count].append((bytes, [i]))
+                    }
                 }
-            }
-        }
-        for (company, companyList) in byCompany.entries {
-            for (length, lengthList) in byManufacturerLength.entries where length <= 0xFFFF {
-                byCompanyAndLength.set(Self.merge(companyList, lengthList), for: UInt32(company) << 16 | UInt32(length))
             }
         }
     }
@@ -125,18 +125,18 @@ public struct Registry: Sendable {
     func candidates(for fields: borrowing AdvertisingData) -> [Int] {
         var found: [Int] = []
         fields.forEachKeyed { type, key, value in
-            let count = value.count
             if type == ADType.serviceData16 {
                 Self.add(byServiceData[key], to: &found)
-            } else if count <= 0xFFFF, let both = byCompanyAndLength[UInt32(key) << 16 | UInt32(count)] {
-                Self.add(both, to: &found)
             } else {
                 Self.add(byCompany[key], to: &found)
-                Self.add(byManufacturerLength[count], to: &found)
+                if value.count < byManufacturerLength.count { Self.add(byManufacturerLength[value.count], to: &found) }
             }
         }
-        if let name = fields.localNameRange, localNameLengths[name.count] != nil {
-            Self.add(byLocalName[Array(fields.bytes[name])], to: &found)
+        if let range = fields.localNameRange, range.count < byLocalName.count {
+            let name = fields.bytes[range]
+            for entry in byLocalName[range.count] where entry.name.elementsEqual(name) {
+                Self.add(entry.positions, to: &found)
+            }
         }
         return found
     }
@@ -144,7 +144,7 @@ public struct Registry: Sendable {
     /// Adds the decoders `list` names to `found`: the first list as it is (no copy), a later one
     /// merged in.
     private static func add(_ list: [Int]?, to found: inout [Int]) {
-        guard let list else { return }
+        guard let list, !list.isEmpty else { return }
         found = found.isEmpty ? list : merge(found, list)
     }
 
@@ -256,9 +256,6 @@ struct KeyTable<Key: Comparable & Sendable>: Sendable {
     private var keys: [Key] = []
     private var positions: [[Int]] = []
 
-    /// Every key with its positions, keys ascending.
-    var entries: Zip2Sequence<[Key], [[Int]]> { zip(keys, positions) }
-
     /// Where `key` is or would go in `keys`.
     private func slot(_ key: Key) -> Int {
         var low = 0
@@ -278,17 +275,6 @@ struct KeyTable<Key: Comparable & Sendable>: Sendable {
         } else {
             keys.insert(key, at: i)
             positions.insert([position], at: i)
-        }
-    }
-
-    /// Makes `list` the positions of `key`.
-    mutating func set(_ list: [Int], for key: Key) {
-        let i = slot(key)
-        if i < keys.count, keys[i] == key {
-            positions[i] = list
-        } else {
-            keys.insert(key, at: i)
-            positions.insert(list, at: i)
         }
     }
 
