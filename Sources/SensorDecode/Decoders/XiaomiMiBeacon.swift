@@ -219,7 +219,7 @@ public struct XiaomiMiBeaconDecoder: SensorDecoder {
             }
         }
         if let why = outOfRange { return .malformed(why) }
-        return .reading(r)
+        return .reading(r)  // not `consume r`: the nested `fire` captures it, and Swift 6.3 refuses the consume
     }
 
     /// The event of a button object 0x1001 (table in the header); `nil` for a press type we do
