@@ -12,6 +12,10 @@ public struct Registry: Sendable {
     /// `byManufacturerLength[n]`: the decoders of manufacturer structures of n bytes (lengths are
     /// few and small, so a list per length up to the longest registered).
     private var byManufacturerLength: [[Int]] = []
+    /// Both lists of a manufacturer structure merged ahead of time (`company << 16 | length`), for
+    /// each company and length that both have decoders: such a structure (every Govee frame) then
+    /// needs no merge.
+    private var byCompanyAndLength: [UInt32: [Int]] = [:]
     /// `byLocalName[n]`: the names of n bytes, each with its decoders.
     private var byLocalName: [[(name: [UInt8], positions: [Int])]] = []
 
@@ -35,6 +39,11 @@ public struct Registry: Sendable {
                         byLocalName[bytes.count].append((bytes, [i]))
                     }
                 }
+            }
+        }
+        for (company, companyList) in byCompany.entries {
+            for (length, lengthList) in byManufacturerLength.enumerated() where !lengthList.isEmpty {
+                byCompanyAndLength[UInt32(company) << 16 | UInt32(length)] = Self.merge(companyList, lengthList)
             }
         }
     }
@@ -127,9 +136,10 @@ public struct Registry: Sendable {
         fields.forEachKeyed { type, key, value in
             if type == ADType.serviceData16 {
                 Self.add(byServiceData[key], to: &found)
+            } else if value.count < byManufacturerLength.count, !byManufacturerLength[value.count].isEmpty {
+                Self.add(byCompanyAndLength[UInt32(key) << 16 | UInt32(value.count)] ?? byManufacturerLength[value.count], to: &found)
             } else {
                 Self.add(byCompany[key], to: &found)
-                if value.count < byManufacturerLength.count { Self.add(byManufacturerLength[value.count], to: &found) }
             }
         }
         if let range = fields.localNameRange, range.count < byLocalName.count {
@@ -173,7 +183,7 @@ public struct Registry: Sendable {
     /// Decodes one advertisement with every decoder it selects, counting each outcome in
     /// `statistics`.
     public func decode(_ ad: Advertisement, counting statistics: inout DecoderStatistics) -> Result {
-        decode(ad) { i, outcome in statistics.count(outcome, decoder: decoders[i].id, at: i) }
+        decode(ad) { i, outcome in statistics.count(outcome, decoder: self.decoders[i].id, at: i) }
     }
 
     /// The same, without counting.
@@ -227,12 +237,12 @@ public struct DecoderStatistics: Sendable, Equatable {
     }
 
     /// Counts one outcome of the decoder at `position` in its registry.
-    public mutating func count(_ outcome: DecodeOutcome, decoder id: String, at position: Int) {
+    public mutating func count(_ outcome: DecodeOutcome, decoder id: @autoclosure () -> String, at position: Int) {
         while counts.count <= position {
             ids.append("")
             counts.append(Counts())
         }
-        if ids[position].isEmpty { ids[position] = id }  // a position's decoder never changes
+        if ids[position].isEmpty { ids[position] = id() }  // a position's decoder never changes
         switch outcome {
         case .readings: counts[position].decoded += 1
         case .notMine: counts[position].notMine += 1
@@ -255,6 +265,9 @@ public struct DecoderStatistics: Sendable, Equatable {
 struct KeyTable<Key: Comparable & Sendable>: Sendable {
     private var keys: [Key] = []
     private var positions: [[Int]] = []
+
+    /// Every key with its positions, keys ascending.
+    var entries: Zip2Sequence<[Key], [[Int]]> { zip(keys, positions) }
 
     /// Where `key` is or would go in `keys`.
     private func slot(_ key: Key) -> Int {
