@@ -46,6 +46,9 @@ from vm_host import (DEFAULT_INITRD, DEFAULT_KERNEL, GUEST_CTRL_ADDR, SENSOR_ADD
 TEMPS = [23.5, -7.25, -0.5]
 EXPECTED = {'address': ADVERTISER, 'model': 'MM-BLEBC7', 'battery_pct': 100, 'humidity_pct': 50.0}
 MIN_READINGS = 3          # per phase
+# adapter mode: from ours registered as hci1 to its first reading, following the kernel's device
+# event (a few hundred ms under TCG); the scanner's fallback poll alone takes 4-6 s.
+RENUMBER_MAX_S = 3.0
 
 
 class ScanCommandLog:
@@ -138,8 +141,10 @@ class Run:
             self.markers.append((t, words[0], words[1:]))
             if self.mode == 'updown' and words[0] == 'down-done':
                 self.change_temp(t, TEMPS[int(words[1])])
-            if self.mode == 'unplug' and words[0] == 'unplug-begin':
+            if (self.mode, words[0]) in (('unplug', 'unplug-begin'), ('adapter', 'renumber-begin')):
                 self.power_loss()
+            if self.mode == 'adapter' and words[0] == 'renumber-done':
+                self.change_temp(t, TEMPS[2])
             if self.mode == 'unplug' and words[0] == 'unplug-done':
                 self.change_temp(t, TEMPS[1])
 
@@ -176,6 +181,15 @@ class Run:
             # Found by its address, under its number: the start-up line names both.
             if not any(f'hci0 ({GUEST_CTRL_ADDR})' in e for _, e in self.errors):
                 fails.append(f'no stderr line names "hci0 ({GUEST_CTRL_ADDR})": the address was not resolved to hci0')
+            # Renumbered: followed to hci1 by its address, readings of the value sent since then.
+            if not any(f'hci1 ({GUEST_CTRL_ADDR})' in e for _, e in self.errors):
+                fails.append(f'no stderr line names "hci1 ({GUEST_CTRL_ADDR})": the address was not followed to hci1')
+            renumbered = self.recovery(1)
+            if renumbered is None:
+                fails.append(f'no reading of {TEMPS[2]} °C after the adapter came back as hci1')
+            elif renumbered > RENUMBER_MAX_S:
+                fails.append(f'readings again {renumbered:.2f} s after hci1 registered: the registration event was '
+                             f'not followed (the fallback poll looks every 5 s)')
             if self.marker('rfkill-blocked')[0] is not None:
                 if not any('was soft-blocked' in e and 'unblocked it' in e for _, e in self.errors):
                     fails.append('hci0 was soft-blocked but the scanner did not say it unblocked it')
@@ -205,11 +219,14 @@ class Run:
         """Seconds from the guest beginning `hcictl up` (or hci0 registered again) number k to the first reading
         carrying the value sent since the matching down reaching the host console; negative when
         the scanner brought hci0 up by itself before that. Includes the scanner's output batching."""
-        t_up, _ = self.marker('replug-done' if self.mode == 'unplug' else 'up-begin', k)
-        t_down, _ = self.marker('unplug-done' if self.mode == 'unplug' else 'down-done', k)
+        up, down = {'unplug': ('replug-done', 'unplug-done'),
+                    'adapter': ('renumber-done', 'renumber-done')}.get(self.mode, ('up-begin', 'down-done'))
+        t_up, _ = self.marker(up, k)
+        t_down, _ = self.marker(down, k)
         if t_up is None or t_down is None:
             return None
-        first = self.first_reading(TEMPS[k], t_down)
+        value = TEMPS[2] if self.mode == 'adapter' else TEMPS[k]
+        first = self.first_reading(value, t_down)
         return None if first is None else first - t_up
 
     def guest_recovery(self, k):
@@ -282,7 +299,7 @@ async def run(args) -> int:
         return '-' if x is None else f'{x:.2f}'
     first = state.readings[0][0] if state.readings else None
     t_scan, _ = state.marker('scan-start')
-    ks = {'updown': (1, 2), 'unplug': (1,)}.get(args.mode, ())
+    ks = {'updown': (1, 2), 'unplug': (1,), 'adapter': (1,)}.get(args.mode, ())
     ms_list = lambda xs: ','.join('-' if x is None else f'{x * 1000:.0f}' for x in xs)
     extra = ''
     if args.mode == 'updown':
@@ -310,7 +327,7 @@ def main():
     p.add_argument('-v', '--verbose', action='store_true', help='Bumble debug logging (HCI trace)')
     args = p.parse_args()
     if args.duration is None:
-        args.duration = 12 if args.mode in ('basic', 'adapter') else 25
+        args.duration = 12 if args.mode == 'basic' else 25
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
                         format='%(relativeCreated)9.1f bumble %(levelname)s %(name)s: %(message)s')
     return asyncio.run(run(args))
