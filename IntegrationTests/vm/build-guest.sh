@@ -30,8 +30,11 @@ fi
 KDEB=$(ls debs/linux-image-*.deb | head -1)
 BBDEB=$(ls debs/busybox-static_*.deb | head -1)
 
-# ---- 2. kernel + modules (cached per .deb) ---------------------------------------------------------------
-if [ "$(cat kernel/source 2>/dev/null)" != "$KDEB" ]; then
+# ---- 2. kernel + modules (cached per .deb and module list) ------------------------------------------------
+# hci_uart: the H4 line to the host's Bumble controller; hci_vhci: a virtual controller (adapter mode
+# registers one so that ours comes back under another number).
+MODULES="hci_uart hci_vhci"
+if [ "$(cat kernel/source 2>/dev/null)" != "$KDEB $MODULES" ]; then
     rm -rf kernel kpkg && mkdir -p kernel/modules kpkg
     dpkg -x "$KDEB" kpkg
     KVER=$(ls kpkg/lib/modules | head -1)
@@ -61,11 +64,11 @@ PY
         done
         ORDER+=("$m")
     }
-    resolve hci_uart
+    for m in $MODULES; do resolve "$m"; done
     for m in "${ORDER[@]}"; do unpack "${KO[$m]}" > "kernel/modules/$m.ko"; done
     printf '%s\n' "${ORDER[@]}" > kernel/modules.order
     echo "$KVER" > kernel/version
-    echo "$KDEB" > kernel/source
+    echo "$KDEB $MODULES" > kernel/source
     rm -rf kpkg   # ~400 MB unpacked
 fi
 echo "build-guest: kernel $(cat kernel/version), modules: $(tr '\n' ' ' < kernel/modules.order)"

@@ -11,7 +11,9 @@
 #   vm_mode=gatt    `run --actions` with a GATT remote (vm_gatt_test.py): notifications → commands
 #   vm_mode=adapter hci0 soft-blocked by rfkill (when the kernel has a switch for it), the scanner
 #                   given hci0's address (vm_addr) and --unblock: it must find hci0 by address,
-#                   unblock it, bring it up and report readings
+#                   unblock it, bring it up and report readings; then ours is unregistered, a
+#                   virtual controller (/dev/vhci) takes hci0 and ours comes back as hci1: the
+#                   scanner must follow its address there
 #   vm_mode=shell   busybox shell on the console with hci0 up (manual use)
 #   vm_duration=S   the scanner's --duration
 export PATH=/bin
@@ -88,8 +90,18 @@ adapter)
     for n in /sys/class/rfkill/rfkill*/name; do [ "$(cat "$n" 2>/dev/null)" = hci0 ] && RF=${n%/name}; done
     if [ -n "$RF" ]; then echo 1 > "$RF/soft"; mark rfkill-blocked "soft=$(cat "$RF/soft")"; else mark rfkill-none; fi
     HCI=$vm_addr scan --unblock
+    sleep 6
+    [ -n "$RF" ] && mark rfkill-final "soft=$(cat "$RF/soft")"
+    mark renumber-begin 1; kill $ATT; wait $ATT
+    # vhci registers its controller 1 s after the open unless told otherwise; it takes hci0.
+    exec 3<>/dev/vhci
+    i=0; while [ ! -e /sys/class/bluetooth/hci0 ] && [ $i -lt 100 ]; do usleep 50000; i=$((i+1)); done
+    timeout 1 cat /dev/ttyS1 > /dev/null
+    h4attach /dev/ttyS1 115200 & ATT=$!
+    i=0; while [ ! -e /sys/class/bluetooth/hci1 ] && [ $i -lt 200 ]; do usleep 50000; i=$((i+1)); done
+    mark renumber-done 1 "$(ls /sys/class/bluetooth | tr '\n' ' ')"
     finish
-    [ -n "$RF" ] && mark rfkill-final "soft=$(cat "$RF/soft")" ;;
+    exec 3>&- ;;
 shell)
     hcictl up 0; setsid cttyhack sh ;;
 esac

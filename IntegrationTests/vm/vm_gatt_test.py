@@ -31,11 +31,7 @@ sends from the address the peer's connection is keyed by (../../../shared/vm-e2e
 import argparse
 import asyncio
 import datetime
-import os
 import re
-import shutil
-import socket
-import struct
 import sys
 import time
 
@@ -47,12 +43,11 @@ from bumble.gatt import Characteristic, Service
 from bumble.host import Host
 from bumble.link import LocalLink
 from bumble.transport.common import AsyncPipeSink
-from bumble.transport.tcp_server import open_tcp_server_transport_with_socket
+
+from vm_host import (DEFAULT_INITRD, DEFAULT_KERNEL, SENSOR_ADDR as SENSOR, boot_and_read, guest_controller,
+                     legacy_only, minew_adv, qemu_command)
 
 REMOTE = 'C0:98:E5:00:00:01'
-SENSOR = 'A4:C1:38:BC:07:01'
-GUEST = 'F0:F0:F0:00:00:01'
-EXT = hci.LeFeatureMask.LE_EXTENDED_ADVERTISING | hci.LeFeatureMask.LE_PERIODIC_ADVERTISING
 EXPECTED_PLAYER = ['next', 'previous', 'next', 'previous']
 
 
@@ -71,35 +66,13 @@ class PublicLink(LocalLink):
         asyncio.get_running_loop().call_soon(lambda: dest.on_link_acl_data(src, transport, data))
 
 
-class ResettingController(Controller):
-    """HCI_Reset stops scanning, as on a real controller (Bumble's is a no-op)."""
-
-    def on_hci_reset_command(self, command):
-        self.le_scan_enable = False
-        self.filter_duplicates = False
-        return super().on_hci_reset_command(command)
-
-
-def minew_adv() -> bytes:
-    mac = bytes.fromhex(SENSOR.replace(':', ''))[::-1]
-    frame = bytes([0xA1, 0x01, 100]) + struct.pack('>H', int(21.5 * 256)) + struct.pack('>H', 50 * 256) + mac
-    return bytes(AdvertisingData([(AdvertisingData.FLAGS, bytes([0x06])),
-                                  (AdvertisingData.SERVICE_DATA_16_BIT_UUID, struct.pack('<H', 0xFFE1) + frame)]))
-
-
 async def run(args) -> int:
     t0 = time.monotonic()
-    sock = socket.socket()
-    sock.bind(('127.0.0.1', 0))
-    sock.listen(1)
-    transport = await open_tcp_server_transport_with_socket(sock)
     link = PublicLink()
-    guest = ResettingController('guest-hci0', host_source=transport.source, host_sink=transport.sink,
-                                link=link, public_address=GUEST)
+    transport, guest, port = await guest_controller(link)
     rctl = Controller('rfduino', link=link, public_address=REMOTE)
     sctl = Controller('sensor', link=link, public_address=SENSOR)
-    for c in (guest, rctl, sctl):
-        c.le_features &= ~EXT
+    legacy_only(guest, rctl, sctl)
     remote = Device(name='RFduino', host=Host(rctl, AsyncPipeSink(rctl)))
     char = Characteristic('2221', Characteristic.Properties.READ | Characteristic.Properties.NOTIFY,
                           Characteristic.READABLE, bytes([0xFF]))
@@ -107,7 +80,7 @@ async def run(args) -> int:
     sensor = Device(name='MM-BLEBC7', host=Host(sctl, AsyncPipeSink(sctl)))
     await remote.power_on()
     await sensor.power_on()
-    await sensor.start_advertising(own_address_type=hci.OwnAddressType.PUBLIC, advertising_data=minew_adv(),
+    await sensor.start_advertising(own_address_type=hci.OwnAddressType.PUBLIC, advertising_data=minew_adv(21.5),
                                    advertising_interval_min=200, advertising_interval_max=200)
     adv = bytes(AdvertisingData([(AdvertisingData.FLAGS, bytes([0x06])),
                                  (AdvertisingData.COMPLETE_LIST_OF_16_BIT_SERVICE_CLASS_UUIDS, bytes([0x20, 0x22])),
@@ -139,36 +112,15 @@ async def run(args) -> int:
     char.on('subscription', on_subscription)
     await remote.start_advertising(own_address_type=hci.OwnAddressType.PUBLIC, advertising_data=adv, auto_restart=True,
                                    advertising_interval_min=100, advertising_interval_max=100)
-    cmd = [shutil.which('qemu-system-x86_64') or 'qemu-system-x86_64', '-nodefaults', '-no-user-config',
-           '-display', 'none', '-no-reboot', '-m', '256', '-smp', '1', '-kernel', args.kernel, '-initrd', args.initrd,
-           '-append', f'console=ttyS0 loglevel=3 panic=-1 cryptomgr.notests vm_mode=gatt vm_duration={args.duration}',
-           '-serial', 'stdio', '-chardev', f'socket,id=hci,host=127.0.0.1,port={sock.getsockname()[1]},nodelay=on',
-           '-serial', 'chardev:hci', '-accel', 'tcg', '-cpu', 'max']
-    logf = open(args.log, 'w') if args.log else None
-    proc = await asyncio.create_subprocess_exec(*cmd, stdin=asyncio.subprocess.DEVNULL,
-                                                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+    cmd = qemu_command(args.kernel, args.initrd, port, f'vm_mode=gatt vm_duration={args.duration}')
     lines = []
-    timed_out = False
-    try:
-        async def pump():
-            while line := await proc.stdout.readline():
-                s = line.decode(errors='replace').rstrip('\r\n')
-                lines.append((now(), s))
-                if logf:
-                    logf.write(f'{now():8.3f} {s}\n')
-                if re.match(r'^(VM|BSL-ERR|ACTION|PLAYER|EVENTS|READINGS|LAST-READING):', s):
-                    print(f'{now():8.3f} | {s}', flush=True)
-        await asyncio.wait_for(pump(), timeout=args.timeout)
-        await asyncio.wait_for(proc.wait(), timeout=10)
-    except asyncio.TimeoutError:
-        timed_out = True
-    finally:
-        if proc.returncode is None:
-            proc.kill()
-            await proc.wait()
-        transport.server.close()
-        if logf:
-            logf.close()
+
+    def on_line(t, s):
+        lines.append((t, s))
+        if re.match(r'^(VM|BSL-ERR|ACTION|PLAYER|EVENTS|READINGS|LAST-READING):', s):
+            print(f'{t:8.3f} | {s}', flush=True)
+
+    timed_out = await boot_and_read(cmd, transport, on_line, now, args.timeout, args.log)
 
     fails = ['timeout'] if timed_out else []
     text = [s for _, s in lines]
@@ -218,10 +170,9 @@ async def run(args) -> int:
 
 
 def main():
-    here = os.path.dirname(os.path.abspath(__file__))
     p = argparse.ArgumentParser(description='One VM run of blesensor-log run --actions with a GATT remote.')
-    p.add_argument('--kernel', default=os.path.join(here, 'build', 'kernel', 'vmlinux'))
-    p.add_argument('--initrd', default=os.path.join(here, 'build', 'initramfs.cpio.gz'))
+    p.add_argument('--kernel', default=DEFAULT_KERNEL)
+    p.add_argument('--initrd', default=DEFAULT_INITRD)
     p.add_argument('--duration', type=int, default=20, help="the logger's --duration")
     p.add_argument('--timeout', type=float, default=120)
     p.add_argument('--log', help='the whole console, with host times')

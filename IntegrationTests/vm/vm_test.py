@@ -21,67 +21,34 @@ negative (the Minew frame's signed 8.8 temperature). Recovery time = first readi
 minus the moment the guest began `hcictl up`, both taken from host clock stamps on console lines.
 
 Exit status 0 only if every check passed; the last line is "SUMMARY mode=... result=PASS|FAIL ...".
-Bumble quirks handled here (see ../../../shared/vm-e2e/README.md, findings 4-7): the emulated hci0
-needs a non-zero BD_ADDR; the extended-advertising feature bits are removed so a legacy scan gets
-legacy reports; HCI_Reset is made to stop scanning, as a real controller does.
+The guest controller, QEMU and the console loop are vm_host.py's (shared with vm_gatt_test.py).
 """
 import argparse
 import asyncio
 import datetime
 import json
 import logging
-import os
-import shutil
-import socket
-import struct
 import sys
 import time
 
 from bumble import hci
 from bumble.controller import Controller
-from bumble.core import AdvertisingData
 from bumble.device import Device
 from bumble.host import Host
 from bumble.link import LocalLink
 from bumble.transport.common import AsyncPipeSink
-from bumble.transport.tcp_server import open_tcp_server_transport_with_socket
 
-ADVERTISER = 'A4:C1:38:BC:07:01'
-GUEST_CTRL_ADDR = 'F0:F0:F0:00:00:01'   # Bumble's default 00:00:00:00:00:00 makes HCIDEVUP fail (EADDRNOTAVAIL)
-EXT_FEATURES = hci.LeFeatureMask.LE_EXTENDED_ADVERTISING | hci.LeFeatureMask.LE_PERIODIC_ADVERTISING
+from vm_host import (DEFAULT_INITRD, DEFAULT_KERNEL, GUEST_CTRL_ADDR, SENSOR_ADDR as ADVERTISER, boot_and_read,
+                     guest_controller, kvm_usable, legacy_only, minew_adv as adv_data, qemu_command)
 
 # Temperatures the advertiser sends, phase by phase. 0x1780/256 = 23.5, 0xF8C0 = -7.25, 0xFF80 = -0.5:
 # the last one has a high byte of 0xFF, the case an unsigned reading turns into 255.5.
 TEMPS = [23.5, -7.25, -0.5]
 EXPECTED = {'address': ADVERTISER, 'model': 'MM-BLEBC7', 'battery_pct': 100, 'humidity_pct': 50.0}
 MIN_READINGS = 3          # per phase
-
-
-def minew_frame(temp_c: float) -> bytes:
-    """MM-BLEBC7 frame (Minew service data 0xFFE1, type A1 version 01): battery 100 %, temperature
-    s8.8 big-endian, humidity 50.0 % u8.8, then the device MAC little-endian (as the sensor sends it)."""
-    raw = int(round(temp_c * 256)) & 0xFFFF
-    mac = bytes.fromhex(ADVERTISER.replace(':', ''))[::-1]
-    return bytes([0xA1, 0x01, 100]) + struct.pack('>H', raw) + struct.pack('>H', 50 * 256) + mac
-
-
-def adv_data(temp_c: float) -> bytes:
-    return bytes(AdvertisingData([
-        (AdvertisingData.FLAGS, bytes([0x06])),
-        (AdvertisingData.SERVICE_DATA_16_BIT_UUID, struct.pack('<H', 0xFFE1) + minew_frame(temp_c)),
-    ]))
-
-
-class ResettingController(Controller):
-    """Bumble's HCI_Reset is a no-op (a TODO upstream), so scanning would survive the reset that the
-    kernel sends at every HCIDEVUP, and a scanner that never re-enables its scan would pass the
-    down/up test. A real controller stops scanning on reset; so does this one."""
-
-    def on_hci_reset_command(self, command):
-        self.le_scan_enable = False
-        self.filter_duplicates = False
-        self.le_legacy_advertiser.stop()
-        return super().on_hci_reset_command(command)
+# adapter mode: from ours registered as hci1 to its first reading, following the kernel's device
+# event (a few hundred ms under TCG); the scanner's fallback poll alone takes 4-6 s.
+RENUMBER_MAX_S = 3.0
 
 
 class ScanCommandLog:
@@ -110,40 +77,17 @@ class ScanCommandLog:
         ctrl.on_hci_command = on_unsupported
 
 
-async def start_bumble(sock, adv_interval_ms):
-    transport = await open_tcp_server_transport_with_socket(sock)
+async def start_bumble(adv_interval_ms):
     link = LocalLink()
-    guest_ctrl = ResettingController('guest-hci0', host_source=transport.source, host_sink=transport.sink,
-                                     link=link, public_address=GUEST_CTRL_ADDR)
+    transport, guest_ctrl, port = await guest_controller(link)
     adv_ctrl = Controller('advertiser', link=link, public_address=ADVERTISER)
-    # With the extended-advertising feature bit set, Bumble answers even a legacy scan with extended
-    # reports (0x0D); a real legacy controller sends 0x02 reports.
-    guest_ctrl.le_features &= ~EXT_FEATURES
-    adv_ctrl.le_features &= ~EXT_FEATURES
+    legacy_only(guest_ctrl, adv_ctrl)
     log = ScanCommandLog(guest_ctrl)
     device = Device(name='MM-BLEBC7', host=Host(adv_ctrl, AsyncPipeSink(adv_ctrl)))
     await device.power_on()
     await device.start_advertising(own_address_type=hci.OwnAddressType.PUBLIC, advertising_data=adv_data(TEMPS[0]),
                                    advertising_interval_min=adv_interval_ms, advertising_interval_max=adv_interval_ms)
-    return transport, guest_ctrl, adv_ctrl, log
-
-
-def kvm_usable() -> bool:
-    """Hardware-backed /dev/kvm only: where it comes from kvm_pvm (these VMs), a stock kernel hangs."""
-    return os.access('/dev/kvm', os.R_OK | os.W_OK) and (
-        os.path.isdir('/sys/module/kvm_intel') or os.path.isdir('/sys/module/kvm_amd'))
-
-
-def qemu_command(args, port, use_kvm):
-    cmd = [shutil.which('qemu-system-x86_64') or 'qemu-system-x86_64',
-           '-nodefaults', '-no-user-config', '-display', 'none', '-no-reboot', '-m', '256', '-smp', '1',
-           '-kernel', args.kernel, '-initrd', args.initrd,
-           '-append', f'console=ttyS0 loglevel=3 panic=-1 cryptomgr.notests vm_mode={args.mode} vm_duration={args.duration} vm_addr={GUEST_CTRL_ADDR}',
-           '-serial', 'stdio',
-           # nodelay=on: the 16550 model sends each transmitted byte on its own, and Nagle + delayed
-           # ACK then add ~44 ms to every HCI command (HCI init 1.1 s instead of 50 ms).
-           '-chardev', f'socket,id=hci,host=127.0.0.1,port={port},nodelay=on', '-serial', 'chardev:hci']
-    return cmd + (['-enable-kvm', '-cpu', 'host'] if use_kvm else ['-accel', 'tcg', '-cpu', 'max'])
+    return transport, guest_ctrl, adv_ctrl, log, port
 
 
 class Run:
@@ -197,8 +141,10 @@ class Run:
             self.markers.append((t, words[0], words[1:]))
             if self.mode == 'updown' and words[0] == 'down-done':
                 self.change_temp(t, TEMPS[int(words[1])])
-            if self.mode == 'unplug' and words[0] == 'unplug-begin':
+            if (self.mode, words[0]) in (('unplug', 'unplug-begin'), ('adapter', 'renumber-begin')):
                 self.power_loss()
+            if self.mode == 'adapter' and words[0] == 'renumber-done':
+                self.change_temp(t, TEMPS[2])
             if self.mode == 'unplug' and words[0] == 'unplug-done':
                 self.change_temp(t, TEMPS[1])
 
@@ -235,6 +181,15 @@ class Run:
             # Found by its address, under its number: the start-up line names both.
             if not any(f'hci0 ({GUEST_CTRL_ADDR})' in e for _, e in self.errors):
                 fails.append(f'no stderr line names "hci0 ({GUEST_CTRL_ADDR})": the address was not resolved to hci0')
+            # Renumbered: followed to hci1 by its address, readings of the value sent since then.
+            if not any(f'hci1 ({GUEST_CTRL_ADDR})' in e for _, e in self.errors):
+                fails.append(f'no stderr line names "hci1 ({GUEST_CTRL_ADDR})": the address was not followed to hci1')
+            renumbered = self.recovery(1)
+            if renumbered is None:
+                fails.append(f'no reading of {TEMPS[2]} °C after the adapter came back as hci1')
+            elif renumbered > RENUMBER_MAX_S:
+                fails.append(f'readings again {renumbered:.2f} s after hci1 registered: the registration event was '
+                             f'not followed (the fallback poll looks every 5 s)')
             if self.marker('rfkill-blocked')[0] is not None:
                 if not any('was soft-blocked' in e and 'unblocked it' in e for _, e in self.errors):
                     fails.append('hci0 was soft-blocked but the scanner did not say it unblocked it')
@@ -264,11 +219,14 @@ class Run:
         """Seconds from the guest beginning `hcictl up` (or hci0 registered again) number k to the first reading
         carrying the value sent since the matching down reaching the host console; negative when
         the scanner brought hci0 up by itself before that. Includes the scanner's output batching."""
-        t_up, _ = self.marker('replug-done' if self.mode == 'unplug' else 'up-begin', k)
-        t_down, _ = self.marker('unplug-done' if self.mode == 'unplug' else 'down-done', k)
+        up, down = {'unplug': ('replug-done', 'unplug-done'),
+                    'adapter': ('renumber-done', 'renumber-done')}.get(self.mode, ('up-begin', 'down-done'))
+        t_up, _ = self.marker(up, k)
+        t_down, _ = self.marker(down, k)
         if t_up is None or t_down is None:
             return None
-        first = self.first_reading(TEMPS[k], t_down)
+        value = TEMPS[2] if self.mode == 'adapter' else TEMPS[k]
+        first = self.first_reading(value, t_down)
         return None if first is None else first - t_up
 
     def guest_recovery(self, k):
@@ -294,10 +252,7 @@ class Run:
 
 async def run(args) -> int:
     t0 = time.monotonic()
-    sock = socket.socket()
-    sock.bind(('127.0.0.1', 0))
-    sock.listen(1)
-    transport, guest_ctrl, adv_ctrl, cmdlog = await start_bumble(sock, args.adv_interval)
+    transport, guest_ctrl, adv_ctrl, cmdlog, port = await start_bumble(args.adv_interval)
 
     def set_temp(value):
         # Bumble's legacy advertiser reads this at every advertising event (FACTS.md).
@@ -313,35 +268,18 @@ async def run(args) -> int:
 
     state = Run(args.mode, set_temp, power_loss)
     use_kvm = args.accel == 'kvm' or (args.accel == 'auto' and kvm_usable())
-    cmd = qemu_command(args, sock.getsockname()[1], use_kvm)
-    logf = open(args.log, 'w') if args.log else None
+    cmd = qemu_command(args.kernel, args.initrd, port,
+                       f'vm_mode={args.mode} vm_duration={args.duration} vm_addr={GUEST_CTRL_ADDR}', use_kvm)
     print('+ ' + ' '.join(cmd), flush=True)
     t_launch = time.monotonic() - t0
-    proc = await asyncio.create_subprocess_exec(*cmd, stdin=asyncio.subprocess.DEVNULL,
-                                                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
-    timed_out = False
-    try:
-        async def pump():
-            while line := await proc.stdout.readline():
-                s = line.decode(errors='replace').rstrip('\r\n')
-                t = time.monotonic() - t0 - t_launch
-                if logf:
-                    logf.write(f'{t:8.3f} {s}\n')
-                state.feed(t, s)
-                if not args.quiet or not s.startswith('{'):
-                    print(f'{t:8.3f} | {s}', flush=True)
-        await asyncio.wait_for(pump(), timeout=args.timeout)
-        await asyncio.wait_for(proc.wait(), timeout=10)
-    except asyncio.TimeoutError:
-        timed_out = True
-        print(f'!! timeout after {args.timeout}s, killing QEMU pid {proc.pid}', flush=True)
-    finally:
-        if proc.returncode is None:
-            proc.kill()
-            await proc.wait()
-        transport.server.close()
-        if logf:
-            logf.close()
+
+    def on_line(t, s):
+        state.feed(t, s)
+        if not args.quiet or not s.startswith('{'):
+            print(f'{t:8.3f} | {s}', flush=True)
+
+    timed_out = await boot_and_read(cmd, transport, on_line, lambda: time.monotonic() - t0 - t_launch,
+                                    args.timeout, args.log)
     wall = time.monotonic() - t0 - t_launch
 
     fails = state.check(cmdlog.scan_types)
@@ -361,7 +299,7 @@ async def run(args) -> int:
         return '-' if x is None else f'{x:.2f}'
     first = state.readings[0][0] if state.readings else None
     t_scan, _ = state.marker('scan-start')
-    ks = {'updown': (1, 2), 'unplug': (1,)}.get(args.mode, ())
+    ks = {'updown': (1, 2), 'unplug': (1,), 'adapter': (1,)}.get(args.mode, ())
     ms_list = lambda xs: ','.join('-' if x is None else f'{x * 1000:.0f}' for x in xs)
     extra = ''
     if args.mode == 'updown':
@@ -376,12 +314,11 @@ async def run(args) -> int:
 
 
 def main():
-    here = os.path.dirname(os.path.abspath(__file__))
     p = argparse.ArgumentParser(description='One VM end-to-end run of blesensor-log scan (see the module doc).')
     p.add_argument('--mode', default='basic', choices=['basic', 'updown', 'unplug', 'adapter'])
     p.add_argument('--duration', type=int, default=None, help="the scanner's --duration (default: 12 basic, 25 otherwise)")
-    p.add_argument('--kernel', default=os.path.join(here, 'build', 'kernel', 'vmlinux'))
-    p.add_argument('--initrd', default=os.path.join(here, 'build', 'initramfs.cpio.gz'))
+    p.add_argument('--kernel', default=DEFAULT_KERNEL)
+    p.add_argument('--initrd', default=DEFAULT_INITRD)
     p.add_argument('--timeout', type=float, default=120, help='kill QEMU after this many seconds')
     p.add_argument('--accel', default='auto', choices=['auto', 'kvm', 'tcg'])
     p.add_argument('--adv-interval', type=int, default=100, help='advertising interval, ms')
@@ -390,7 +327,7 @@ def main():
     p.add_argument('-v', '--verbose', action='store_true', help='Bumble debug logging (HCI trace)')
     args = p.parse_args()
     if args.duration is None:
-        args.duration = 12 if args.mode in ('basic', 'adapter') else 25
+        args.duration = 12 if args.mode == 'basic' else 25
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
                         format='%(relativeCreated)9.1f bumble %(levelname)s %(name)s: %(message)s')
     return asyncio.run(run(args))

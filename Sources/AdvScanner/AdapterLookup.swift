@@ -87,26 +87,34 @@ public enum AdapterLookup {
 ///
 /// hciN numbers follow registration order, so a reboot or a USB reset can swap them; an address
 /// stays. The address is looked up on every `reopen()` and every `adapterStatus()` (which scan
-/// control asks after a device event and while it waits for an absent adapter): when it is found
-/// under another number the socket is replaced, its monitor too, since the kernel's device events
-/// are filtered by number. A wrong adapter that took our old number is never used.
+/// control asks after a device event and, as a fallback, every few seconds while it waits for an
+/// absent adapter), and on the kernel's device events of every adapter, which this transport's
+/// own monitor hears (`DeviceEventMonitor`): when the address turns up under another number the
+/// socket is replaced at once and scan control hears a registration of it (`route`). A wrong
+/// adapter that took our old number is never used.
 /// Not thread-safe: one loop owns it.
 public final class AddressedAdapterTransport: ScanTransport {
     public let address: BDAddress
     let directory: any AdapterDirectory
-    /// The socket for the number the address had at the last lookup.
+    /// The socket for the number the address had at the last lookup (without a monitor of its own).
     private var socket: HCISocketTransport?
+    /// Device events of every adapter, so a registration under a new number is heard.
+    private let monitor: DeviceEventMonitor
+    /// The number the last lookup found the address under; `nil` after one that did not find it
+    /// (then no number's events are ours until a lookup finds it again).
+    private var resolvedID: UInt16?
 
     public init(address: BDAddress, directory: any AdapterDirectory = KernelAdapters()) {
         self.address = address
         self.directory = directory
+        monitor = DeviceEventMonitor(name: address.description)
     }
 
     /// The hciN the address resolved to last; `nil` before the first lookup found it.
     public var devID: UInt16? { socket?.devID }
     public var name: String { socket.map { "\($0.name) (\(address))" } ?? address.description }
     public var fileDescriptor: Int32? { socket?.fileDescriptor }
-    public var pollDescriptors: [Int32] { socket?.pollDescriptors ?? [] }
+    public var pollDescriptors: [Int32] { ([monitor.fileDescriptor] + (socket?.pollDescriptors ?? [])).filter { $0 >= 0 } }
     public var ownsController: Bool { false }
     public var isOpen: Bool { socket?.isOpen ?? false }
 
@@ -118,18 +126,51 @@ public final class AddressedAdapterTransport: ScanTransport {
         case .success(let l): list = l
         case .failure(let e): return .failure(e)
         }
-        guard let id = AdapterLookup.devID(of: address, in: list) else {
+        resolvedID = AdapterLookup.devID(of: address, in: list)
+        guard let id = resolvedID else {
             socket?.close()  // its number may belong to another adapter now: never send to it
             return .failure(.unavailable("no adapter has address \(address) (\(AdapterLookup.present(list)))"))
         }
         if let s = socket, s.devID == id { return .success(s) }
-        socket = HCISocketTransport(devID: id)
+        socket = HCISocketTransport(devID: id, watchesDeviceEvents: false)
         return .success(socket!)
     }
 
+    /// What a device event means for the address, as scan control's `deviceEvent` takes it:
+    /// - a registration or an up (of any number: the address is looked up again) that finds it
+    ///   there: as it is when that number was ours and open, else as a registration of it, so
+    ///   scan control brings it up (which also cancels the kernel's power-off of a new adapter;
+    ///   a new registration's address is only known once it has been up, hence both events);
+    /// - an unregistration or a down of the number the address had: as it is;
+    /// - anything else (another adapter's events): `nil`.
+    func route(_ e: DeviceEventMonitor.Event) -> HCIPacket? {
+        switch e.event {
+        case DeviceEventMonitor.registered, DeviceEventMonitor.up:
+            let wasOurs = socket.map { $0.devID == e.devID && $0.isOpen } ?? false
+            guard case .success(let s) = resolve(), s.devID == e.devID else { return nil }
+            if wasOurs { return e.packet }
+            var packet = e.packet
+            let start = packet.bytes.startIndex  // fd 06 | 01 00 | event u16 | dev_id u16
+            packet.bytes[start + 4] = UInt8(DeviceEventMonitor.registered)
+            packet.bytes[start + 5] = 0
+            return packet
+        case DeviceEventMonitor.unregistered, DeviceEventMonitor.down:
+            return e.devID == resolvedID ? e.packet : nil
+        default:
+            return nil
+        }
+    }
+
     public func reopen() throws(SourceError) {
+        // Before the lookup, so that an adapter absent now is heard when it registers. When the
+        // lookup fails too, its error is the one to tell (it names the adapters); the monitor is
+        // tried again at the next reopen.
+        var monitorError: SourceError? = nil
+        do { try monitor.open() } catch { monitorError = error }
         switch resolve() {
-        case .success(let s): try s.reopen()
+        case .success(let s):
+            if let monitorError { throw monitorError }
+            try s.reopen()
         case .failure(let e): throw e
         }
     }
@@ -142,8 +183,18 @@ public final class AddressedAdapterTransport: ScanTransport {
     }
 
     public func next(timeout: Double) throws(SourceError) -> SourceEvent {
-        guard let socket else { throw .system(call: "poll", errno: EBADF, detail: "\(name): closed") }
-        return try socket.next(timeout: timeout)
+        let deadline = Clock.monotonic() + max(0, timeout)
+        while true {
+            // Device events first: a DOWN must be seen before reads on a dead data socket.
+            while let e = try monitor.read() {
+                if let p = route(e) { return .packet(p) }
+            }
+            if let socket, socket.isOpen {
+                let event = try socket.next(timeout: 0)
+                if case .timeout = event {} else { return event }
+            }
+            guard try HCISocketTransport.wait(for: pollDescriptors, until: deadline, name: name) else { return .timeout }
+        }
     }
 
     public func adapterStatus() -> AdapterStatus {

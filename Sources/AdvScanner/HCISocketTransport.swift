@@ -16,8 +16,9 @@ import CBlueZHCI
 ///   UNREG=2, UP=3, DOWN=4). Only sockets bound to HCI_DEV_NONE get them. Events for other
 ///   adapters are dropped here, so the scanner sees only its own as `.deviceEvent`.
 ///
-/// `close()` closes the data socket only; the monitor stays open for the transport's lifetime so a
-/// down or unplugged adapter can still announce its return. The kernel owns the event masks
+/// `close()` closes the data socket only; the monitor (`DeviceEventMonitor`) stays open for the
+/// transport's lifetime so a down or unplugged adapter can still announce its return. A transport
+/// made with `watchesDeviceEvents: false` has none: its owner watches (`AddressedAdapterTransport`). The kernel owns the event masks
 /// (hci_le_set_event_mask_sync enables LE Advertising Report, and Extended Advertising Report when
 /// the controller has extended scanning), so `ownsController` is false: no Reset, no masks.
 /// Not thread-safe: one loop owns it.
@@ -25,7 +26,7 @@ public final class HCISocketTransport: ScanTransport {
     public let devID: UInt16
     public let name: String
     private var dataFD: Int32 = -1
-    private var monitorFD: Int32 = -1
+    private let monitor: DeviceEventMonitor?
     private var buffer = [UInt8](repeating: 0, count: 1100)
 
     // ioctl request numbers: _IOW('H', 201, int) and _IOR('H', 210/211, int) from <bluetooth/hci.h>;
@@ -36,18 +37,16 @@ public final class HCISocketTransport: ScanTransport {
     /// `0xfd & 63`: the kernel tests (event & 63) against the 64-bit filter mask.
     static let stackInternalFilterBit = 61
 
-    public init(devID: UInt16) {
+    public init(devID: UInt16, watchesDeviceEvents: Bool = true) {
         self.devID = devID
         self.name = "hci\(devID)"
+        monitor = watchesDeviceEvents ? DeviceEventMonitor(name: name) : nil
     }
 
-    deinit {
-        close()
-        if monitorFD >= 0 { _ = Glibc.close(monitorFD) }
-    }
+    deinit { close() }
 
     public var fileDescriptor: Int32? { dataFD >= 0 ? dataFD : nil }
-    public var pollDescriptors: [Int32] { [dataFD, monitorFD].filter { $0 >= 0 } }
+    public var pollDescriptors: [Int32] { [dataFD, monitor?.fileDescriptor ?? -1].filter { $0 >= 0 } }
     public var ownsController: Bool { false }
     public var isOpen: Bool { dataFD >= 0 }
 
@@ -95,16 +94,7 @@ public final class HCISocketTransport: ScanTransport {
 
     public func reopen() throws(SourceError) {
         close()
-        if monitorFD < 0 {
-            let m = try Self.rawSocket(name)
-            do {
-                try Self.bindAndFilter(m, dev: UInt16(HCI_DEV_NONE), events: [0xFD], name: "\(name) monitor")
-            } catch {
-                _ = Glibc.close(m)
-                throw error
-            }
-            monitorFD = m
-        }
+        try monitor?.open()
         let s = try Self.rawSocket(name)
         do {
             try Self.bindAndFilter(
@@ -147,40 +137,41 @@ public final class HCISocketTransport: ScanTransport {
         let deadline = Clock.monotonic() + max(0, timeout)
         while true {
             // Monitor first: a DOWN must be seen before reads on a dead data socket.
-            if monitorFD >= 0, let p = try readOne(monitorFD, monitor: true) { return .packet(p) }
-            if dataFD >= 0, let p = try readOne(dataFD, monitor: false) { return .packet(p) }
-            let left = deadline - Clock.monotonic()
-            if left <= 0 { return .timeout }
-            var fds = pollDescriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-            guard !fds.isEmpty else { throw .system(call: "poll", errno: EBADF, detail: "\(name): closed") }
-            let r = poll(&fds, nfds_t(fds.count), Int32(min(left, 3600) * 1000) + 1)
-            if r < 0, errno != EINTR { throw .system(call: "poll", errno: errno, detail: name) }
-            if r == 0 { return .timeout }
+            while let e = try monitor?.read() {
+                if e.devID == devID { return .packet(e.packet) }  // another adapter's: not ours
+            }
+            if dataFD >= 0, let p = try readData() { return .packet(p) }
+            guard try Self.wait(for: pollDescriptors, until: deadline, name: name) else { return .timeout }
         }
     }
 
-    /// One packet from `fd`, `nil` when nothing is waiting (or the monitor packet was not ours).
-    private func readOne(_ fd: Int32, monitor: Bool) throws(SourceError) -> HCIPacket? {
+    /// Waits until one of `fds` is readable (`true`) or `deadline` passes (`false`); an interrupted
+    /// wait is `true` too (the caller reads, finds nothing, and waits again).
+    /// - Throws: EBADF when there is nothing to wait on (the transport is closed), or poll's error.
+    static func wait(for fds: [Int32], until deadline: Double, name: String) throws(SourceError) -> Bool {
+        let left = deadline - Clock.monotonic()
+        if left <= 0 { return false }
+        var polled = fds.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        guard !polled.isEmpty else { throw .system(call: "poll", errno: EBADF, detail: "\(name): closed") }
+        let r = poll(&polled, nfds_t(polled.count), Int32(min(left, 3600) * 1000) + 1)
+        if r < 0, errno != EINTR { throw .system(call: "poll", errno: errno, detail: name) }
+        return r != 0
+    }
+
+    /// One packet from the data socket, `nil` when nothing is waiting.
+    private func readData() throws(SourceError) -> HCIPacket? {
         while true {
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(dataFD, $0.baseAddress!, $0.count) }
             if n < 0 {
                 let e = errno
                 if e == EINTR { continue }
                 if e == EAGAIN || e == EWOULDBLOCK { return nil }
                 // EPIPE / ENODEV: the adapter was unregistered under us.
-                throw .system(call: "read", errno: e, detail: monitor ? "\(name) monitor" : name)
+                throw .system(call: "read", errno: e, detail: name)
             }
             // A raw socket delivers whole packets, each starting with its H4 indicator.
             guard n >= 3, buffer[0] == HCIPacketType.event.rawValue else { continue }
-            let bytes = Array(buffer[1..<n])
-            if monitor {
-                // 04 fd 06 | 01 00 | event u16 | dev_id u16 — keep only device events for our adapter.
-                guard bytes.count >= 8, bytes[0] == HCIEventCode.stackInternal, bytes[2] == 0x01, bytes[3] == 0x00,
-                    UInt16(bytes[6]) | UInt16(bytes[7]) << 8 == devID
-                else { continue }
-                return HCIPacket(type: .event, bytes: bytes, incoming: true, timeMicros: Clock.wallMicros())
-            }
-            return HCIPacket(type: .event, bytes: bytes, incoming: true, timeMicros: Clock.wallMicros())
+            return HCIPacket(type: .event, bytes: Array(buffer[1..<n]), incoming: true, timeMicros: Clock.wallMicros())
         }
     }
 

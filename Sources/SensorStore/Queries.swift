@@ -20,6 +20,11 @@ public final class ExportCursor {
     public private(set) var timeMicros: Int64 = 0
     public private(set) var sensorID: Int64 = 0
     public private(set) var samples: Int = 0
+    /// The current row holds a reading stamped while the clock was not synchronised
+    /// (`UnsynchronisedRows`); always `false` when the store has no such span.
+    public private(set) var clockUnsynchronised = false
+    /// The store has spans of `clock_unsynced`: the statement's column 4 flags each row.
+    public let mayFlagClock: Bool
     /// The current row's value for each column of `quantities`, NaN where it has none (a stored
     /// NaN reads the same: export writes both as an empty cell). The memory belongs to the
     /// cursor and is overwritten by the next `step()`.
@@ -43,8 +48,10 @@ public final class ExportCursor {
     private let quantityByID: [Quantity?]
 
     /// - Parameter columns: the quantity ids of `quantities`, in the same order.
-    init(reader: StoreReader, quantities: [Quantity], columns: [Int64], statement: Statement) {
+    /// - Parameter flagsClock: the statement's column 4 is `StoreReader.unsynchronisedPredicate`.
+    init(reader: StoreReader, quantities: [Quantity], columns: [Int64], statement: Statement, flagsClock: Bool) {
         self.reader = reader
+        mayFlagClock = flagsClock
         self.quantities = quantities
         self.statement = statement
         cells = .allocate(capacity: quantities.count)
@@ -88,6 +95,7 @@ public final class ExportCursor {
         timeMicros = s.int64(0)
         sensorID = s.int64(1)
         samples = s.int(2)
+        if mayFlagClock { clockUnsynchronised = s.int(4) != 0 }
         let cells = cells
         for i in cells.indices { cells[i] = .nan }
         let ok = MeasurementCodec.decode(s.blob(3)) { qid, v in
@@ -179,27 +187,31 @@ extension StoreReader {
             let to = range.to ?? .max
             let selected = try resolve(selectors)
             let present = try quantitiesPresent(from: from, to: to, sensors: selected.map { Set($0.keys) })
+            // The flag costs a lookup per row: only asked for when there is something to flag.
+            let flagsClock = try hasUnsynchronisedSpans()
+            let selectList = "SELECT time_us, sensor_id, samples, data" + (flagsClock ? ", " + Self.unsynchronisedPredicate : "")
             let s: Statement
             if let selected, selected.count == 1, let id = selected.keys.first {
                 s = try connection.prepare(
-                    "SELECT time_us, sensor_id, samples, data FROM readings INDEXED BY readings_by_sensor "
+                    selectList + " FROM readings INDEXED BY readings_by_sensor "
                         + "WHERE sensor_id = ?3 AND time_us >= ?1 AND time_us < ?2 ORDER BY time_us")
                 try s.bind(3, id)
             } else if let selected {
                 // `+sensor_id` keeps the planner on the primary key: rows stream in time order, unsorted.
                 let list = selected.keys.sorted().map(String.init).joined(separator: ",")
                 s = try connection.prepare(
-                    "SELECT time_us, sensor_id, samples, data FROM readings WHERE time_us >= ?1 AND time_us < ?2 "
+                    selectList + " FROM readings WHERE time_us >= ?1 AND time_us < ?2 "
                         + "AND +sensor_id IN (\(list)) ORDER BY time_us, sensor_id")
             } else {
                 s = try connection.prepare(
-                    "SELECT time_us, sensor_id, samples, data FROM readings WHERE time_us >= ?1 AND time_us < ?2 "
+                    selectList + " FROM readings WHERE time_us >= ?1 AND time_us < ?2 "
                         + "ORDER BY time_us, sensor_id")
             }
             try s.bind(1, from)
             try s.bind(2, to)
             return ExportCursor(
-                reader: self, quantities: present.map(\.quantity), columns: present.map(\.id), statement: s)
+                reader: self, quantities: present.map(\.quantity), columns: present.map(\.id), statement: s,
+                flagsClock: flagsClock)
         } catch {
             _ = connection.rollbackIfNeeded()
             throw error

@@ -18,7 +18,7 @@ enum ChartCommand {
         discussion: """
             A period without stored data gives a chart that says so. Times are local (TZ).
             EXIT STATUS: 0; 64 bad option, unknown sensor or quantity; 66 no database; 74 output error.
-            """)
+            """, settingsFromRunsConfig: ["db"])
 
     static let subcommand = Subcommand(spec: spec, run: run)
 

@@ -62,15 +62,34 @@ struct CommandSpec: Sendable {
     /// The command also takes its options from a config file (`ConfigFile`): `--config FILE` or
     /// the search path. Its options then include `ConfigFile.option`.
     let readsConfigFile: Bool
+    /// `nil`: the config file is this command's own (every key must be one of its options).
+    /// Otherwise the file is `run`'s and the command takes only these settings from it (`db`),
+    /// skipping the rest: they are run's business.
+    let configSettings: Set<String>?
 
     init(name: String, abstract: String, arguments: [(name: String, help: String)] = [], options: [OptionSpec],
          discussion: String? = nil, readsConfigFile: Bool = false) {
+        self.init(name: name, abstract: abstract, arguments: arguments, options: options, discussion: discussion,
+                  readsConfigFile: readsConfigFile, configSettings: nil)
+    }
+
+    /// A command that takes `settings` (options of its own) from `run`'s config file.
+    init(name: String, abstract: String, arguments: [(name: String, help: String)] = [], options: [OptionSpec],
+         discussion: String? = nil, settingsFromRunsConfig settings: Set<String>) {
+        self.init(name: name, abstract: abstract, arguments: arguments, options: options, discussion: discussion,
+                  readsConfigFile: true, configSettings: settings)
+    }
+
+    private init(name: String, abstract: String, arguments: [(name: String, help: String)], options: [OptionSpec],
+                 discussion: String?, readsConfigFile: Bool, configSettings: Set<String>?) {
         self.name = name
         self.abstract = abstract
         self.arguments = arguments
-        self.options = options + (readsConfigFile ? [ConfigFile.option] : [])
+        let configOption = configSettings.map { ConfigFile.sharedOption(settings: $0) } ?? ConfigFile.option
+        self.options = options + (readsConfigFile ? [configOption] : [])
         self.discussion = discussion
         self.readsConfigFile = readsConfigFile
+        self.configSettings = configSettings
     }
 
     var usageLine: String {

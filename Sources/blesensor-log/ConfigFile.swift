@@ -44,6 +44,15 @@ struct ConfigFile: Sendable, Equatable {
         help: "Read options from FILE, one 'key = value' a line with the long option names (default: the first of "
             + "$XDG_CONFIG_HOME/blesensor-log/blesensor-log.conf or ~/.config/…, then \(systemPath)).")
 
+    /// `--config` of a command that takes only `settings` from run's file.
+    static func sharedOption(settings: Set<String>) -> OptionSpec {
+        let names = settings.sorted().map { "'\($0)'" }.joined(separator: ", ")
+        return .value(
+            optionName, "FILE",
+            help: "Take \(names) from run's config file FILE when not given here, ignoring its other settings (default: the "
+                + "first of $XDG_CONFIG_HOME/blesensor-log/blesensor-log.conf or ~/.config/…, then \(systemPath)).")
+    }
+
     /// The files tried, in order, when `--config` is not given.
     static func searchPath(environment: (String) -> String? = Paths.environment) -> [String] {
         let userDir = environment("XDG_CONFIG_HOME") ?? environment("HOME").map { $0 + "/.config" }
@@ -156,12 +165,14 @@ struct ConfigOrigin: Sendable, Equatable {
 extension ParsedArguments {
     /// Adds the settings of `config` that the command line did not give, validated as options of
     /// `spec` (the same rules as on the command line: known name, a value where one is wanted, at
-    /// most once unless repeatable).
+    /// most once unless repeatable). When the file is run's (`spec.configSettings`), only those
+    /// settings are taken and other keys are skipped.
     /// - Throws: 64 naming `path:line` for an unknown key, a missing value or a repeated one.
     mutating func merge(_ config: ConfigFile, spec: CommandSpec) throws(CLIError) {
         let fromCommandLine = Set(values.keys).union(flags)
         configPath = config.path
         for entry in config.entries {
+            if let taken = spec.configSettings, !taken.contains(entry.key) { continue }
             func bad(_ why: String) -> CLIError { CLIError("\(config.path):\(entry.line): \(why)", code: ExitCode.usage) }
             guard entry.key != ConfigFile.optionName, entry.key != "help",
                 let option = spec.options.first(where: { $0.name == entry.key })

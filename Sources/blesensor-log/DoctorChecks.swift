@@ -76,6 +76,8 @@ struct DoctorFacts: Sendable {
         var sensors: Result<[Sensor], StoreError>? = nil
         /// Outbox entries no MQTT broker has acknowledged yet (`run --mqtt`); `nil` when unread.
         var outboxBacklog: Int? = nil
+        /// Rows stamped while the clock was not synchronised (`clock_unsynced`); `nil` when unread.
+        var unsynchronised: UnsynchronisedRows? = nil
     }
 
     /// What the checks need of a stored sensor (`SensorInfo`, whose initializer is the store's).
@@ -324,10 +326,25 @@ enum DoctorChecks {
         if let n = d.outboxBacklog {
             out.append(.init(name: "mqtt", status: .ok, detail: "outbox: \(n) rows not yet acknowledged by an MQTT broker"))
         }
+        if let u = d.unsynchronised { out.append(unsynchronisedRows(u)) }
         if case .success(let sensors)? = d.sensors {
             out += self.sensors(sensors, now: f.nowMicros, staleMicros: f.staleMicros)
         }
         return out
+    }
+
+    /// Rows kept while the clock was unsynchronised and never re-stamped (it did not sync in
+    /// time): their times may be off by anything up to the step NTP would have made.
+    static func unsynchronisedRows(_ u: UnsynchronisedRows) -> DoctorCheck {
+        guard u.rows > 0, let first = u.firstMicros, let last = u.lastMicros else {
+            return .init(name: "stamps", status: .ok, detail: "no stored row was stamped while the clock was unsynchronised")
+        }
+        func time(_ micros: Int64) -> String { Timestamp.iso8601(micros: micros, localOffsetSeconds: nil) }
+        let spans = "\(u.spans) span\(u.spans == 1 ? "" : "s")"
+        return .init(name: "stamps", status: .warn, detail:
+            "\(u.rows) row\(u.rows == 1 ? "" : "s") (\(spans), \(time(first)) to \(time(last))) stamped while the clock was "
+            + "unsynchronised: their times may be off ('export --jsonl' marks them \"clock_unsynced\":true); enable NTP "
+            + "('timedatectl set-ntp true') so that readings heard before a sync are re-stamped instead")
     }
 
     static func sensors(_ sensors: [DoctorFacts.Sensor], now: Int64, staleMicros: Int64) -> [DoctorCheck] {

@@ -112,6 +112,7 @@ enum DoctorProbe {
                 DoctorFacts.Sensor(address: $0.address, model: $0.model, alias: $0.alias, lastSeenMicros: $0.lastSeenMicros)
             })
             d.outboxBacklog = try? reader.outboxBacklog()
+            d.unsynchronised = try reader.unsynchronisedRows()
         } catch {
             d.sensors = .failure(error)
         }

@@ -25,7 +25,7 @@ enum ExportCommand {
         discussion: """
             Cells of text that a spreadsheet would run as a formula (=, +, -, @) are prefixed with '.
             EXIT STATUS: 0; 64 bad option or unknown sensor; 66 no database; 74 output or read error.
-            """)
+            """, settingsFromRunsConfig: ["db"])
 
     static let subcommand = Subcommand(spec: spec, run: run)
 
@@ -74,13 +74,18 @@ enum ExportCommand {
         // ",address,alias,model" per sensor, escaped once: a direct-mapped cache by sensor id
         // (rowids, so 64 sensors never collide), bounded whatever the number of sensors.
         var sensorText = [(id: Int64, text: [UInt8])](repeating: (-1, []), count: 64)
+        // Rows stamped by a clock not known to be right: said once at the end, on stderr, so
+        // that the columns stay what scripts expect; JSON lines also flag each such row.
+        var unsynchronised = UnsynchronisedRows()
         do throws(StoreError) {
             while try cursor.step() {
+                let flagged = cursor.clockUnsynchronised
+                if flagged { unsynchronised.add(rowAt: cursor.timeMicros) }
                 if influx {
                     if let line = InfluxLine.point(try cursor.row()) { out.write(line + "\n") }
                 } else if jsonl {
                     let row = try cursor.row()
-                    out.write(JSON.storedRow(row, time: times.format(row.timeMicros)) + "\n")
+                    out.write(JSON.storedRow(row, time: times.format(row.timeMicros), clockUnsynced: flagged) + "\n")
                 } else {
                     let sid = cursor.sensorID
                     let slot = Int(UInt64(bitPattern: sid) & 63)
@@ -117,7 +122,16 @@ enum ExportCommand {
         }
         cursor.close()
         try out.finish()
+        if let note = unsynchronisedNote(unsynchronised, times: &times) { printError(note) }
         return ExitCode.ok
+    }
+
+    /// The one stderr line about exported rows stamped while the clock was unsynchronised.
+    static func unsynchronisedNote(_ u: UnsynchronisedRows, times: inout TimeFormatter) -> String? {
+        guard u.rows > 0, let first = u.firstMicros, let last = u.lastMicros else { return nil }
+        let when = first == last ? "at \(times.format(first))" : "between \(times.format(first)) and \(times.format(last))"
+        return "export: \(u.rows) row\(u.rows == 1 ? "" : "s") \(when) \(u.rows == 1 ? "was" : "were") stamped while the clock "
+            + "was unsynchronised (times may be off)"
     }
 }
 

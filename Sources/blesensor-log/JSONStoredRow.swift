@@ -5,8 +5,9 @@ import SensorStore
 extension JSON {
     /// One stored row as a JSON object (without newline), with its time already formatted:
     /// `export --jsonl` and the MQTT state payload. `receiver` (MQTT) adds the receiver's name
-    /// and the sensor's last RSSI (rows do not store one).
-    static func storedRow(_ row: ExportRow, time: String, receiver: String? = nil) -> String {
+    /// and the sensor's last RSSI (rows do not store one). `clockUnsynced` adds
+    /// `"clock_unsynced":true` (a row stamped while the clock was not synchronised).
+    static func storedRow(_ row: ExportRow, time: String, receiver: String? = nil, clockUnsynced: Bool = false) -> String {
         var s = "{\"time\":\"" + time + "\",\"address\":\"\(row.sensor.address)\""
         s += ",\"alias\":" + (row.sensor.alias.map(string) ?? "null")
         s += ",\"model\":" + string(row.sensor.model) + ",\"samples\":\(row.samples)"
@@ -17,6 +18,7 @@ extension JSON {
             s += ",\"receiver\":" + string(receiver)
             if let rssi = row.sensor.lastRSSI { s += ",\"rssi_dbm\":\(rssi)" }
         }
+        if clockUnsynced { s += ",\"clock_unsynced\":true" }
         return s + "}"
     }
 }

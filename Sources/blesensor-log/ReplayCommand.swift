@@ -25,7 +25,7 @@ enum ReplayCommand {
             damage is still stored) or the database is not ours; 66 the capture cannot be opened; 74 the
             database refused writes (disk full): what was committed stays, and replaying again adds the rest;
             74 also when the --keep-unknown file (written at the end) could not be written.
-            """)
+            """, settingsFromRunsConfig: ["db"])
 
     static let subcommand = Subcommand(spec: spec, run: run)
 
@@ -33,7 +33,10 @@ enum ReplayCommand {
         let path = args.positionals[0]
         let verbose = args.has("verbose")
         let log = EventLog(verbose: verbose)
-        if args.has("jsonl"), args.value("db") != nil { throw .usage("--jsonl and --db exclude each other") }
+        // A `db` from run's config file is a default, not a request: --jsonl simply stores nothing.
+        if args.has("jsonl"), args.value("db") != nil, args.configOrigins["db"] == nil {
+            throw .usage("--jsonl and --db exclude each other")
+        }
         var storeConfig = try StoreOptions.configuration(args)
         // A replay can be run again (it stores nothing twice): at the pending bound it stops
         // rather than drop rows.

@@ -27,7 +27,7 @@ enum ReportCommand {
             year; each draws the mean as a line and the minimum to maximum as a band, and a bucket where
             nothing was stored breaks both. Times are local (TZ). Flags as in 'summary'.
             EXIT STATUS: 0; 64 bad option or unknown sensor; 66 no database; 73/74 the file cannot be written.
-            """)
+            """, settingsFromRunsConfig: ["db"])
 
     static let subcommand = Subcommand(spec: spec, run: run)
 

@@ -22,7 +22,7 @@ enum SensorsCommand {
               sensors key ADDR HEX           set the 16-byte key of an encrypted device (BTHome v2, MiBeacon);
                                              kept in the file 'keys' next to the database, mode 0600
             EXIT STATUS: 0; 64 bad usage or unknown sensor; 66 no database.
-            """)
+            """, settingsFromRunsConfig: ["db"])
 
     static let subcommand = Subcommand(spec: spec, run: run)
 

@@ -25,7 +25,7 @@ enum SummaryCommand {
         discussion: """
             mean is over stored rows (each a downsampling interval); n counts the advertisements folded in.
             EXIT STATUS: 0 nothing flagged; 1 something flagged; 64 bad option; 66 no database.
-            """)
+            """, settingsFromRunsConfig: ["db"])
 
     static let subcommand = Subcommand(spec: spec, run: run)
 

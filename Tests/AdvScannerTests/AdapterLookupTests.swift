@@ -79,3 +79,43 @@ import SensorDecode
     }
 
 }
+
+/// The kernel's device events of every adapter as the addressed transport routes them to scan
+/// control (the kernel's list injected; the real monitor socket runs in the VM's adapter mode).
+@Suite struct AddressedDeviceEventTests {
+    static func event(_ event: UInt16, hci devID: UInt16) -> DeviceEventMonitor.Event {
+        let bytes: [UInt8] = [0xFD, 0x06, 0x01, 0x00, UInt8(event), 0, UInt8(devID), 0]
+        return .init(event: event, devID: devID, packet: HCIPacket(type: .event, bytes: bytes, incoming: true, timeMicros: 0))
+    }
+
+    /// (event, dev_id) of a routed stack-internal packet.
+    static func routed(_ p: HCIPacket?) -> [UInt16]? {
+        guard let b = p.map({ Array($0.bytes) }), b.count == 8 else { return nil }
+        return [UInt16(b[4]) | UInt16(b[5]) << 8, UInt16(b[6]) | UInt16(b[7]) << 8]
+    }
+
+    @Test func aRegistrationUnderANewNumberIsHeardAsOursAndOtherAdaptersAreNot() {
+        let dongle = AdapterLookupTests.dongle, builtin = AdapterLookupTests.builtin
+        let kernel = AdapterLookupTests.FakeAdapters([AdapterInfo(devID: 0, address: dongle, isUp: true)])
+        let t = AddressedAdapterTransport(address: dongle, directory: kernel)
+        _ = t.adapterStatus()
+        #expect(t.devID == 0)
+        // Unplugged: its unregistration is ours.
+        #expect(Self.routed(t.route(Self.event(DeviceEventMonitor.unregistered, hci: 0))) == [2, 0])
+        // Another adapter registers and takes hci0, then ours registers as hci1: its address is
+        // not known yet (read at its first power-on), so the registration is not ours yet…
+        kernel.list = .success([AdapterInfo(devID: 0, address: builtin, isUp: false),
+                                AdapterInfo(devID: 1, address: BDAddress(rawValue: 0), isUp: false)])
+        #expect(t.route(Self.event(DeviceEventMonitor.registered, hci: 0)) == nil)
+        #expect(t.route(Self.event(DeviceEventMonitor.registered, hci: 1)) == nil)
+        #expect(t.route(Self.event(DeviceEventMonitor.down, hci: 0)) == nil, "the other adapter's")
+        // …its up is: heard as a registration of hci1, so scan control brings it up and arms.
+        kernel.list = .success([AdapterInfo(devID: 0, address: builtin, isUp: false),
+                                AdapterInfo(devID: 1, address: dongle, isUp: true)])
+        #expect(Self.routed(t.route(Self.event(DeviceEventMonitor.up, hci: 1))) == [1, 1])
+        #expect(t.devID == 1 && t.name == "hci1 (00:1A:7D:DA:71:13)")
+        #expect(t.route(Self.event(DeviceEventMonitor.up, hci: 0)) == nil)
+        #expect(Self.routed(t.route(Self.event(DeviceEventMonitor.down, hci: 1))) == [4, 1])
+        #expect(t.route(Self.event(5, hci: 1)) == nil)
+    }
+}

@@ -202,3 +202,107 @@ import Testing
         #expect(unit.contains("run --config \(ConfigFile.systemPath)"))
     }
 }
+
+/// The commands that read the database take its `db` from run's config file (`--config FILE`,
+/// else run's search path), and nothing else from it; the command line wins.
+@Suite(.enabled(if: CLI.isBuilt, "blesensor-log is not built next to the tests: run `swift build` first"))
+struct ConfigFileDatabaseTests {
+    /// A database with one sensor, and a config file of run's naming it among run's settings.
+    static func setUp(_ dir: TempDir) throws -> (db: String, conf: String, times: [Int64]) {
+        let db = dir.file("from-config.db")
+        let start = (Timestamp.nowMicros() - 3 * 3_600_000_000) / 60_000_000 * 60_000_000
+        let written = try UnsynchronisedClockStore.write(path: db, start: start, unsynchronised: 0, synchronised: 30)
+        let conf = dir.file("blesensor-log.conf")
+        try """
+            # run's settings: export and the others take only db
+            hci = hci0
+            interval = 5m   # run's
+            db = \(db)
+            only = C0:FF:EE:00:00:01
+            """.write(toFile: conf, atomically: true, encoding: .utf8)
+        return (db, conf, Array(written.rows).sorted())
+    }
+
+    /// No search-path file of the machine's or the user's reaches these runs.
+    static let noUserConfig = ["XDG_CONFIG_HOME": "/nonexistent-blesensor-config"]
+
+    @Test func exportSummarySensorsAndReportUseTheFilesDatabase() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let (_, conf, rows) = try Self.setUp(dir)
+        let csv = try CLI.run(["export", "--csv", "--config", conf])
+        #expect(csv.status == 0, "\(csv.stderr)")
+        #expect(csv.stdout.split(separator: "\r\n").count == 1 + rows.count, "\(csv.stdout)")
+        #expect(csv.stdout.split(separator: "\r\n").first == "time,address,alias,model,temperature_c")
+
+        let summary = try CLI.run(["summary", "--since", "1d", "--format", "csv", "--config", conf])
+        #expect(summary.stdout.contains("C0:FF:EE:00:00:01"), "\(summary.stdout) \(summary.stderr)")
+        #expect(summary.status == 0 || summary.status == 1, "\(summary.stderr)")
+
+        let sensors = try CLI.run(["sensors", "--config", conf])
+        #expect(sensors.status == 0, "\(sensors.stderr)")
+        #expect(sensors.stdout.contains("C0:FF:EE:00:00:01"), "\(sensors.stdout)")
+
+        let html = dir.file("r.html")
+        let report = try CLI.run(["report", "--html", html, "--config", conf])
+        #expect(report.status == 0, "\(report.stderr)")
+        #expect(FileManager.default.fileExists(atPath: html))
+    }
+
+    @Test func theCommandLinesDatabaseWins() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let (_, conf, _) = try Self.setUp(dir)
+        let other = dir.file("other.db")
+        let out = try CLI.run(["export", "--config", conf, "--db", other])
+        #expect(out.status == 66, "\(out.stderr)")
+        #expect(out.stderr.contains("no database at \(other)"), "\(out.stderr)")
+        let summary = try CLI.run(["summary", "--db", other, "--config", conf])
+        #expect(summary.status == 66 && summary.stderr.contains(other), "\(summary.stderr)")
+    }
+
+    @Test func theSearchPathFileIsReadWithoutConfig() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let (_, conf, rows) = try Self.setUp(dir)
+        try FileManager.default.createDirectory(atPath: dir.file("xdg/blesensor-log"), withIntermediateDirectories: true)
+        try FileManager.default.moveItem(atPath: conf, toPath: dir.file("xdg/blesensor-log/blesensor-log.conf"))
+        let out = try CLI.run(["export", "--jsonl"], environment: ["XDG_CONFIG_HOME": dir.file("xdg")])
+        #expect(out.status == 0, "\(out.stderr)")
+        #expect(out.lines.count == rows.count)
+        // Without it, the default database (here: none) is what export looks for.
+        let none = try CLI.run(["export"], environment: Self.noUserConfig.merging(["BLESENSOR_DB": dir.file("none.db")]) { $1 })
+        #expect(none.status == 66, "\(none.stderr)")
+    }
+
+    @Test func aMalformedLineOrABadDatabaseValueIsStillAnErrorWithItsLine() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let conf = dir.file("b.conf")
+        try "interval = 5m\nthis is prose\n".write(toFile: conf, atomically: true, encoding: .utf8)
+        let prose = try CLI.run(["export", "--config", conf])
+        #expect(prose.status == 65, "\(prose.stderr)")
+        #expect(prose.stderr.contains("\(conf):2: expected 'key = value'"), "\(prose.stderr)")
+
+        try "intervl = 5m\ndb =\n".write(toFile: conf, atomically: true, encoding: .utf8)
+        let empty = try CLI.run(["summary", "--config", conf])
+        #expect(empty.status == 64, "\(empty.stderr)")
+        #expect(empty.stderr.contains("\(conf):2: 'db' needs a value"), "\(empty.stderr)")
+
+        let missing = try CLI.run(["export", "--config", dir.file("absent.conf")])
+        #expect(missing.status == 66, "\(missing.stderr)")
+    }
+
+    @Test func replayJSONLinesIgnoresTheFilesDatabase() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let (_, conf, _) = try Self.setUp(dir)
+        let cap = dir.file("synthetic.btsnoop")
+        try SyntheticCapture().write(to: cap)
+        let out = try CLI.run(["replay", cap, "--jsonl", "--config", conf])
+        #expect(out.status == 0, "\(out.stderr)")
+        #expect(!out.lines.isEmpty)
+        let both = try CLI.run(["replay", cap, "--jsonl", "--db", dir.file("x.db"), "--config", conf])
+        #expect(both.status == 64, "an explicit --db still excludes --jsonl: \(both.stderr)")
+    }
+}

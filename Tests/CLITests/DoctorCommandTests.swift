@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import blesensor_log
+
 /// `doctor` through the real binary, on this machine: a store of ours with pages overwritten is
 /// named damaged, and the exit status is 1.
 @Suite(.enabled(if: CLI.isBuilt, "blesensor-log is not built next to the tests: run `swift build` first"))
@@ -95,6 +97,17 @@ struct DoctorCommandTests {
         let bad = try CLI.run(["doctor", "--config", conf])
         #expect(bad.status == 1, "\(bad.stdout)")
         #expect(bad.lines.contains { $0.hasPrefix("fail config       \(conf):2: unknown setting 'intervl'") }, "\(bad.stdout)")
+
+        let stored = try UnsynchronisedClockStore.write(
+            path: db, start: Timestamp.nowMicros() - 3_600_000_000, unsynchronised: 0, synchronised: 3)
+        #expect(!stored.rows.isEmpty)
+        try "db = \(db)\n".write(toFile: conf, atomically: true, encoding: .utf8)
+        let found = try CLI.run(["doctor", "--config", conf])
+        #expect(found.lines.contains { $0.hasPrefix("ok   database     \(db): ours") }, "\(found.stdout)")
+        let other = dir.file("other.db")
+        let overridden = try CLI.run(["doctor", "--config", conf, "--db", other])
+        #expect(overridden.lines.contains { $0.hasPrefix("warn database") && $0.contains("no database at \(other)") },
+                "--db wins: \(overridden.stdout)")
 
         let none = try CLI.run(["doctor"], environment: ["XDG_CONFIG_HOME": dir.file("empty")])
         #expect(none.lines.contains { $0.hasPrefix("ok   config       no config file (looked for \(dir.file("empty"))/") }, "\(none.stdout)")

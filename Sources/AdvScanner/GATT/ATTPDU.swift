@@ -60,6 +60,25 @@ public enum ATTPDU: Equatable, Sendable {
         UInt16(b[b.startIndex + at]) | UInt16(b[b.startIndex + at + 1]) << 8
     }
 
+    /// The entries of a Read By (Group) Type Response, `p` being its parameters: a length byte,
+    /// then entries of that many bytes (at least `minimumLength`, the handles), one or more.
+    private static func lengthPrefixedList(_ p: ArraySlice<UInt8>, minimumLength: Int, what: String) throws(Malformed)
+        -> [ArraySlice<UInt8>]
+    {
+        guard let lengthByte = p.first else { throw Malformed(reason: "\(what) of 1 bytes, needs at least 2") }
+        let length = Int(lengthByte)
+        let list = p.dropFirst()
+        guard length >= minimumLength, !list.isEmpty, list.count % length == 0 else {
+            throw Malformed(reason: "\(what): entries of \(length) bytes in a list of \(list.count)")
+        }
+        return entries(list, size: length)
+    }
+
+    /// `list` cut into entries of `size` bytes (its length a multiple of `size`).
+    private static func entries(_ list: ArraySlice<UInt8>, size: Int) -> [ArraySlice<UInt8>] {
+        stride(from: list.startIndex, to: list.endIndex, by: size).map { list[$0..<($0 + size)] }
+    }
+
     /// Parses one PDU as received on the ATT channel.
     public static func parse(_ bytes: [UInt8]) throws(Malformed) -> ATTPDU {
         guard let opcode = bytes.first else { throw Malformed(reason: "empty ATT PDU") }
@@ -84,44 +103,14 @@ public enum ATTPDU: Equatable, Sendable {
             guard !list.isEmpty, list.count % size == 0 else {
                 throw Malformed(reason: "Find Information Response list of \(list.count) bytes, not a multiple of \(size)")
             }
-            var out: [(handle: UInt16, type: GATTUUID)] = []
-            var at = list.startIndex
-            while at < list.endIndex {
-                let entry = list[at..<(at + size)]
-                out.append((le16(entry, 0), GATTUUID(attBytes: entry.dropFirst(2))!))  // 2 or 16 bytes by `size`
-                at += size
-            }
-            return .findInformationResponse(out)
+            // 2 or 16 bytes of UUID by `size`: always one.
+            return .findInformationResponse(entries(list, size: size).map { (le16($0, 0), GATTUUID(attBytes: $0.dropFirst(2))!) })
         case 0x09:
-            try need(1, "Read By Type Response")
-            let length = Int(p[p.startIndex])
-            let list = p.dropFirst()
-            guard length >= 2, !list.isEmpty, list.count % length == 0 else {
-                throw Malformed(reason: "Read By Type Response: entries of \(length) bytes in a list of \(list.count)")
-            }
-            var out: [(handle: UInt16, value: [UInt8])] = []
-            var at = list.startIndex
-            while at < list.endIndex {
-                let entry = list[at..<(at + length)]
-                out.append((le16(entry, 0), Array(entry.dropFirst(2))))
-                at += length
-            }
-            return .readByTypeResponse(out)
+            let found = try lengthPrefixedList(p, minimumLength: 2, what: "Read By Type Response")
+            return .readByTypeResponse(found.map { (le16($0, 0), Array($0.dropFirst(2))) })
         case 0x11:
-            try need(1, "Read By Group Type Response")
-            let length = Int(p[p.startIndex])
-            let list = p.dropFirst()
-            guard length >= 4, !list.isEmpty, list.count % length == 0 else {
-                throw Malformed(reason: "Read By Group Type Response: entries of \(length) bytes in a list of \(list.count)")
-            }
-            var out: [(handle: UInt16, end: UInt16, value: [UInt8])] = []
-            var at = list.startIndex
-            while at < list.endIndex {
-                let entry = list[at..<(at + length)]
-                out.append((le16(entry, 0), le16(entry, 2), Array(entry.dropFirst(4))))
-                at += length
-            }
-            return .readByGroupTypeResponse(out)
+            let found = try lengthPrefixedList(p, minimumLength: 4, what: "Read By Group Type Response")
+            return .readByGroupTypeResponse(found.map { (le16($0, 0), le16($0, 2), Array($0.dropFirst(4))) })
         case 0x13:
             return .writeResponse
         case 0x1B, 0x1D:
