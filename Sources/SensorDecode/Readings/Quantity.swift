@@ -162,3 +162,14 @@ extension Quantity {
     /// Radon activity concentration, Bq/m³.
     public static let radonBqM3 = Quantity("radon_bq_m3")
 }
+
+// MARK: issue 25, group C (radiation)
+/// Quantities of the decoders extended for issue 25 after groups A and B. Accelerometer axes reuse
+/// `acceleration_{x,y,z}_g` and a second temperature `instance(2, unitSuffix:)`.
+extension Quantity {
+    /// Ambient gamma dose rate, µSv/h (Aranet Radiation).
+    public static let radiationDoseRateUSvH = Quantity("radiation_dose_rate_usv_h")
+    /// Dose accumulated since the counter was last reset, mSv; how long it has been counting is
+    /// `duration_s`.
+    public static let radiationDoseMSv = Quantity("radiation_dose_msv")
+}
