@@ -35,9 +35,7 @@ import Testing
     @Test(.enabled(if: PeerVector.isAvailable, PeerVector.skipMessage))
     func peerCapturesAtRestMeasureOneG() {
         for vector in PeerVector.all.filter({ $0.device == "MBXPRO" }) {
-            let v = vector.decodedValues()
-            let g = ["acceleration_x_g", "acceleration_y_g", "acceleration_z_g"].map { v[$0] ?? .nan }
-            let magnitude = (g.map { $0 * $0 }.reduce(0, +)).squareRoot()
+            let magnitude = Kit.accelerationMagnitude(vector.decodedValues())
             #expect(abs(magnitude - 1) < 0.02, "\(vector): |a| = \(magnitude) g")
         }
     }

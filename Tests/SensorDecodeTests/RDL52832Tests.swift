@@ -34,9 +34,7 @@ import Testing
     @Test(.enabled(if: PeerVector.isAvailable, PeerVector.skipMessage))
     func peerCapturesAtRestMeasureOneG() {
         for vector in PeerVector.all.filter({ $0.device == "RDL52832" }) {
-            let v = vector.decodedValues()
-            let g = ["acceleration_x_g", "acceleration_y_g", "acceleration_z_g"].map { v[$0] ?? .nan }
-            let magnitude = (g.map { $0 * $0 }.reduce(0, +)).squareRoot()
+            let magnitude = Kit.accelerationMagnitude(vector.decodedValues())
             #expect(abs(magnitude - 1) < 0.05, "\(vector): |a| = \(magnitude) g")
         }
     }
