@@ -93,6 +93,8 @@ public struct Registry: Sendable {
             RDL52832Decoder(),
             MokoBeaconXProDecoder(),
             AmphiroDecoder(),
+            // group C (issue 25)
+            RuuviE1Decoder(),
             // Add new decoders here.
         ])
     }
