@@ -45,10 +45,27 @@ import Testing
         #expect(Kit.values(Kit.decode(decoder, ad(typed(3, radon: "011f", t: "ae01", h: "c801"))))["radon_bq_m3"] == nil)
     }
 
+    /// Aranet Radiation: dose 1 234 567 nSv over 86 400 s, rate 110 nSv/h, battery 90 %.
+    let radiation = Kit.bytes("022101020100" + "87d61200" + "80510100" + "6e00" + "00" + "5a" + "01" + "2c01" + "0a00" + "07")
+
+    @Test func aranetRadiation() throws {
+        let r = try #require(Kit.reading(Kit.decode(decoder, ad(radiation))))
+        #expect(r.model == "Aranet Radiation")
+        #expect(Kit.values(.reading(r)) == [
+            "radiation_dose_rate_usv_h": 0.11, "radiation_dose_msv": 1.234567, "duration_s": 86400, "battery_pct": 90,
+        ])
+        var flat = radiation
+        flat[17] = 101
+        #expect(Kit.isMalformed(Kit.decode(decoder, ad(flat))))
+    }
+
     @Test func otherLengthsTypesAndCompaniesAreNotMine() {
         #expect(Kit.decode(decoder, ad(Array(aranet4.prefix(7)))) == .notMine)  // integrations off
         #expect(Kit.decode(decoder, ad(aranet4 + [0])) == .notMine)
-        #expect(Kit.decode(decoder, ad(typed(2, t: "ae01", h: "c801"))) == .notMine)  // Aranet Radiation
+        #expect(Kit.decode(decoder, ad(typed(4, t: "ae01", h: "c801"))) == .notMine)  // no such type
+        var integrationsOff = radiation
+        integrationsOff[1] = 0x01
+        #expect(Kit.decode(decoder, ad(integrationsOff)) == .notMine)
         #expect(Kit.decode(decoder, Kit.manufacturer(0x0703, aranet4)) == .notMine)
     }
 
@@ -63,6 +80,7 @@ import Testing
     @Test func noTruncatedFrameYieldsAMeasurement() {
         Kit.truncations(decoder, value: aranet4) { ad($0) }
         Kit.truncations(decoder, value: typed(3, radon: "7b00", t: "ae01", p: "9427", h: "c801")) { ad($0) }
+        Kit.truncations(decoder, value: radiation) { ad($0) }
     }
 
     @Test(.enabled(if: PeerVector.isAvailable, PeerVector.skipMessage))

@@ -78,6 +78,13 @@ enum Kit {
         return v
     }
 
+    /// The length of the acceleration vector in `values` (`acceleration_{x,y,z}_g`), NaN when an
+    /// axis is missing: a tag at rest measures 1 g, which checks an accelerometer's scaling.
+    static func accelerationMagnitude(_ values: [String: Double]) -> Double {
+        ["acceleration_x_g", "acceleration_y_g", "acceleration_z_g"].map { values[$0] ?? .nan }.map { $0 * $0 }
+            .reduce(0, +).squareRoot()
+    }
+
     static func isMalformed(_ outcome: DecodeOutcome) -> Bool {
         if case .malformed = outcome { return true }
         return false

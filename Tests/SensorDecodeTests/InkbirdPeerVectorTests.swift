@@ -10,8 +10,6 @@ import Testing
         "test_mfgdata[1] ":
             "probe byte 1 (external probe): theengs calls it temperature_c, ble_monitor "
             + "temperature_probe_1_c; we follow ble_monitor",
-        "test_iam_t2_fahrenheit_mode":
-            "82.8 °F is 28.22 °C; inkbird-ble rounds the conversion to 28.2 °C, we keep the exact value",
         "TestInkbird.test_inkbird_iBBQ_6_probes":
             "ble_monitor reports unplugged probes (0xFFF6) as 0 °C; we omit them",
     ]

@@ -7,8 +7,36 @@ import Testing
     let sample = Kit.bytes("183a2f33010000020000000100000907")
 
     @Test func headerSampleDecodes() {
-        #expect(Kit.values(Kit.decode(decoder, Kit.serviceData(0x1803, sample)))
-            == ["temperature_c": 24.2265625, "humidity_pct": 47.19921875])
+        let v = Kit.values(Kit.decode(decoder, Kit.serviceData(0x1803, sample)))
+        #expect(v["temperature_c"] == 24.2265625)
+        #expect(v["humidity_pct"] == 47.19921875)
+        Kit.expectClose(v["acceleration_x_g"], -0.02, "x")
+        Kit.expectClose(v["acceleration_y_g"], 0.01, "y")
+        Kit.expectClose(v["acceleration_z_g"], 0.97, "z")
+    }
+
+    @Test func axesAreDecimalDigitsAndAnythingElseIsMalformed() {
+        // x −1.25 g, y 0 g, z 0.5 g.
+        let frame = Array(sample.prefix(4)) + Kit.bytes("01010205" + "00000000" + "00000500")
+        let v = Kit.values(Kit.decode(decoder, Kit.serviceData(0x1803, frame)))
+        Kit.expectClose(v["acceleration_x_g"], -1.25, "x")
+        Kit.expectClose(v["acceleration_y_g"], 0, "y")
+        Kit.expectClose(v["acceleration_z_g"], 0.5, "z")
+        var badSign = frame
+        badSign[8] = 2
+        var badDigit = frame
+        badDigit[15] = 10
+        #expect(Kit.isMalformed(Kit.decode(decoder, Kit.serviceData(0x1803, badSign))))
+        #expect(Kit.isMalformed(Kit.decode(decoder, Kit.serviceData(0x1803, badDigit))))
+    }
+
+    /// A tag lying still measures about 1 g on every peer capture, so the digits are read right.
+    @Test(.enabled(if: PeerVector.isAvailable, PeerVector.skipMessage))
+    func peerCapturesAtRestMeasureOneG() {
+        for vector in PeerVector.all.filter({ $0.device == "RDL52832" }) {
+            let magnitude = Kit.accelerationMagnitude(vector.decodedValues())
+            #expect(abs(magnitude - 1) < 0.05, "\(vector): |a| = \(magnitude) g")
+        }
     }
 
     @Test func belowZero() {

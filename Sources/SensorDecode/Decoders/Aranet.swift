@@ -1,11 +1,11 @@
-/// Aranet (SAF Tehnika) monitors: Aranet4 (CO₂), Aranet2 (temperature, humidity) and Aranet
-/// Radon Plus, with "Smart Home integrations" switched on in the Aranet app (otherwise the
-/// advertisement carries no measurements).
-/// Models: Aranet4, Aranet2, Aranet Radon Plus
+/// Aranet (SAF Tehnika) monitors: Aranet4 (CO₂), Aranet2 (temperature, humidity), Aranet
+/// Radon Plus and Aranet Radiation, with "Smart Home integrations" switched on in the Aranet app
+/// (otherwise the advertisement carries no measurements).
+/// Models: Aranet4, Aranet2, Aranet Radon Plus, Aranet Radiation
 ///
 /// Where: manufacturer-specific data, company 0x0702 (SAF Tehnika). Numbers little-endian;
 /// offsets after the company id. The Aranet4's frame (22 bytes) has no device-type byte; the
-/// others start with one (1 Aranet2, 3 Aranet Radon Plus; 2 Aranet Radiation is not decoded).
+/// others start with one (1 Aranet2, 2 Aranet Radiation, 3 Aranet Radon Plus).
 ///
 /// Aranet4, 22 bytes:
 /// | offset | size | field                                                         |
@@ -28,6 +28,11 @@
 /// temperature / 20 °C, at 12 pressure / 10 hPa (Radon), at 14 humidity / 10 % (bit 15: no valid
 /// reading), at 17 battery %.
 ///
+/// Aranet Radiation, ≥ 24 bytes: type byte 2, flags and version (1–4), one byte not decoded, then
+/// at 6 the dose since its last reset (u32, nSv), at 10 how long it has been counting (u32, s), at
+/// 14 the dose rate (u16, nSv/h), at 17 battery %, at 18 the status colour, at 19 the interval, at
+/// 21 the age, at 23 a counter. Stored as µSv/h and mSv, the units the Aranet app shows.
+///
 /// The temperature fields are unsigned with an "invalid" bit where a sign would be: the
 /// Aranet4 is rated for 0…50 °C; how the Aranet2 sends frost is not documented, so a field with
 /// the invalid bit is left out rather than read as negative. A frame with integrations off
@@ -41,7 +46,10 @@
 /// battery 98 %.
 ///
 /// Source: Anrijs Aranet4-Python (`client.py`: advertisement layouts per device type, scaling,
-/// the invalid-value bits); theengs decoder `ARANET4` (its tests are among our vectors).
+/// the invalid-value bits; the Radiation layout `<IIHBBBHHB` from byte 6); Home Assistant's
+/// `aranet` integration (`sensor.py`: the Radiation rate × 0.001 → µSv/h, dose × 10⁻⁶ → mSv);
+/// theengs decoder `ARANET4` (its tests are among our vectors). No peer vector has an Aranet2,
+/// Radon Plus or Radiation frame: their tests use frames built from this layout.
 public struct AranetDecoder: SensorDecoder {
     public let id = "aranet"
     public let selectors: [Selector] = [.manufacturer(company: 0x0702)]
@@ -51,6 +59,7 @@ public struct AranetDecoder: SensorDecoder {
     public func decode(_ ad: Advertisement) -> DecodeOutcome {
         guard let d = ad.manufacturerData(company: 0x0702) else { return .notMine }
         if d.count == 22 { return aranet4(d, ad) }
+        if d.count >= 24, d.u8(0) == 2 { return radiation(d, ad) }
         guard d.count >= 24, let type = d.u8(0), type == 1 || type == 3, let flags = d.u8(1), flags & 0x20 != 0,
             let radon = d.le16(8), let t = d.le16(10), let p = d.le16(12), let h = d.le16(14), let battery = d.u8(17)
         else { return .notMine }
@@ -62,6 +71,19 @@ public struct AranetDecoder: SensorDecoder {
         if t & 0x4000 == 0 { r.add(.temperatureC, Double(t) / 20) }
         if type == 3, p & 0x8000 == 0 { r.add(.pressureHPa, Double(p) / 10) }
         if h & 0x8000 == 0 { r.add(.humidityPercent, humidity) }
+        r.add(.batteryPercent, Double(battery))
+        return .reading(consume r)
+    }
+
+    private func radiation(_ d: Frame, _ ad: Advertisement) -> DecodeOutcome {
+        guard let flags = d.u8(1), flags & 0x20 != 0, let dose = d.le32(6), let seconds = d.le32(10),
+            let rate = d.le16(14), let battery = d.u8(17)
+        else { return .notMine }
+        guard battery <= 100 else { return .malformed("battery \(battery) % out of range") }
+        var r = ad.reading(decoder: id, model: "Aranet Radiation")
+        r.add(.radiationDoseRateUSvH, Double(rate) / 1000)
+        r.add(.radiationDoseMSv, Double(dose) / 1_000_000)
+        r.add(.durationS, Double(seconds))
         r.add(.batteryPercent, Double(battery))
         return .reading(consume r)
     }

@@ -1,5 +1,6 @@
 /// BTHome v1 and v2 — the open format of Shelly BLU devices, ATC/pvvx thermometer firmware in BTHome
 /// mode, ESPHome/Zephyr/Arduino DIY sensors, and many others.
+/// Models: Shelly BLU (H&T, Door/Window, Motion, Button, TRV), ATC/pvvx firmware in BTHome mode, ESPHome/Zephyr/DIY BTHome sensors
 ///
 /// Where: service data, 16-bit UUID 0xFCD2 (v2) or 0x181C (v1, unencrypted; v1's encrypted 0x181E is
 /// not decoded). Every number is little-endian.

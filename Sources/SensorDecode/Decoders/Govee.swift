@@ -2,6 +2,7 @@
 /// H5051, H5052, H5071, H5100–H5105, H5110, H5174, H5177, H5179, H5108, H5106 (PM2.5), H5140 (CO₂),
 /// H5112 (probe), H5178 (with its remote sensor). Meat thermometers, whose company id changes, are
 /// `GoveeMeatDecoder`.
+/// Models: H5072, H5075, H5074, H5051, H5052, H5071, H5100–H5105, H5108, H5110, H5174, H5177, H5179, H5178 (+ remote), H5106, H5140, H5112
 ///
 /// Where: manufacturer-specific data; the "company id" is a Govee frame tag, not a real company
 /// (0xEC88, 0x0001, 0x8801). The model comes from the local name (`GVH5075_1234`,

@@ -1,6 +1,7 @@
 /// Apple iBeacon — any beacon in iBeacon mode (MM-BLEBC7 slots, Tilt, Jaalee, Teltonika, …).
 /// It carries an identity, not a measurement: the reading names the device ("iBeacon") with no
 /// measurements, and the frame kind holds `uuid/major/minor`, so a scan can list it.
+/// Models: any beacon in iBeacon mode (MM-BLEBC7 slots, Tilt, Jaalee, …)
 ///
 /// Where: manufacturer-specific data, company 0x004C (Apple), type 0x02, length 0x15.
 /// | offset (after company id) | size | field                                  |

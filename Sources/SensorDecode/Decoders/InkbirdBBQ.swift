@@ -1,4 +1,5 @@
 /// Inkbird grill thermometers: iBBQ-1/2/4/6 (IBT-2X, IBT-4XS, IBT-6XS, Solis-6) and xBBQ.
+/// Models: iBBQ-1/2/4/6 (IBT-2X, IBT-4XS, IBT-6XS, Solis-6), xBBQ
 ///
 /// Where: manufacturer-specific data with company 0x0000 (iBBQ) or 0x0001/0x0002 (xBBQ); offsets
 /// count from the first byte of the whole value (the company id included).

@@ -1,4 +1,5 @@
 /// Inkbird IAM-T2 indoor air monitor (CO₂, temperature, humidity).
+/// Models: IAM-T2
 ///
 /// Where: manufacturer-specific data of 15 bytes after a company id that is not fixed; recognised
 /// by the local name `Ink@IAM-T2`. Numbers big-endian; offsets after the company id.
@@ -14,10 +15,13 @@
 ///
 /// Integrity check: none. Sanity: humidity > 100 %, a temperature beyond ±200 °C or CO₂ above
 /// 40,000 ppm (inkbird-ble's ceilings, which catch a garbage 0xFFFF field) is `malformed`. A °F
-/// reading is converted to °C (we store one unit per quantity).
+/// reading is converted to °C (we store one unit per quantity) and rounded to 0.1 °C, the step the
+/// device sends in °C mode, as inkbird-ble does: a 0.1 °C step is 0.18 °F, so every °C-mode value
+/// has its own °F tenth and the rounding gives it back exactly; a °F tenth's own width is 0.056 °C,
+/// so the rounding moves a value by at most 0.05 °C.
 ///
 /// Sample: `0b 09 49 6e 6b 40 49 41 4d 2d 54 32 12 ff 54 32 00 62 00 a1 3e 29 be d6 03 3c 01 c9 02
-/// 40 91` → 82.8 °F = 28.22 °C, humidity 45.7 %, CO₂ 576 ppm.
+/// 40 91` → 82.8 °F = 28.2 °C, humidity 45.7 %, CO₂ 576 ppm.
 ///
 /// Source: offsets and the °F flag read off Bluetooth-Devices inkbird-ble's IAM-T2 tests
 /// (test_iam_t2_fahrenheit_mode, test_iam_t2_sub_zero_celsius), which are in our vectors; the
@@ -35,7 +39,7 @@ public struct InkbirdIAMT2Decoder: SensorDecoder {
         else { return .malformed("IAM-T2 frame of \(data.count) bytes, expected 15") }
         guard !data.isAllFF() else { return .malformed("all-0xFF frame") }
         let reading = Double(t) / 10
-        let celsius = unit & 0x02 != 0 ? (reading - 32) * 5 / 9 : reading
+        let celsius = unit & 0x02 != 0 ? ((reading - 32) * 5 / 9 * 10).rounded() / 10 : reading
         let humidity = Double(h) / 10
         guard humidity <= 100 else { return .malformed("humidity \(humidity) % out of range") }
         guard abs(celsius) <= 200 else { return .malformed("temperature \(celsius) °C out of range") }

@@ -1,5 +1,6 @@
 /// Inkbird IBS-TH1, IBS-TH1 Plus, IBS-TH2 and IBS-P01B thermometers (local name `sps` with
 /// humidity, `tps` without; some units broadcast a corrupt name such as `N0BYD`).
+/// Models: IBS-TH1, IBS-TH1 Plus, IBS-TH2, IBS-P01B (names `sps`, `tps`)
 ///
 /// Where: manufacturer-specific data of exactly 9 bytes whose "company id" is not one: the first
 /// two bytes are the temperature. All numbers little-endian; offsets count from the first byte of

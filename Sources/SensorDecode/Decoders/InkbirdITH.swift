@@ -1,5 +1,6 @@
 /// Inkbird ITH-11-B, ITH-13-B, ITH-21-B (thermo-hygrometers) and IBS-P02B (pool thermometer): the
 /// newer Inkbird frame with a fixed tag.
+/// Models: ITH-11-B, ITH-13-B, ITH-21-B, IBS-P02B
 ///
 /// Where: manufacturer-specific data, "company" 0x2449, 16 bytes after it; the model is the local
 /// name (`ITH-13-B`). Numbers little-endian; offsets after the company id.

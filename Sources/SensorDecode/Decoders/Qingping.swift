@@ -1,5 +1,6 @@
 /// Qingping (ClearGrass) sensors in Qingping's own format: CGG1, CGDK2, CGP1W, CGP23W, CGD1, CGC1,
 /// CGDN1 air monitor, CGP22C, CGF1W, CGM1, CGPR1, CGH1, CGR1PC.
+/// Models: CGG1, CGG3, CGDK2, CGP1W, CGP23W, CGP22C, CGD1, CGC1, CGDN1 (air monitor), CGF1W, CGM1, CGPR1, CGH1, CGR1PC
 ///
 /// Where: service data, 16-bit UUID 0xFDCD (Qingping's). Little-endian.
 /// | offset | size | field                                                        |

@@ -1,4 +1,5 @@
 /// SensorPush HT.w, HTP.xw, TC.x (current models) and HT1 (first generation).
+/// Models: HT.w, HTP.xw, TC.x, HT1
 ///
 /// Where: manufacturer-specific data, where the "company id" is the start of the payload. The
 /// advertisement is recognised by the local name (`SensorPush HT.w 0CA1`, `HT1`'s name `s`) or by

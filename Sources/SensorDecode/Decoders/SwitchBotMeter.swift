@@ -1,5 +1,6 @@
 /// SwitchBot Meter (type `T`), Meter Plus (`i`) and Outdoor Meter / Indoor-Outdoor
 /// Thermo-Hygrometer (`w`).
+/// Models: Meter (T), Meter Plus (i), Outdoor Meter (w)
 ///
 /// Where: service data 0xFD3D (older firmware: 0x0D00), byte 0 the device type; the Outdoor Meter
 /// puts its measurements in manufacturer data of company 0x0969 (Woan Technology) instead, and

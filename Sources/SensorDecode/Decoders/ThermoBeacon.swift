@@ -1,5 +1,6 @@
 /// ThermoBeacon / Brifit / ORIA / SensorBlue thermo-hygrometers (WS02, WS07, WS08, lanyard and
 /// "smart hygrometer" models), sold also as Thermoplus.
+/// Models: ThermoBeacon, Brifit, ORIA, SensorBlue, Thermoplus (WS02, WS07, WS08, lanyard)
 ///
 /// Where: manufacturer-specific data, 18 bytes after a "company id" that names the model variant
 /// (0x0010, 0x0011, 0x0014, 0x0015, 0x0018, 0x001B, 0x0030). Numbers little-endian; offsets after

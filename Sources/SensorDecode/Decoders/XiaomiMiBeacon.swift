@@ -1,5 +1,6 @@
 /// Xiaomi MiBeacon — the stock firmware of Xiaomi/Mijia and partner sensors: LYWSDCGQ, LYWSD02,
 /// LYWSD03MMC, CGG1, CGD1, MHO-C401, MiFlora HHCCJCY01, GCLS002, JQJCY01YM, MMC-W505, XMWSDJ04MMC, …
+/// Models: LYWSDCGQ, LYWSD02, LYWSD03MMC, CGG1, CGD1, CGDK2, MHO-C401, MHO-C303, CGC1, XMWSDJ04MMC, MiFlora HHCCJCY01, HHCCPOT002, GCLS002, JQJCY01YM, MMC-W505, JTYJGD03MI
 ///
 /// Where: service data, 16-bit UUID 0xFE95. Little-endian.
 /// | offset | size | field                                                              |

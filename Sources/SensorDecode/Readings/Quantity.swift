@@ -162,3 +162,18 @@ extension Quantity {
     /// Radon activity concentration, Bq/m³.
     public static let radonBqM3 = Quantity("radon_bq_m3")
 }
+
+// MARK: issue 25, group C
+/// Quantities of the decoders added or extended for issue 25 after groups A and B. Accelerometer
+/// axes reuse `acceleration_{x,y,z}_g` and a second temperature `instance(2, unitSuffix:)`.
+extension Quantity {
+    /// Ambient gamma dose rate, µSv/h (Aranet Radiation).
+    public static let radiationDoseRateUSvH = Quantity("radiation_dose_rate_usv_h")
+    /// Dose accumulated since the counter was last reset, mSv; how long it has been counting is
+    /// `duration_s`.
+    public static let radiationDoseMSv = Quantity("radiation_dose_msv")
+    /// Particulate matter up to 1.0 µm and up to 4.0 µm, µg/m³ (the Sensirion SEN6x sizes the
+    /// Ruuvi Air sends next to `pm2_5_ug_m3` and `pm10_ug_m3`).
+    public static let pm1UgM3 = Quantity("pm1_0_ug_m3")
+    public static let pm4UgM3 = Quantity("pm4_0_ug_m3")
+}

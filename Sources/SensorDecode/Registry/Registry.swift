@@ -102,6 +102,8 @@ public struct Registry: Sendable {
             RDL52832Decoder(),
             MokoBeaconXProDecoder(),
             AmphiroDecoder(),
+            // group C (issue 25)
+            RuuviE1Decoder(),
             // Add new decoders here.
         ])
     }
