@@ -5,7 +5,8 @@ import SensorStore
 extension JSON {
     /// One stored row as a JSON object (without newline), with its time already formatted:
     /// `export --jsonl` and the MQTT state payload. `receiver` (MQTT) adds the receiver's name
-    /// and the sensor's last RSSI (rows do not store one).
+    /// and the sensor's last RSSI (a logger's rows do not store one); a hub's row names the
+    /// receiver whose copy it stored and the RSSI published with it.
     static func storedRow(_ row: ExportRow, time: String, receiver: String? = nil) -> String {
         var s = "{\"time\":\"" + time + "\",\"address\":\"\(row.sensor.address)\""
         s += ",\"alias\":" + (row.sensor.alias.map(string) ?? "null")
@@ -16,6 +17,9 @@ extension JSON {
         if let receiver {
             s += ",\"receiver\":" + string(receiver)
             if let rssi = row.sensor.lastRSSI { s += ",\"rssi_dbm\":\(rssi)" }
+        } else if let receiver = row.receiver {
+            s += ",\"receiver\":" + string(receiver)
+            if let rssi = row.receiverRSSI { s += ",\"rssi_dbm\":\(rssi)" }
         }
         return s + "}"
     }
