@@ -49,6 +49,45 @@ struct CollectCommandTests {
         #expect(differ.isEmpty, "\(differ.prefix(5))")
     }
 
+    /// MQTT 5 end to end: a logger publishes state, discovery and availability, and the hub's
+    /// session outlives its connection (MQTT 5 needs a session expiry interval for that), so
+    /// what the logger published while the hub was away is stored once it is back.
+    @Test func overMQTT5AHubTakesWhatCameWhileItWasAway() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let broker = MQTTBroker(dir: dir.path)
+        try broker.start()
+        let hubDB = dir.file("hub.db")
+        let hubArgs = ["collect", "--mqtt", broker.url, "--db", hubDB, "--receiver", "hub", "--mqtt-protocol", "5", "-v"]
+        // The hub's first visit makes its session and subscription; then it goes away.
+        let first = try MQTTPublisherTests.Background(hubArgs, dir: dir)
+        let deadline = Date().addingTimeInterval(15)
+        func brokerLog() -> String { (try? String(contentsOfFile: broker.dir + "/mosquitto.log", encoding: .utf8)) ?? "" }
+        while !brokerLog().contains("blesensor-log-collect-hub (p5, c0"), Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(first.terminate() == 0, "\(first.stderr)")
+        let sub = try MQTTBroker.Subscriber(broker: broker, topics: ["blesensor/#"])
+        let db = dir.file("pi5.db")
+        let out = try CLI.run(["replay", MQTTPublisherTests.demo, "--db", db, "--mqtt", broker.url, "--receiver", "pi5", "--mqtt-protocol", "5"])
+        #expect(out.status == 0, "\(out.stderr)")
+        let stored = try MQTTPublisherTests.exported(db)
+        let messages = sub.wait(seconds: 20) { MQTTPublisherTests.states($0, base: "blesensor/pi5").count >= stored.count }
+        MQTTPublisherTests.expectStatesMatch(stored, MQTTPublisherTests.states(messages, base: "blesensor/pi5"), receiver: "pi5")
+        #expect(try broker.retained("blesensor/pi5/status").map(\.payload) == ["offline"])
+        #expect(!(try broker.retained("homeassistant/#")).isEmpty)
+        sub.stop()
+        #expect(brokerLog().contains("as blesensor-log-pi5 (p5,"), "\(brokerLog().suffix(1500))")
+        // Back: the broker hands over the rows it kept for the hub's session.
+        let hub = try MQTTPublisherTests.Background(hubArgs, dir: dir)
+        let until = Date().addingTimeInterval(60)
+        func taken() -> Int { hub.stderr.split(separator: "\n").filter { $0.contains("\"address\":") }.count }
+        while taken() < stored.count, Date() < until { Thread.sleep(forTimeInterval: 0.5) }
+        #expect(hub.terminate() == 0, "\(hub.stderr)")
+        let collected = try MQTTPublisherTests.exported(hubDB)
+        #expect(Set(collected.keys) == Set(stored.keys), "hub \(collected.count) rows, logger \(stored.count)")
+        #expect(collected.values.allSatisfy { $0["receiver"] as? String == "pi5" })
+    }
+
     /// One hub session: `publish` while it runs, then a clean stop once it took `expected` rows.
     static func hubSession(
         _ broker: MQTTBroker, db: String, dir: TempDir, expected: Int, publish: () throws -> Void
