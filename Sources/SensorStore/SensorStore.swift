@@ -43,7 +43,9 @@ import SensorDecode
 //     one), else it is a replay and changes nothing. Rows without a span are never merged into.
 //     A merged row's (hour, sensor) rollup is computed again from the rows in the same
 //     transaction. Limit: new advertisements stamped inside a stored row's span (a clock stepped
-//     back into an interval already committed) are taken for a replay.
+//     back into an interval already committed) are taken for a replay. Rows other loggers
+//     published (a hub's, `add(published:…)`) meet stored ones by receiver instead: the
+//     strongest copy is kept (RowReceivers.swift).
 // (4) For every hour at or after the horizon, each `rollup_hourly` row equals the aggregate of
 //     the raw rows of its (hour, sensor): n_rows, n_samples, last time, and per quantity rows,
 //     samples, sum, min, max and the value at the latest time. Both are written
