@@ -55,7 +55,10 @@ enum NumberText {
                 }
             }
         }
-        var text = significant(v).description
+        // `significant(v).description`, without working out the description twice for the
+        // values it leaves as they are (15 significant digits or fewer).
+        var text = v.description
+        if significantDigits(text) > 15 { text = significant(v).description }
         return text.withUTF8 { u in
             p.update(from: u.baseAddress!, count: u.count)
             return u.count
