@@ -32,7 +32,7 @@ enum DecodeCommand {
         var extractor = AdvertisementExtractor()
         var badLines = 0
         var lines = InputLines(fd: 0, maxLength: maxLineBytes)
-        var json = JSONBytes()
+        var json = JSONWriter(out)
         while let (lineNumber, line) = try lines.next() {
             guard let line else {
                 badLines += 1
@@ -57,10 +57,8 @@ enum DecodeCommand {
                 for ad in ads {
                     let result = registry.decode(ad)
                     for r in result.readings {
-                        json.removeAll()
                         json.reading(r, includeTime: false)
                         json.literal("\n")
-                        out.write(bytes: json.bytes)
                     }
                     for m in result.malformed {
                         printError("line \(lineNumber): \(ad.address): \(m.decoder): \(m.reason)")

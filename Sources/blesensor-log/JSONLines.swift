@@ -4,31 +4,31 @@ import SensorDecode
 /// `export --jsonl`) and the MQTT state payloads (`storedRow`, JSONStoredRow.swift). One object per line; keys are the `Quantity` keys, so every output speaks the
 /// same vocabulary.
 enum JSON {
-    /// A JSON string literal (`JSONBytes.string`): quotes, backslashes and every control
+    /// A JSON string literal (`JSONWriter.string`): quotes, backslashes and every control
     /// character escaped, so a stranger's device name can never break a line or the object.
     static func string(_ s: String) -> String {
-        var b = JSONBytes(capacity: s.utf8.count + 2)
-        b.string(s)
-        return b.text
+        var w = JSONWriter(JSONByteArray())
+        w.string(s)
+        return w.sink.text
     }
 
-    /// A JSON number for a measurement (`JSONBytes.number`): whole-number quantities without a
+    /// A JSON number for a measurement (`JSONWriter.number`): whole-number quantities without a
     /// fraction, others in Swift's shortest round-trip form (`-0.5`, `50.0`) at 15 significant
     /// digits (no float noise: `NumberText.significant`); non-finite values as `null`.
     static func number(_ value: Double, integer: Bool = false) -> String {
-        var b = JSONBytes(capacity: NumberText.maxBytes)
-        b.number(value, integer: integer)
-        return b.text
+        var w = JSONWriter(JSONByteArray())
+        w.number(value, integer: integer)
+        return w.sink.text
     }
 
     /// ISO 8601 UTC time with microseconds where they are not zero.
     static func time(micros: Int64) -> String { Timestamp.iso8601(micros: micros, localOffsetSeconds: nil) }
 
-    /// One reading as a JSON object (without newline): `JSONBytes.reading`.
+    /// One reading as a JSON object (without newline): `JSONWriter.reading`.
     static func reading(_ r: Reading, includeTime: Bool) -> String {
-        var b = JSONBytes()
-        b.reading(r, includeTime: includeTime)
-        return b.text
+        var w = JSONWriter(JSONByteArray())
+        w.reading(r, includeTime: includeTime)
+        return w.sink.text
     }
 
     /// An advertisement nothing decoded, with its parsed AD fields (`--all`).
