@@ -9,7 +9,7 @@ import Glibc
 ///
 /// Written as bytes straight into the output. Most stored values are decimals with a few places
 /// (21.35 °C), and for those the text comes from an integer instead of `description`'s general
-/// algorithm, with the same result: if `m / 10^k` (k = 1…4, `m` below 10^15) rounds to the double
+/// algorithm, with the same result: if `m / 10^k` (k = 1…15, `m` below 10^15) rounds to the double
 /// `v`, then the digits of `m` with the point k places from the right are `v`'s shortest
 /// round-trip text. Any decimal of at most 15 significant digits round-trips through a double
 /// (DBL_DIG), so two different such decimals can never round to the same double: no shorter (or
@@ -52,6 +52,18 @@ enum NumberText {
                     }
                     let m = UInt64(a * scale + 0.5)
                     if Double(m) / scale == a { return sign + writeFixed(m, decimals: k, to: p + sign) }
+                }
+                // Longer fractions (a decoder's exact binary fractions: 55.9964599609375): the
+                // same argument, for any k while m stays below 10^15, where `description` still
+                // prints a plain decimal (from 10^-4 on). 10^k is exact in a double up to 10^22.
+                if a >= 1e-4 {
+                    var scale = powers.3
+                    for k in 5...15 {
+                        scale *= 10
+                        guard a * scale < 1e15 else { break }
+                        let m = UInt64(a * scale + 0.5)
+                        if Double(m) / scale == a { return sign + writeFixed(m, decimals: k, to: p + sign) }
+                    }
                 }
             }
         }

@@ -55,7 +55,10 @@ import Testing
             1.2e20, 1e-5, 0.0001, 1 / 3, 55.9964599609375, .nan, .infinity, -.infinity, 9.007199254740993e15,
             .greatestFiniteMagnitude, .leastNonzeroMagnitude]
         for _ in 0..<20000 {
-            switch Int.random(in: 0..<4, using: &rng) {
+            switch Int.random(in: 0..<5, using: &rng) {
+            case 4:
+                // Exact binary fractions (decoders scale by powers of two): up to 15 decimals.
+                values.append(Double(Int.random(in: -(1 << 30)...(1 << 30), using: &rng)) / Double(1 << Int.random(in: 1...24, using: &rng)))
             case 0: values.append(Double(Int.random(in: -100_000...100_000, using: &rng)) / 100)
             case 1: values.append(Double(Int.random(in: -1_000_000...1_000_000, using: &rng)))
             case 2: values.append(Double.random(in: -1e6...1e6, using: &rng))
