@@ -70,11 +70,33 @@ enum NumberText {
         // `significant(v).description`, without working out the description twice for the
         // values it leaves as they are (15 significant digits or fewer).
         var text = v.description
-        if significantDigits(text) > 15 { text = significant(v).description }
+        if significantDigits(text) > 15 {
+            if a >= 1e-4, a < 1e15, let n = writeRounded(v, to: p) { return n }
+            text = significant(v).description
+        }
         return text.withUTF8 { u in
             p.update(from: u.baseAddress!, count: u.count)
             return u.count
         }
+    }
+
+    /// `significant(v).description` for `v` from 10^-4 to 10^15, written from `%.15g` at `p`:
+    /// that text is the 15-digit decimal `significant` rounds to, its trailing zeros dropped, and
+    /// (the type's comment) the only text of at most 15 digits naming the rounded double, so its
+    /// shortest; `description` prints it plainly in this range, with `.0` when whole. `nil` when
+    /// `%g` chose an exponent (then `significant` decides).
+    private static func writeRounded(_ v: Double, to p: UnsafeMutablePointer<UInt8>) -> Int? {
+        let n = withVaList([v]) { vsnprintf(UnsafeMutableRawPointer(p).assumingMemoryBound(to: CChar.self), 30, "%.15g", $0) }
+        guard n > 0, n < 28 else { return nil }
+        var point = false
+        for i in 0..<Int(n) {
+            if p[i] == UInt8(ascii: "e") { return nil }
+            if p[i] == UInt8(ascii: ".") { point = true }
+        }
+        guard !point else { return Int(n) }
+        p[Int(n)] = UInt8(ascii: ".")
+        p[Int(n) + 1] = UInt8(ascii: "0")
+        return Int(n) + 2
     }
 
     /// `v` rounded to 15 significant digits (DBL_DIG), the precision every decimal keeps through
