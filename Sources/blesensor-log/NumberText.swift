@@ -65,6 +65,10 @@ enum NumberText {
                         if Double(m) / scale == a { return sign + writeFixed(m, decimals: k, to: p + sign) }
                     }
                 }
+                // From 0.1 on, a decimal of at most 15 significant digits has at most 15 places,
+                // so the loops above found any: `v`'s shortest text has more, and it is rounded
+                // (`significant`) without first working out its description.
+                if a >= 0.1, let n = writeRounded(v, to: p) { return n }
             }
         }
         // `significant(v).description`, without working out the description twice for the
