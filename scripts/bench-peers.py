@@ -11,6 +11,11 @@ Subcommands (each prints one line `key=value ...` that scripts/bench reads):
   bleparser-passes VECTORS.jsonl N  the same decode of the set, exactly N times and untimed: for
                                     callgrind, whose instruction counts do not drift with the
                                     host's load as rates do
+  bleparser-lines LINES.txt         lines/s of bleparser's loop as a `decode` command would run it:
+                                    each `AA:BB:CC:DD:EE:FF <AD hex>` line of LINES.txt parsed,
+                                    made an HCI event, decoded, and its reading written as a JSON
+                                    line (json.dumps) to /dev/null through a buffered file; the whole
+                                    loop is timed, the import and the reading of LINES.txt are not
   theengs VECTORS.jsonl             advertisements/s through TheengsDecoder.decodeBLE, fed the JSON
                                     document Theengs Gateway builds (id, name, manufacturerdata with
                                     its company id, servicedata + servicedatauuid)
@@ -166,6 +171,31 @@ def cmd_bleparser_passes(src, passes):
     print("reports=%d" % (passes * len(packets)))
 
 
+def cmd_bleparser_lines(lines_path):
+    logging.disable(logging.CRITICAL)
+    from bleparser import BleParser
+
+    parser = BleParser()
+    lines = open(lines_path, encoding="ascii").read().splitlines()
+    written = 0
+    with StdoutDiscarded(), open(os.devnull, "w", buffering=1 << 18) as out:
+        start = time.perf_counter()
+        for line in lines:
+            address, _, ad_hex = line.partition(" ")
+            ad = bytes.fromhex(ad_hex)
+            if len(ad) > 240:
+                continue
+            try:
+                sensor, _tracker = parser.parse_raw_data(hci_event(address, ad))
+            except Exception:
+                continue
+            if sensor is not None:
+                out.write(json.dumps(sensor, separators=(",", ":"), default=str) + "\n")
+                written += 1
+        elapsed = time.perf_counter() - start
+    print("lines_per_s=%.0f lines=%d written=%d" % (len(lines) / elapsed, len(lines), written))
+
+
 def cmd_theengs(src, rounds, min_seconds):
     from TheengsDecoder import decodeBLE
 
@@ -289,6 +319,8 @@ def main(argv):
         cmd_bleparser(argv[2], rounds, min_seconds)
     elif cmd == "bleparser-passes" and len(argv) == 4 and argv[3].isdigit():
         cmd_bleparser_passes(argv[2], int(argv[3]))
+    elif cmd == "bleparser-lines" and len(argv) == 3:
+        cmd_bleparser_lines(argv[2])
     elif cmd == "theengs" and len(argv) == 3:
         cmd_theengs(argv[2], rounds, min_seconds)
     elif cmd == "ingest" and len(argv) == 5:

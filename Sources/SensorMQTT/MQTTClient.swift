@@ -129,6 +129,9 @@ public struct MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
 final class CallbackState: Sendable {
     let birth: MQTTMessage?
     let subscriptions: [String]
+    /// MQTT 5: a refusal's code is a v5 reason code (`mosquitto_reason_string`), not a 3.1.1
+    /// CONNACK code.
+    let isV5: Bool
     private let queue = Mutex(EventQueue())
     let connected = Atomic<Bool>(false)
     /// Connections the broker accepted so far (the network thread's backoff starts over after one).
@@ -141,9 +144,10 @@ final class CallbackState: Sendable {
         var queuedMessages = 0
     }
 
-    init(birth: MQTTMessage?, subscriptions: [String]) {
+    init(birth: MQTTMessage?, subscriptions: [String], isV5: Bool) {
         self.birth = birth
         self.subscriptions = subscriptions
+        self.isV5 = isV5
     }
 
     /// Called on the network thread; waits while the queue holds `maxQueuedMessages` messages
@@ -192,7 +196,9 @@ public final class MQTTClient {
     public init(_ configuration: MQTTClientConfiguration) throws(MQTTError) {
         self.configuration = configuration
         _ = Self.libraryInitialized
-        let state = CallbackState(birth: configuration.birth, subscriptions: configuration.subscriptions)
+        let state = CallbackState(
+            birth: configuration.birth, subscriptions: configuration.subscriptions,
+            isV5: configuration.protocolVersion == .v5)
         self.state = state
         userdata = Unmanaged.passRetained(state)
         guard let h = mosquitto_new(configuration.clientID, configuration.cleanSession, userdata.toOpaque()) else {
@@ -236,7 +242,8 @@ public final class MQTTClient {
             guard let obj, let mosq else { return }
             let state = Unmanaged<CallbackState>.fromOpaque(obj).takeUnretainedValue()
             guard rc == 0 else {
-                state.post(.refused(reason: String(cString: mosquitto_connack_string(rc))))
+                let reason = state.isV5 ? mosquitto_reason_string(rc) : mosquitto_connack_string(rc)
+                state.post(.refused(reason: reason.map { String(cString: $0) } ?? "refused (\(rc))"))
                 return
             }
             // Subscriptions and the birth message go out on the connection just made, before
@@ -363,8 +370,11 @@ private final class NetworkLoop: @unchecked Sendable {
             let before = state.accepted.load(ordering: .sequentiallyConsistent)
             // Non-blocking: a connect that hangs (a host that drops SYNs) is finished or given up
             // by the loop below, which looks at `stopping` every 100 ms, so `stop()` never waits
-            // for a TCP timeout.
-            let rc = mosquitto_connect_async(handle, c.host, c.port, c.keepAliveSeconds)
+            // for a TCP timeout. Except for a session kept across connections in MQTT 5
+            // (`connectKeepingSession`).
+            let rc =
+                c.protocolVersion == .v5 && !c.cleanSession
+                ? connectKeepingSession() : mosquitto_connect_async(handle, c.host, c.port, c.keepAliveSeconds)
             if rc == Int32(MOSQ_ERR_SUCCESS.rawValue) {
                 var loop = rc
                 while loop == Int32(MOSQ_ERR_SUCCESS.rawValue), !stopping { loop = mosquitto_loop(handle, 100, 1) }
@@ -383,5 +393,22 @@ private final class NetworkLoop: @unchecked Sendable {
             delay = delay == 0 ? 1 : min(delay * 2, max(1, c.maxReconnectDelaySeconds))
             for _ in 0..<(delay * 10) where !stopping { usleep(100_000) }
         }
+    }
+
+    /// The CONNECT of an MQTT 5 client whose session the broker keeps after it disconnects: in
+    /// MQTT 5 clean start off alone resumes a session, and only a session expiry interval in the
+    /// CONNECT keeps it past the connection (here: never expires, as a 3.1.1 persistent session).
+    /// libmosquitto takes CONNECT properties only in its blocking connect (no async one:
+    /// eclipse-mosquitto/mosquitto#2644), so this one waits for TCP (and TLS): a `stop()` meanwhile
+    /// waits for it, at worst a TCP timeout towards a host that drops SYNs.
+    private func connectKeepingSession() -> Int32 {
+        let c = configuration
+        // `properties` is a list libmosquitto allocates and this function frees; the connect
+        // copies what it needs.
+        var properties: OpaquePointer? = nil
+        defer { mosquitto_property_free_all(&properties) }
+        let added = mosquitto_property_add_int32(&properties, Int32(MQTT_PROP_SESSION_EXPIRY_INTERVAL.rawValue), UInt32.max)
+        guard added == Int32(MOSQ_ERR_SUCCESS.rawValue) else { return added }
+        return mosquitto_connect_bind_v5(handle, c.host, c.port, c.keepAliveSeconds, nil, properties)
     }
 }

@@ -51,6 +51,8 @@ public struct StoredRow: Sendable, Equatable {
     var facts: RowFacts
     /// `nil` when `listed` is already in key order without repeats (the common case: no array).
     var keyOrder: [Int]? { facts.keyOrder }
+    /// The receiver that published this row, for a hub's rows (RowReceivers.swift); else `nil`.
+    public var receiver: String? { facts.receiver }
 
     init(
         address: BDAddress, facts: RowFacts, rssi: Int8?, timeMicros: Int64, firstHeardMicros: Int64,
@@ -97,7 +99,7 @@ public struct StoredRow: Sendable, Equatable {
 
     public static func == (a: StoredRow, b: StoredRow) -> Bool {
         a.address == b.address && a.addressType == b.addressType && a.decoderID == b.decoderID && a.model == b.model
-            && a.name == b.name && a.rssi == b.rssi && a.timeMicros == b.timeMicros
+            && a.name == b.name && a.receiver == b.receiver && a.rssi == b.rssi && a.timeMicros == b.timeMicros
             && a.firstHeardMicros == b.firstHeardMicros && a.lastHeardMicros == b.lastHeardMicros
             && a.samples == b.samples && sameMeasurements(a.listed, a.keyOrder, b.listed, b.keyOrder)
     }
@@ -123,13 +125,20 @@ final class RowFacts: Sendable {
     /// Shared by every row of the sensor while its decoder lists the same quantities in the same
     /// order (see `Downsampler.Entry`).
     let keyOrder: [Int]?
+    /// The receiver whose published copy the row is (`SensorStore.add(published:…)`, the hub);
+    /// `nil` for the rows a logger folds from its own radio (RowReceivers.swift).
+    let receiver: String?
 
-    init(addressType: AddressType, decoderID: String, model: String, name: String?, keyOrder: [Int]?) {
+    init(
+        addressType: AddressType, decoderID: String, model: String, name: String?, keyOrder: [Int]?,
+        receiver: String? = nil
+    ) {
         self.addressType = addressType
         self.decoderID = decoderID
         self.model = model
         self.name = name
         self.keyOrder = keyOrder
+        self.receiver = receiver
     }
 
     /// Whether these are the facts (string equality: small strings compare in place).

@@ -15,6 +15,10 @@ public final class ExportCursor {
     /// Every quantity present in the exported rows, sorted by key: the CSV header.
     public let quantities: [Quantity]
 
+    /// Whether the rows come from a hub (`collect`): they may name the receiver whose copy each
+    /// is (RowReceivers.swift), `receiver`. `false` for a logger's own file.
+    public let hasReceivers: Bool
+
     /// The current row (after `step()` returned `true`): its time (µs), sensor and samples.
     /// Written by `step()` only; a cursor is used by one loop at a time (not Sendable).
     public private(set) var timeMicros: Int64 = 0
@@ -25,6 +29,15 @@ public final class ExportCursor {
     public private(set) var clockUnsynchronised = false
     /// The store has spans of `clock_unsynced`: the statement's column 4 flags each row.
     public let mayFlagClock: Bool
+    /// The receiver whose published copy the current row is, and the RSSI it published; `nil`
+    /// for a logger's own rows.
+    public var receiver: String? { hasReceivers ? statement?.text(receiverColumn) : nil }
+    public var receiverRSSI: Int8? {
+        guard hasReceivers, let s = statement, !s.isNull(receiverColumn + 1) else { return nil }
+        return Int8(truncatingIfNeeded: s.int64(receiverColumn + 1))
+    }
+    /// The statement's columns after the four of every row: the clock flag, then the receiver's two.
+    private var receiverColumn: Int32 { mayFlagClock ? 5 : 4 }
     /// The current row's value for each column of `quantities`, NaN where it has none (a stored
     /// NaN reads the same: export writes both as an empty cell). The memory belongs to the
     /// cursor and is overwritten by the next `step()`.
@@ -49,9 +62,14 @@ public final class ExportCursor {
 
     /// - Parameter columns: the quantity ids of `quantities`, in the same order.
     /// - Parameter flagsClock: the statement's column 4 is `StoreReader.unsynchronisedPredicate`.
-    init(reader: StoreReader, quantities: [Quantity], columns: [Int64], statement: Statement, flagsClock: Bool) {
+    /// - Parameter hasReceivers: the statement's last two columns are the row's receiver and RSSI.
+    init(
+        reader: StoreReader, quantities: [Quantity], columns: [Int64], statement: Statement, flagsClock: Bool,
+        hasReceivers: Bool
+    ) {
         self.reader = reader
         mayFlagClock = flagsClock
+        self.hasReceivers = hasReceivers
         self.quantities = quantities
         self.statement = statement
         cells = .allocate(capacity: quantities.count)
@@ -146,7 +164,9 @@ public final class ExportCursor {
             if let badID { ms.append(Measurement(try reader.quantity(badID), .nan)) }
             if ms.count > 1 { ms.sort { $0.quantity < $1.quantity } }
         }
-        return ExportRow(timeMicros: timeMicros, sensor: try sensor, samples: samples, measurements: ms)
+        return ExportRow(
+            timeMicros: timeMicros, sensor: try sensor, samples: samples, measurements: ms, receiver: receiver,
+            receiverRSSI: receiverRSSI)
     }
 
     /// The next row, or `nil` at the end (which also ends the snapshot).
@@ -187,31 +207,38 @@ extension StoreReader {
             let to = range.to ?? .max
             let selected = try resolve(selectors)
             let present = try quantitiesPresent(from: from, to: to, sensors: selected.map { Set($0.keys) })
-            // The flag costs a lookup per row: only asked for when there is something to flag.
+            // A hub's rows name their receiver (RowReceivers.swift); a logger's own file has none,
+            // and its export reads `readings` alone.
+            let receivers = try connection.scalarInt("SELECT EXISTS (SELECT 1 FROM row_receivers)") == 1
+            // The clock flag costs a lookup per row: only asked for when there is something to flag.
             let flagsClock = try hasUnsynchronisedSpans()
-            let selectList = "SELECT time_us, sensor_id, samples, data" + (flagsClock ? ", " + Self.unsynchronisedPredicate : "")
+            let columns = "SELECT r.time_us, r.sensor_id, r.samples, r.data"
+                + (flagsClock ? ", " + Self.unsynchronisedPredicate(row: "r") : "")
+                + (receivers ? ", h.receiver, h.rssi_dbm" : "")
+            let join = receivers
+                ? " LEFT JOIN row_receivers h ON h.time_us = r.time_us AND h.sensor_id = r.sensor_id" : ""
             let s: Statement
             if let selected, selected.count == 1, let id = selected.keys.first {
                 s = try connection.prepare(
-                    selectList + " FROM readings INDEXED BY readings_by_sensor "
-                        + "WHERE sensor_id = ?3 AND time_us >= ?1 AND time_us < ?2 ORDER BY time_us")
+                    columns + " FROM readings AS r INDEXED BY readings_by_sensor" + join
+                        + " WHERE r.sensor_id = ?3 AND r.time_us >= ?1 AND r.time_us < ?2 ORDER BY r.time_us")
                 try s.bind(3, id)
             } else if let selected {
                 // `+sensor_id` keeps the planner on the primary key: rows stream in time order, unsorted.
                 let list = selected.keys.sorted().map(String.init).joined(separator: ",")
                 s = try connection.prepare(
-                    selectList + " FROM readings WHERE time_us >= ?1 AND time_us < ?2 "
-                        + "AND +sensor_id IN (\(list)) ORDER BY time_us, sensor_id")
+                    columns + " FROM readings AS r" + join + " WHERE r.time_us >= ?1 AND r.time_us < ?2 "
+                        + "AND +r.sensor_id IN (\(list)) ORDER BY r.time_us, r.sensor_id")
             } else {
                 s = try connection.prepare(
-                    selectList + " FROM readings WHERE time_us >= ?1 AND time_us < ?2 "
-                        + "ORDER BY time_us, sensor_id")
+                    columns + " FROM readings AS r" + join + " WHERE r.time_us >= ?1 AND r.time_us < ?2 "
+                        + "ORDER BY r.time_us, r.sensor_id")
             }
             try s.bind(1, from)
             try s.bind(2, to)
             return ExportCursor(
                 reader: self, quantities: present.map(\.quantity), columns: present.map(\.id), statement: s,
-                flagsClock: flagsClock)
+                flagsClock: flagsClock, hasReceivers: receivers)
         } catch {
             _ = connection.rollbackIfNeeded()
             throw error

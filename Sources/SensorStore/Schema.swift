@@ -128,6 +128,18 @@ enum Schema {
             sensor_id INTEGER NOT NULL
         );
         """,
+        // The hub's (`collect`, RowReceivers.swift): which receiver's copy of a row is stored and
+        // the RSSI it published, so a stronger copy arriving later takes its place. Written only
+        // by `SensorStore.add(published:…)`: a logger's own rows (`run`) write nothing here.
+        """
+        CREATE TABLE row_receivers (
+            time_us INTEGER NOT NULL,
+            sensor_id INTEGER NOT NULL,
+            receiver TEXT NOT NULL,               -- the receiver that published the stored copy
+            rssi_dbm INTEGER,                     -- the RSSI it published with it; NULL if none
+            PRIMARY KEY (time_us, sensor_id)
+        ) WITHOUT ROWID;
+        """,
     ]
 
     static var version: Int32 { Int32(migrations.count) }

@@ -43,7 +43,9 @@ import SensorDecode
 //     one), else it is a replay and changes nothing. Rows without a span are never merged into.
 //     A merged row's (hour, sensor) rollup is computed again from the rows in the same
 //     transaction. Limit: new advertisements stamped inside a stored row's span (a clock stepped
-//     back into an interval already committed) are taken for a replay.
+//     back into an interval already committed) are taken for a replay. Rows other loggers
+//     published (a hub's, `add(published:…)`) meet stored ones by receiver instead: the
+//     strongest copy is kept (RowReceivers.swift).
 // (4) For every hour at or after the horizon, each `rollup_hourly` row equals the aggregate of
 //     the raw rows of its (hour, sensor): n_rows, n_samples, last time, and per quantity rows,
 //     samples, sum, min, max and the value at the latest time. Both are written
@@ -318,6 +320,8 @@ public final class SensorStore {
     /// Multi-row rollup writes by row count (`insertChunkSizes`), prepared on first use.
     private var writeRollups: [Int: Statement] = [:]
     private let dataVersion: Statement
+    /// `row_receivers`' statements, prepared with the first published row's batch.
+    private var rowReceivers: RowReceiverTable?
 
     /// Opens (creating if needed) the store at `path` for writing.
     ///
@@ -439,15 +443,8 @@ public final class SensorStore {
     ///     receive time goes into a span of `clock_unsynced`, committed with the next batch.
     @discardableResult
     public func add(_ reading: consuming Reading, now: Double, unsynchronised: Bool = false) -> FlushResult {
-        if isRefusingReadings {
-            counters.refusedReadings += 1
-            return currentFailure.map { .failed($0) } ?? .notDue
-        }
         let time = reading.timeMicros
-        guard Schema.storableTimes.contains(time), time >= acceptFrom, time <= acceptUntil else {
-            refuse(time)
-            return pending.isEmpty ? .nothingPending : .notDue
-        }
+        if let refused = refusal(time) { return refused }
         if unsynchronised {
             flagUnsynchronised(time)
         } else {
@@ -455,6 +452,35 @@ public final class SensorStore {
         }
         let before = pending.count
         downsampler.add(reading, into: &pending)
+        return added(since: before, now: now)
+    }
+
+    /// Takes one row another logger stored and published (the hub, `collect`): stored as it
+    /// is, not folded, at its own time; of the copies several receivers publish of one row, the
+    /// strongest is kept (RowReceivers.swift). `reading.rssi` is the RSSI `receiver` published.
+    @discardableResult
+    public func add(published reading: Reading, samples: Int, receiver: String, now: Double) -> FlushResult {
+        if let refused = refusal(reading.timeMicros) { return refused }
+        let before = pending.count
+        pending.append(StoredRow(published: reading, samples: samples, receiver: receiver))
+        return added(since: before, now: now)
+    }
+
+    /// What `add` answers for a reading it does not take (its time, or a full `pending`), else `nil`.
+    private func refusal(_ time: Int64) -> FlushResult? {
+        if isRefusingReadings {
+            counters.refusedReadings += 1
+            return currentFailure.map { .failed($0) } ?? .notDue
+        }
+        guard Schema.storableTimes.contains(time), time >= acceptFrom, time <= acceptUntil else {
+            refuse(time)
+            return pending.isEmpty ? .nothingPending : .notDue
+        }
+        return nil
+    }
+
+    /// `add`'s end: the new rows' bookkeeping, and a commit once `batchRows` are pending.
+    private func added(since before: Int, now: Double) -> FlushResult {
         appended(since: before, now: now)
         assert(withinMemoryBounds())
         if pending.count >= configuration.batchRows { return flush(now: now, force: false) }
@@ -873,6 +899,7 @@ public final class SensorStore {
             try upsertSensors(&batch)
             Self.sortRows(&batch)
             try insertFresh(&batch)
+            for i in batch.fresh where batch.rows[i].receiver != nil { try recordReceiver(i, batch) }
             try insertOrMergeOthers(&batch)
             let written = try rollupsToWrite(batch)
             // Written with multi-row statements (`insertChunkSizes`), every `stats` blob encoded in
@@ -1024,13 +1051,15 @@ public final class SensorStore {
     }
 
     /// Step 5: the other rows one by one: inserted if their (time, sensor) is free, else merged
-    /// into the stored row or left as a replay (invariant 3).
+    /// into the stored row or left as a replay (invariant 3), or for a published row, put in
+    /// its place or dropped by receiver (RowReceivers.swift).
     private func insertOrMergeOthers(_ b: inout Batch) throws(StoreError) {
         for i in b.others {
             if try insert([i], rollingUp: false, &b) == 1 {
                 b.addToRollup(i)
                 b.inserted += 1
-            } else if try mergeIntoStored(i, b) {
+                try recordReceiver(i, b)
+            } else if try (b.rows[i].receiver != nil ? replaceIfOutranked(i, b) : mergeIntoStored(i, b)) {
                 b.merged += 1
                 b.recompute.insert(RollupKey(hour: Self.hour(b.rows[i].timeMicros), sensorID: b.sensors[b.slotOfRow[i]].id))
             }
@@ -1167,21 +1196,60 @@ public final class SensorStore {
             }
             result = (stored.merged(with: incoming), StoredSpan.merge(old, stored, items, incoming, lastWins: integer))
         }
+        try rewriteStored(time: time, sensorID: sensor.id, span: result.span, items: result.items)
+        return true
+    }
+
+    /// Puts `span` and `items` (ascending ids) in the place of the stored row at (time, sensor).
+    private func rewriteStored(
+        time: Int64, sensorID: Int64, span: StoredSpan, items: [(id: Int64, value: Double)]
+    ) throws(StoreError) {
         var data: [UInt8] = []
-        MeasurementCodec.encode(result.items, into: &data)
+        MeasurementCodec.encode(items, into: &data)
         let u = updateStored
         try u.bind(1, time)
-        try u.bind(2, sensor.id)
-        try u.bind(3, result.span.samples)
+        try u.bind(2, sensorID)
+        try u.bind(3, span.samples)
         if data.isEmpty {
             try u.bindStatic(4, UnsafeRawBufferPointer(start: nil, count: 0))
         } else {
             try u.bind(4, data)
         }
-        try u.bind(5, result.span.first &- time)
-        try u.bind(6, result.span.last &- time)
+        try u.bind(5, span.first &- time)
+        try u.bind(6, span.last &- time)
         try u.run()
         u.reset()
+    }
+
+    /// `row_receivers`, its statements prepared on first use.
+    private func receiverTable() throws(StoreError) -> RowReceiverTable {
+        if let t = rowReceivers { return t }
+        let t = try RowReceiverTable(connection)
+        rowReceivers = t
+        return t
+    }
+
+    /// Records who published row `i`, just inserted, if another logger did (RowReceivers.swift).
+    private func recordReceiver(_ i: Int, _ b: Batch) throws(StoreError) {
+        guard let by = b.rows[i].publishedBy else { return }
+        try receiverTable().record(by, time: b.rows[i].timeMicros, sensorID: b.sensors[b.slotOfRow[i]].id)
+    }
+
+    /// Published row `i` (its sensor's mapping describes it) met a stored row of its (time,
+    /// sensor): takes its place if its receiver outranks the stored row's, else is dropped
+    /// (RowReceivers.swift). Returns whether the stored row changed.
+    private func replaceIfOutranked(_ i: Int, _ b: Batch) throws(StoreError) -> Bool {
+        let row = b.rows[i]
+        let sensor = b.sensors[b.slotOfRow[i]]
+        guard let by = row.publishedBy else { return false }
+        let table = try receiverTable()
+        guard by.outranks(try table.receiver(time: row.timeMicros, sensorID: sensor.id)) else { return false }
+        var items: [(id: Int64, value: Double)] = []
+        items.reserveCapacity(sensor.order.count)
+        for k in sensor.order { items.append((sensor.ids[k], row.measurement(k).value)) }
+        let span = StoredSpan(samples: Int64(row.samples), first: row.firstHeardMicros, last: row.lastHeardMicros)
+        try rewriteStored(time: row.timeMicros, sensorID: sensor.id, span: span, items: items)
+        try table.record(by, time: row.timeMicros, sensorID: sensor.id)
         return true
     }
 
@@ -1423,6 +1491,9 @@ public final class SensorStore {
                 try del.run()
                 deleted = connection.changes
             }
+            let receivers = try connection.prepare("DELETE FROM row_receivers WHERE time_us < ?1")
+            try receivers.bind(1, bound)
+            try receivers.run()
             let rollups = try connection.prepare("DELETE FROM rollup_hourly WHERE hour < ?1")
             try rollups.bind(1, Self.hour(bound))
             try rollups.run()

@@ -57,6 +57,10 @@ public struct ExportRow: Sendable, Equatable {
     public var samples: Int
     /// Sorted by quantity key.
     public var measurements: [Measurement]
+    /// For a hub's row (RowReceivers.swift): the receiver whose published copy it is, and the
+    /// RSSI that receiver published; `nil` for a logger's own rows.
+    public var receiver: String? = nil
+    public var receiverRSSI: Int8? = nil
 }
 
 /// Statistics of one quantity of one sensor over a period.
@@ -258,6 +262,7 @@ public final class StoreReader {
         try inWriteTransaction(attempted) { () throws(StoreError) in
             for sql in [
                 "DELETE FROM readings WHERE sensor_id = ?1", "DELETE FROM rollup_hourly WHERE sensor_id = ?1",
+                "DELETE FROM row_receivers WHERE sensor_id = ?1",
                 "DELETE FROM sensors WHERE id = ?1",
             ] {
                 let s = try connection.prepare(sql)

@@ -33,9 +33,11 @@ public struct UnsynchronisedRows: Sendable, Equatable {
 extension StoreReader {
     /// SQL true for a `readings` row flagged by `clock_unsynced` (see `UnsynchronisedRows`). A
     /// row stored before migration 2 has no receive times (NULL): its bucket start stands in.
-    static let unsynchronisedPredicate =
-        "EXISTS (SELECT 1 FROM clock_unsynced c WHERE c.from_us <= time_us + coalesce(last_after_us, 0) "
-        + "AND c.to_us >= time_us + coalesce(first_after_us, 0))"
+    /// - Parameter row: the name (or alias) of the `readings` row it is asked of.
+    static func unsynchronisedPredicate(row: String = "readings") -> String {
+        "EXISTS (SELECT 1 FROM clock_unsynced c WHERE c.from_us <= \(row).time_us + coalesce(\(row).last_after_us, 0) "
+            + "AND c.to_us >= \(row).time_us + coalesce(\(row).first_after_us, 0))"
+    }
 
     /// A row's receive times lie within a day of its bucket start: the longest `--interval`.
     static let longestBucketMicros: Int64 = 86_400 * 1_000_000
@@ -58,7 +60,7 @@ extension StoreReader {
         var out = UnsynchronisedRows(spans: spans.count)
         let s = try connection.prepare(
             "SELECT count(*), min(time_us), max(time_us) FROM readings WHERE time_us > ?1 AND time_us <= ?2 AND "
-                + Self.unsynchronisedPredicate)
+                + Self.unsynchronisedPredicate())
         var covered = Int64.min  // bucket starts up to here are counted
         for span in Self.merged(spans) {
             let low = max(covered, span.lowerBound.subtractingReportingOverflow(Self.longestBucketMicros).partialValue)

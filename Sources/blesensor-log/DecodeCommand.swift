@@ -26,34 +26,48 @@ enum DecodeCommand {
 
     static func run(_ args: ParsedArguments) throws(CLIError) -> Int32 {
         let registry = Registry.standard(keys: try KeyOptions.parse(args.all("key")))
-        let out = OutputWriter(fd: 1)
+        // Output in large writes; nothing flushes per line (stdout a terminal included: the
+        // buffer goes out as it fills and at the end).
+        let out = OutputWriter(fd: 1, capacity: 1 << 18)
         var extractor = AdvertisementExtractor()
         var badLines = 0
         var lines = InputLines(fd: 0, maxLength: maxLineBytes)
+        var json = JSONWriter(out)
+        let all = args.has("all")
+        let explain = args.has("explain")
+        func decode(_ ad: Advertisement, lineNumber: Int) {
+            let result = registry.decode(ad)
+            for r in result.readings {
+                json.reading(r, includeTime: false)
+                json.literal("\n")
+            }
+            for m in result.malformed {
+                printError("line \(lineNumber): \(ad.address): \(m.decoder): \(m.reason)")
+            }
+            if result.readings.isEmpty, all {
+                out.write(JSON.undecoded(ad, ad.fields, includeTime: false) + "\n")
+            }
+            if explain { out.write(JSON.explanation(ad, registry.explain(ad)) + "\n") }
+        }
         while let (lineNumber, line) = try lines.next() {
             guard let line else {
                 badLines += 1
                 printError("line \(lineNumber): longer than \(maxLineBytes) bytes, which no advertisement or HCI event is; skipped")
                 continue
             }
-            // '#' starts a comment anywhere on the line: hex and addresses never hold one.
-            let text = String(decoding: line.prefix { $0 != UInt8(ascii: "#") }, as: UTF8.self).trimmingWhitespace()
-            if text.isEmpty { continue }
-            switch parseLine(text, extractor: &extractor) {
-            case .failure(let message):
-                badLines += 1
-                printError("line \(lineNumber): \(message)")
-            case .success(let ads):
-                for ad in ads {
-                    let result = registry.decode(ad)
-                    for r in result.readings { out.write(JSON.reading(r, includeTime: false) + "\n") }
-                    for m in result.malformed {
-                        printError("line \(lineNumber): \(ad.address): \(m.decoder): \(m.reason)")
-                    }
-                    if result.readings.isEmpty, args.has("all") {
-                        out.write(JSON.undecoded(ad, ad.fields, includeTime: false) + "\n")
-                    }
-                    if args.has("explain") { out.write(JSON.explanation(ad, registry.explain(ad)) + "\n") }
+            switch plainLine(line) {
+            case .blank: continue
+            case .advertisement(let ad): decode(ad, lineNumber: lineNumber)
+            case .other:
+                // '#' starts a comment anywhere on the line: hex and addresses never hold one.
+                let text = String(decoding: line.prefix { $0 != UInt8(ascii: "#") }, as: UTF8.self).trimmingWhitespace()
+                if text.isEmpty { continue }
+                switch parseLine(text, extractor: &extractor) {
+                case .failure(let message):
+                    badLines += 1
+                    printError("line \(lineNumber): \(message)")
+                case .success(let ads):
+                    for ad in ads { decode(ad, lineNumber: lineNumber) }
                 }
             }
         }
@@ -70,6 +84,83 @@ enum DecodeCommand {
         case success([Advertisement])
         case failure(String)
     }
+
+    /// What `plainLine` made of a line.
+    enum PlainLine {
+        /// Only spaces, tabs, carriage returns or a comment.
+        case blank
+        /// `AA:BB:CC:DD:EE:FF <hex>`, parsed.
+        case advertisement(Advertisement)
+        /// Anything else (an HCI event, `0x` prefixes, a `-` separated address, an error, text
+        /// that is not ASCII): for `parseLine`.
+        case other
+    }
+
+    /// The common line, `AA:BB:CC:DD:EE:FF` and hex bytes optionally separated by spaces, tabs
+    /// or colons, read on its bytes: what `parseLine` gives it, without making a `String` or
+    /// going through `BDAddress`'s and `Hex`'s generic text parsers (most of `decode`'s time).
+    /// Takes only lines of ASCII hex digits, colons, spaces, tabs and CRs before any `#`, on
+    /// which Character and byte semantics agree; everything else is `.other`, so that errors
+    /// and rarer forms keep `parseLine`'s one set of rules.
+    static func plainLine(_ line: [UInt8]) -> PlainLine {
+        // The table read once (each read of a `static let` checks its initialization).
+        hexNibbles.withUnsafeBufferPointer { table in line.withUnsafeBufferPointer { u in
+            func nibble(_ c: UInt8) -> UInt8? {
+                let n = table[Int(c)]
+                return n < 16 ? n : nil
+            }
+            func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0D }
+            var end = 0
+            while end < u.count, u[end] != UInt8(ascii: "#") {
+                guard table[Int(u[end])] != notPlain else { return .other }
+                end += 1
+            }
+            var start = 0
+            while start < end, isSpace(u[start]) { start += 1 }
+            while end > start, isSpace(u[end - 1]) { end -= 1 }
+            if start == end { return .blank }
+            // The address: 17 bytes up to the first space or tab, colons between the pairs.
+            guard end - start >= 17, end - start == 17 || u[start + 17] == 0x20 || u[start + 17] == 0x09 else { return .other }
+            var address: UInt64 = 0
+            for k in 0..<6 {
+                let p = start + 3 * k
+                guard k == 0 || u[p - 1] == UInt8(ascii: ":"), let h = nibble(u[p]), let l = nibble(u[p + 1]) else { return .other }
+                address = address << 8 | UInt64(h << 4 | l)
+            }
+            // The bytes: pairs of digits; a separator may not split a pair (as in `Hex.decode`).
+            var data: [UInt8] = []
+            data.reserveCapacity((end - start - 17) / 2)
+            var high: UInt8? = nil
+            for i in (start + 17)..<end {
+                if let n = nibble(u[i]) {
+                    if let h = high {
+                        data.append(h << 4 | n)
+                        high = nil
+                    } else {
+                        high = n
+                    }
+                } else if u[i] == 0x0D || high != nil {
+                    return .other
+                }
+            }
+            guard high == nil, data.count <= ReportAssembler.maxLength else { return .other }
+            return .advertisement(Advertisement(address: BDAddress(rawValue: address), data: data))
+        } }
+    }
+
+    /// By byte: its value for a hex digit, `plainSeparator` for a space, tab, colon or CR, else
+    /// `notPlain` (`plainLine`).
+    static let hexNibbles: [UInt8] = (0...255).map { c -> UInt8 in
+        switch UInt8(c) {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt8(c) - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt8(c) - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt8(c) - UInt8(ascii: "A") + 10
+        case 0x20, 0x09, 0x0D, UInt8(ascii: ":"): plainSeparator
+        default: notPlain
+        }
+    }
+    static let plainSeparator: UInt8 = 16
+    static let notPlain: UInt8 = 255
 
     /// One input line → advertisements, or why the line is unusable.
     static func parseLine(_ text: Substring, extractor: inout AdvertisementExtractor) -> LineResult {
@@ -139,7 +230,10 @@ struct InputLines {
                 start = 0
                 end = n
             }
-            let newline = chunk[start..<end].firstIndex(of: UInt8(ascii: "\n"))
+            // memchr: the C library's search, several bytes a step. The range is within `chunk`.
+            let newline: Int? = chunk.withUnsafeBufferPointer { b in
+                memchr(b.baseAddress! + start, 0x0A, end - start).map { UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) - b.baseAddress! }
+            }
             let stop = newline ?? end
             if skipping {
                 start = newline.map { $0 + 1 } ?? end

@@ -68,8 +68,13 @@ enum ExportCommand {
         let out = OutputWriter(fd: 1, capacity: 1 << 18)
         var times = TimeFormatter(local: args.has("local"))
         let columns = cursor.quantities
+        // A hub's file (rows by receiver) has a `receiver` column after `model`; a logger's own
+        // keeps the header it always had.
+        let receivers = cursor.hasReceivers
         if !jsonl, !influx {
-            out.write("time,address,alias,model" + columns.map { "," + CSV.text($0.key) }.joined() + CSV.recordEnd)
+            out.write(
+                "time,address,alias,model" + (receivers ? ",receiver" : "") + columns.map { "," + CSV.text($0.key) }.joined()
+                    + CSV.recordEnd)
         }
         // ",address,alias,model" per sensor, escaped once: a direct-mapped cache by sensor id
         // (rowids, so 64 sensors never collide), bounded whatever the number of sensors.
@@ -96,7 +101,10 @@ enum ExportCommand {
                     }
                     let values = cursor.values
                     let time = cursor.timeMicros
-                    sensorText[slot].text.withUnsafeBufferPointer { who in
+                    let sensorAndReceiver =
+                        receivers
+                        ? sensorText[slot].text + Array(("," + CSV.text(cursor.receiver ?? "")).utf8) : sensorText[slot].text
+                    sensorAndReceiver.withUnsafeBufferPointer { who in
                         // The record's bound: time, sensor, a comma and a number per column, CRLF.
                         let bound = TimeFormatter.maxBytes + who.count + values.count * (1 + NumberText.maxBytes) + 2
                         out.write(atMost: bound) { start in

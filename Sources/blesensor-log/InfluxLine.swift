@@ -4,7 +4,7 @@ import SensorStore
 /// for `influx write` and Telegraf: one point per stored row,
 /// `<model>,address=…,alias=…,model=… samples=3i,temperature_c=21.5,battery_pct=64i <ns>`.
 /// The measurement is the sensor's model; tags its address, alias (left out when it has none: a
-/// tag value may not be empty) and model; fields every quantity (whole-number quantities as
+/// tag value may not be empty), model and, for a hub's row, the receiver whose copy it is; fields every quantity (whole-number quantities as
 /// integers, `i`) and the samples folded; the time in nanoseconds since the epoch.
 enum InfluxLine {
     /// A point as one line (without newline); `nil` for a row without a finite value (a point
@@ -21,6 +21,7 @@ enum InfluxLine {
         var line = escape(s.model.isEmpty ? "sensor" : s.model, measurement: true) + ",address=\(s.address)"
         if let alias = s.alias, !alias.isEmpty { line += ",alias=" + escape(alias, measurement: false) }
         if !s.model.isEmpty { line += ",model=" + escape(s.model, measurement: false) }
+        if let receiver = row.receiver, !receiver.isEmpty { line += ",receiver=" + escape(receiver, measurement: false) }
         return line + " samples=\(row.samples)i," + fields.joined(separator: ",") + " \(row.timeMicros)000"
     }
 

@@ -5,7 +5,8 @@ import SensorStore
 extension JSON {
     /// One stored row as a JSON object (without newline), with its time already formatted:
     /// `export --jsonl` and the MQTT state payload. `receiver` (MQTT) adds the receiver's name
-    /// and the sensor's last RSSI (rows do not store one). `clockUnsynced` adds
+    /// and the sensor's last RSSI (a logger's rows do not store one); a hub's row names the
+    /// receiver whose copy it stored and the RSSI published with it. `clockUnsynced` adds
     /// `"clock_unsynced":true` (a row stamped while the clock was not synchronised).
     static func storedRow(_ row: ExportRow, time: String, receiver: String? = nil, clockUnsynced: Bool = false) -> String {
         var s = "{\"time\":\"" + time + "\",\"address\":\"\(row.sensor.address)\""
@@ -17,6 +18,9 @@ extension JSON {
         if let receiver {
             s += ",\"receiver\":" + string(receiver)
             if let rssi = row.sensor.lastRSSI { s += ",\"rssi_dbm\":\(rssi)" }
+        } else if let receiver = row.receiver {
+            s += ",\"receiver\":" + string(receiver)
+            if let rssi = row.receiverRSSI { s += ",\"rssi_dbm\":\(rssi)" }
         }
         if clockUnsynced { s += ",\"clock_unsynced\":true" }
         return s + "}"

@@ -108,6 +108,8 @@ struct MQTTSettings: Equatable {
     var prefix: String
     var receiver: String
     var discovery: Bool
+    /// `--mqtt-protocol`: MQTT 3.1.1 (the default) or 5.
+    var protocolVersion: MQTTClientConfiguration.ProtocolVersion = .v311
 
     /// `<prefix>/<receiver>`: state topics are below it, and its `status` says `online`/`offline`.
     var baseTopic: String { prefix + "/" + receiver }
@@ -128,6 +130,7 @@ enum MQTTOptions {
         .value("mqtt-prefix", "TOPIC", help: "State topics are TOPIC/<receiver>/<ADDRESS> (default blesensor)."),
         .value("receiver", "NAME", help: "This logger's name in topics and Home Assistant (default: the host name)."),
         .value("ha-discovery", "on|off", help: "Home Assistant discovery configs under homeassistant/ (default on)."),
+        .value("mqtt-protocol", "3.1.1|5", help: "The MQTT version to speak to the broker (default 3.1.1)."),
     ]
 
     /// The settings of `args`, or `nil` without `--mqtt` (then no other MQTT option may be given).
@@ -166,9 +169,15 @@ enum MQTTOptions {
         case "off": discovery = false
         case let other: throw .usage("--ha-discovery wants on or off, got '\(other)'")
         }
+        let protocolVersion: MQTTClientConfiguration.ProtocolVersion
+        switch args.value("mqtt-protocol") ?? "3.1.1" {
+        case "3.1.1": protocolVersion = .v311
+        case "5": protocolVersion = .v5
+        case let other: throw .usage("--mqtt-protocol wants 3.1.1 or 5, got '\(other)'")
+        }
         return MQTTSettings(
             broker: broker, caFile: caFile, password: password, prefix: prefix, receiver: receiver,
-            discovery: discovery)
+            discovery: discovery, protocolVersion: protocolVersion)
     }
 
     /// Text that may stand in an MQTT topic name: no wildcards, no control characters.
@@ -221,6 +230,7 @@ enum MQTTOptions {
             host: s.broker.host, port: s.broker.port, clientID: "blesensor-log-\(s.receiver)")
         c.username = s.broker.username
         c.password = s.password
+        c.protocolVersion = s.protocolVersion
         if s.broker.tls { c.tls = .init(caFile: s.caFile) }
         c.will = MQTTMessage(topic: s.statusTopic, text: "offline", qos: 1, retain: true)
         c.birth = MQTTMessage(topic: s.statusTopic, text: "online", qos: 1, retain: true)

@@ -9,7 +9,7 @@ import Glibc
 ///
 /// Written as bytes straight into the output. Most stored values are decimals with a few places
 /// (21.35 °C), and for those the text comes from an integer instead of `description`'s general
-/// algorithm, with the same result: if `m / 10^k` (k = 1…4, `m` below 10^15) rounds to the double
+/// algorithm, with the same result: if `m / 10^k` (k = 1…15, `m` below 10^15) rounds to the double
 /// `v`, then the digits of `m` with the point k places from the right are `v`'s shortest
 /// round-trip text. Any decimal of at most 15 significant digits round-trips through a double
 /// (DBL_DIG), so two different such decimals can never round to the same double: no shorter (or
@@ -53,13 +53,54 @@ enum NumberText {
                     let m = UInt64(a * scale + 0.5)
                     if Double(m) / scale == a { return sign + writeFixed(m, decimals: k, to: p + sign) }
                 }
+                // Longer fractions (a decoder's exact binary fractions: 55.9964599609375): the
+                // same argument, for any k while m stays below 10^15, where `description` still
+                // prints a plain decimal (from 10^-4 on). 10^k is exact in a double up to 10^22.
+                if a >= 1e-4 {
+                    var scale = powers.3
+                    for k in 5...15 {
+                        scale *= 10
+                        guard a * scale < 1e15 else { break }
+                        let m = UInt64(a * scale + 0.5)
+                        if Double(m) / scale == a { return sign + writeFixed(m, decimals: k, to: p + sign) }
+                    }
+                }
+                // From 0.1 on, a decimal of at most 15 significant digits has at most 15 places,
+                // so the loops above found any: `v`'s shortest text has more, and it is rounded
+                // (`significant`) without first working out its description.
+                if a >= 0.1, let n = writeRounded(v, to: p) { return n }
             }
         }
-        var text = significant(v).description
+        // `significant(v).description`, without working out the description twice for the
+        // values it leaves as they are (15 significant digits or fewer).
+        var text = v.description
+        if significantDigits(text) > 15 {
+            if a >= 1e-4, a < 1e15, let n = writeRounded(v, to: p) { return n }
+            text = significant(v).description
+        }
         return text.withUTF8 { u in
             p.update(from: u.baseAddress!, count: u.count)
             return u.count
         }
+    }
+
+    /// `significant(v).description` for `v` from 10^-4 to 10^15, written from `%.15g` at `p`:
+    /// that text is the 15-digit decimal `significant` rounds to, its trailing zeros dropped, and
+    /// (the type's comment) the only text of at most 15 digits naming the rounded double, so its
+    /// shortest; `description` prints it plainly in this range, with `.0` when whole. `nil` when
+    /// `%g` chose an exponent (then `significant` decides).
+    private static func writeRounded(_ v: Double, to p: UnsafeMutablePointer<UInt8>) -> Int? {
+        let n = withVaList([v]) { vsnprintf(UnsafeMutableRawPointer(p).assumingMemoryBound(to: CChar.self), 30, "%.15g", $0) }
+        guard n > 0, n < 28 else { return nil }
+        var point = false
+        for i in 0..<Int(n) {
+            if p[i] == UInt8(ascii: "e") { return nil }
+            if p[i] == UInt8(ascii: ".") { point = true }
+        }
+        guard !point else { return Int(n) }
+        p[Int(n)] = UInt8(ascii: ".")
+        p[Int(n) + 1] = UInt8(ascii: "0")
+        return Int(n) + 2
     }
 
     /// `v` rounded to 15 significant digits (DBL_DIG), the precision every decimal keeps through

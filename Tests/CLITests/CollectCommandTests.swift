@@ -49,17 +49,147 @@ struct CollectCommandTests {
         #expect(differ.isEmpty, "\(differ.prefix(5))")
     }
 
+    /// MQTT 5 end to end: a logger publishes state, discovery and availability, and the hub's
+    /// session outlives its connection (MQTT 5 needs a session expiry interval for that), so
+    /// what the logger published while the hub was away is stored once it is back.
+    @Test func overMQTT5AHubTakesWhatCameWhileItWasAway() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let broker = MQTTBroker(dir: dir.path)
+        try broker.start()
+        let hubDB = dir.file("hub.db")
+        let hubArgs = ["collect", "--mqtt", broker.url, "--db", hubDB, "--receiver", "hub", "--mqtt-protocol", "5", "-v"]
+        // The hub's first visit makes its session and subscription; then it goes away.
+        let first = try MQTTPublisherTests.Background(hubArgs, dir: dir)
+        let deadline = Date().addingTimeInterval(15)
+        func brokerLog() -> String { (try? String(contentsOfFile: broker.dir + "/mosquitto.log", encoding: .utf8)) ?? "" }
+        while !brokerLog().contains("blesensor-log-collect-hub (p5, c0"), Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(first.terminate() == 0, "\(first.stderr)")
+        let sub = try MQTTBroker.Subscriber(broker: broker, topics: ["blesensor/#"])
+        let db = dir.file("pi5.db")
+        let out = try CLI.run(["replay", MQTTPublisherTests.demo, "--db", db, "--mqtt", broker.url, "--receiver", "pi5", "--mqtt-protocol", "5"])
+        #expect(out.status == 0, "\(out.stderr)")
+        let stored = try MQTTPublisherTests.exported(db)
+        let messages = sub.wait(seconds: 20) { MQTTPublisherTests.states($0, base: "blesensor/pi5").count >= stored.count }
+        MQTTPublisherTests.expectStatesMatch(stored, MQTTPublisherTests.states(messages, base: "blesensor/pi5"), receiver: "pi5")
+        #expect(try broker.retained("blesensor/pi5/status").map(\.payload) == ["offline"])
+        #expect(!(try broker.retained("homeassistant/#")).isEmpty)
+        sub.stop()
+        #expect(brokerLog().contains("as blesensor-log-pi5 (p5,"), "\(brokerLog().suffix(1500))")
+        // Back: the broker hands over the rows it kept for the hub's session.
+        let hub = try MQTTPublisherTests.Background(hubArgs, dir: dir)
+        let until = Date().addingTimeInterval(60)
+        func taken() -> Int { hub.stderr.split(separator: "\n").filter { $0.contains("\"address\":") }.count }
+        while taken() < stored.count, Date() < until { Thread.sleep(forTimeInterval: 0.5) }
+        #expect(hub.terminate() == 0, "\(hub.stderr)")
+        let collected = try MQTTPublisherTests.exported(hubDB)
+        #expect(Set(collected.keys) == Set(stored.keys), "hub \(collected.count) rows, logger \(stored.count)")
+        #expect(collected.values.allSatisfy { $0["receiver"] as? String == "pi5" })
+    }
+
+    /// One hub session: `publish` while it runs, then a clean stop once it took `expected` rows.
+    static func hubSession(
+        _ broker: MQTTBroker, db: String, dir: TempDir, expected: Int, publish: () throws -> Void
+    ) throws {
+        let hub = try MQTTPublisherTests.Background(["collect", "--mqtt", broker.url, "--db", db, "--receiver", "hub", "-v"], dir: dir)
+        Thread.sleep(forTimeInterval: 1)
+        try publish()
+        let deadline = Date().addingTimeInterval(30)
+        func taken() -> Int { hub.stderr.split(separator: "\n").filter { $0.contains("\"address\":") }.count }
+        while taken() < expected, Date() < deadline { Thread.sleep(forTimeInterval: 0.2) }
+        #expect(taken() == expected, "\(hub.stderr)")
+        #expect(hub.terminate() == 0, "\(hub.stderr)")
+    }
+
+    /// A row as `run --mqtt` publishes it, by `mosquitto_pub` (a real process) on its topic.
+    static func publish(_ broker: MQTTBroker, receiver: String, minute: Int, rssi: Int, temperature: Double, battery: Int) throws {
+        let payload = "{\"time\":\"2026-11-23T00:0\(minute):00Z\",\"address\":\"A4:C1:38:00:00:01\",\"alias\":null,"
+            + "\"model\":\"TH\",\"samples\":3,\"temperature_c\":\(temperature),\"battery_pct\":\(battery),"
+            + "\"receiver\":\"\(receiver)\",\"rssi_dbm\":\(rssi)}"
+        try Child(
+            "/usr/bin/mosquitto_pub",
+            ["-h", "127.0.0.1", "-p", "\(broker.port)", "-t", "blesensor/\(receiver)/A4:C1:38:00:00:01", "-q", "1", "-m", payload]
+        ).wait()
+    }
+
+    /// Three receivers publish their copies of one sensor's rows with different RSSIs and values,
+    /// the strongest first, last and in the middle, in one batch and after the weakest was
+    /// committed (a hub restart between): each stored row is the strongest copy, its receiver
+    /// shown by every export format.
+    @Test func theStrongestReceiversCopyIsKeptWhateverTheOrder() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let broker = MQTTBroker(dir: dir.path)
+        try broker.start()
+        let db = dir.file("hub.db")
+        // Minute 1: the weakest copy first, committed alone; the stronger (pi2) and a weaker one
+        // come in the next session. Minute 2: the strongest first. Minute 3: the strongest last.
+        try Self.hubSession(broker, db: db, dir: dir, expected: 4) {
+            try Self.publish(broker, receiver: "pi1", minute: 1, rssi: -80, temperature: 1.5, battery: 81)
+            try Self.publish(broker, receiver: "pi3", minute: 3, rssi: -75, temperature: 3.25, battery: 83)
+            try Self.publish(broker, receiver: "pi2", minute: 3, rssi: -90, temperature: 3.5, battery: 82)
+            try Self.publish(broker, receiver: "pi1", minute: 3, rssi: -50, temperature: 3.75, battery: 81)
+        }
+        try Self.hubSession(broker, db: db, dir: dir, expected: 5) {
+            try Self.publish(broker, receiver: "pi2", minute: 1, rssi: -60, temperature: 1.25, battery: 82)
+            try Self.publish(broker, receiver: "pi3", minute: 1, rssi: -70, temperature: 1.75, battery: 83)
+            try Self.publish(broker, receiver: "pi3", minute: 2, rssi: -40, temperature: 2.5, battery: 83)
+            try Self.publish(broker, receiver: "pi1", minute: 2, rssi: -45, temperature: 2.25, battery: 81)
+            try Self.publish(broker, receiver: "pi2", minute: 2, rssi: -99, temperature: 2.75, battery: 82)
+        }
+        let rows = try MQTTPublisherTests.exported(db)
+        let expected: [(minute: Int, receiver: String, rssi: Int, temperature: Double, battery: Int)] = [
+            (1, "pi2", -60, 1.25, 82), (2, "pi3", -40, 2.5, 83), (3, "pi1", -50, 3.75, 81),
+        ]
+        #expect(rows.count == 3, "\(rows)")
+        for e in expected {
+            let row = rows["A4:C1:38:00:00:01 2026-11-23T00:0\(e.minute):00Z"]
+            #expect(row?["receiver"] as? String == e.receiver, "minute \(e.minute): \(row ?? [:])")
+            #expect(row?["rssi_dbm"] as? Int == e.rssi, "minute \(e.minute): \(row ?? [:])")
+            #expect(row?["temperature_c"] as? Double == e.temperature, "minute \(e.minute): \(row ?? [:])")
+            #expect(row?["battery_pct"] as? Int == e.battery, "minute \(e.minute): \(row ?? [:])")
+            #expect(row?["samples"] as? Int == 3, "minute \(e.minute): \(row ?? [:])")
+        }
+        let csv = try CLI.run(["export", "--csv", "--db", db])
+        #expect(csv.status == 0, "\(csv.stderr)")
+        let lines = csv.stdout.split(separator: "\r\n").map(String.init)
+        #expect(lines.first == "time,address,alias,model,receiver,battery_pct,temperature_c", "\(lines)")
+        #expect(lines.dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false)[4] } == ["pi2", "pi3", "pi1"], "\(lines)")
+        let influx = try CLI.run(["export", "--influx", "--db", db])
+        #expect(influx.status == 0, "\(influx.stderr)")
+        #expect(influx.stdout.split(separator: "\n").map { $0.contains(",receiver=pi2 ") || $0.contains(",receiver=pi3 ") || $0.contains(",receiver=pi1 ") } == [true, true, true], "\(influx.stdout)")
+        #expect(influx.stdout.split(separator: "\n").first?.contains(",receiver=pi2 ") == true, "\(influx.stdout)")
+        // The summary of the whole hour (its rollup, invariant 4 of SensorStore.swift) agrees with
+        // the rows kept: the minute-1 row was replaced after its commit.
+        let summary = try CLI.run(["summary", "--db", db, "--format", "json", "--since", "2026-11-23T00:00:00Z", "--until", "2026-11-23T01:00:00Z"])
+        #expect(
+            summary.stdout.contains("\"temperature_c\":{\"samples\":9,\"rows\":3,\"min\":1.25,\"mean\":2.5,\"max\":3.75,"),
+            "\(summary.stdout) \(summary.stderr)")
+    }
+
     @Test func payloadsThatAreNotRowsAreRefused() {
-        #expect(MQTTStateRow.reading(Array("{\"address\":\"A4:C1:38:BC:07:01\",\"time\":\"2026-11-23T00:00:00Z\",\"temperature_c\":-4.5,\"battery_pct\":100,\"rssi_dbm\":-60}".utf8))?
-            .measurements.map(\.quantity.key).sorted() == ["battery_pct", "temperature_c"])
+        let row = MQTTStateRow.parse(
+            Array("{\"address\":\"A4:C1:38:BC:07:01\",\"time\":\"2026-11-23T00:00:00Z\",\"temperature_c\":-4.5,\"battery_pct\":100,\"rssi_dbm\":-60,\"samples\":7}".utf8),
+            topicReceiver: "pi9")
+        #expect(row?.reading.measurements.map(\.quantity.key).sorted() == ["battery_pct", "temperature_c"])
+        // The number's text decides the quantity's kind, as the publisher's store had it.
+        #expect(row?.reading.measurements.map(\.quantity.isInteger).sorted { !$0 && $1 } == [false, true])
+        #expect(row?.reading.measurements.first { $0.quantity.key == "battery_pct" }?.quantity.isInteger == true)
+        #expect(row?.reading.rssi == -60 && row?.samples == 7 && row?.receiver == "pi9")
+        #expect(MQTTStateRow.parse(Array("{\"address\":\"A4:C1:38:BC:07:01\",\"time\":\"2026-11-23T00:00:00Z\",\"t_c\":1,\"receiver\":\"pi1\"}".utf8), topicReceiver: "x")?.receiver == "pi1")
         for bad in ["", "{", "{\"address\":\"A4:C1:38:BC:07:01\",\"time\":\"2026-11-23T00:00:00Z\"}",
             "{\"address\":\"A4:C1:38:BC:07:01\",\"time\":\"2026-11-23T00:00:00Z\",\"Bad Key\":1}",
             "{\"address\":\"A4:C1:38:BC:07:01\",\"time\":\"yesterday\",\"temperature_c\":1}",
             "{\"address\":\"A4:C1:38:BC:07:01\",\"time\":\"2026-11-23T00:00:00Z\",\"temperature_c\":1e999}",
             "{\"a\":{\"nested\":1}}", "{\"address\":\"A4:C1:38:BC:07:01\"} trailing"]
         {
-            #expect(MQTTStateRow.reading(Array(bad.utf8)) == nil, "\(bad)")
+            #expect(MQTTStateRow.parse(Array(bad.utf8)) == nil, "\(bad)")
         }
-        #expect(FlatJSON.object(Array("{\"s\":\"a\\\"b\\u00e9\\n\",\"n\":null}".utf8))?.first?.1 == .string("a\"bé\n"))
+        guard case .object(let members) = (try? JSONParser.parse(Array("{\"s\":\"a\\\"b\\u00e9\\n\",\"n\":null}".utf8)))?.value else {
+            Issue.record("not an object")
+            return
+        }
+        #expect(members.first?.value.value == .string("a\"bé\n"))
     }
 }

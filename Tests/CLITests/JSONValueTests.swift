@@ -13,7 +13,7 @@ import Testing
         }
         #expect(m.map(\.key) == ["a", "b"])
         #expect(m[0].value.value == .array([
-            JSONNode(value: .number(1), line: 1), JSONNode(value: .number(-25), line: 1), JSONNode(value: .bool(true), line: 1),
+            JSONNode(value: .number(1, integer: true), line: 1), JSONNode(value: .number(-25, integer: false), line: 1), JSONNode(value: .bool(true), line: 1),
             JSONNode(value: .bool(false), line: 1), JSONNode(value: .null, line: 1),
         ]))
         #expect(m[1].value == JSONNode(value: .string("xé😀\n"), line: 2))

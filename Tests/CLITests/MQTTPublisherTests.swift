@@ -231,14 +231,16 @@ struct MQTTPublisherTests {
         sub.stop()
     }
 
-    @Test func availabilityIsOfflineAfterACleanStopAndAfterKill9() throws {
+    @Test(arguments: ["3.1.1", "5"])
+    func availabilityIsOfflineAfterACleanStopAndAfterKill9(mqttProtocol: String) throws {
         let (dir, radio, broker) = try Self.liveScene()
         defer { Self.end(dir, radio) }
         try broker.start()
         let sub = try MQTTBroker.Subscriber(broker: broker, topics: ["blesensor/pi/status", "homeassistant/#"])
         for signal in [SIGTERM, SIGKILL] {
             let run = try Background(
-                ["run", "--hci", radio.spec, "--db", dir.file("a.db"), "--mqtt", broker.url, "--receiver", "pi"], dir: dir)
+                ["run", "--hci", radio.spec, "--db", dir.file("a.db"), "--mqtt", broker.url, "--receiver", "pi",
+                 "--mqtt-protocol", mqttProtocol], dir: dir)
             let online = sub.messages.count
             sub.wait(seconds: 10) { $0.dropFirst(online).contains { $0.topic == "blesensor/pi/status" && $0.payload == "online" } }
             #expect(try broker.retained("blesensor/pi/status").map(\.payload) == ["online"])
@@ -253,6 +255,9 @@ struct MQTTPublisherTests {
             #expect(m.last?.payload == "offline", "signal \(signal): \(m.suffix(3).map(\.payload))")
             #expect(try broker.retained("blesensor/pi/status").map(\.payload) == ["offline"])
         }
+        // The broker logs which protocol each client spoke (p2: 3.1.1, p5: 5).
+        let log = (try? String(contentsOfFile: broker.dir + "/mosquitto.log", encoding: .utf8)) ?? ""
+        #expect(log.contains("as blesensor-log-pi (p\(mqttProtocol == "5" ? 5 : 2),"), "\(log.suffix(1500))")
         sub.stop()
     }
 
@@ -289,6 +294,18 @@ struct MQTTPublisherTests {
         #expect(out.status == 64)
         #expect(out.stderr.contains("--mqtt wants"), "\(out.stderr)")
         #expect(!FileManager.default.fileExists(atPath: dir.file("a.db")), "nothing is stored on a usage error")
+    }
+
+    @Test(arguments: ["4", "3", "v5", "", "5.0"])
+    func aBadProtocolIsOneUsageLine(value: String) throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        for command in [["replay", Self.demo], ["collect"]] {
+            let out = try CLI.run(command + ["--db", dir.file("a.db"), "--mqtt", "mqtt://127.0.0.1:1", "--mqtt-protocol", value])
+            #expect(out.status == 64, "\(command): \(out.stderr)")
+            #expect(out.stderr.split(separator: "\n").first?.contains("--mqtt-protocol wants 3.1.1 or 5, got '\(value)'") == true, "\(out.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: dir.file("a.db")), "nothing is stored on a usage error")
+        }
     }
 
     @Test func refusedCredentialsAreOneErrorLineAndTheRowsAreStillStored() throws {

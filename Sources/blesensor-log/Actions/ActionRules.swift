@@ -228,7 +228,7 @@ struct ActionFile: Equatable {
     private static func duration(_ node: JSONNode, _ field: String, allowZero: Bool) throws(RuleError) -> Double {
         let seconds: Double?
         switch node.value {
-        case .number(let n): seconds = n
+        case .number(let n, _): seconds = n
         case .string(let s): seconds = TimeArguments.duration(s)
         default: seconds = nil
         }

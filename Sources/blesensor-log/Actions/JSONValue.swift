@@ -2,12 +2,15 @@
 /// starts on, so an error can say where. Objects keep their keys in order and refuse duplicates
 /// (a rules file with a key twice is a mistake, not a choice of the last one).
 ///
-/// Bounds: nesting at most `maxDepth`, the caller limits the size. Numbers are Doubles.
+/// Also the reader of the MQTT state payloads a hub takes (`MQTTStateRow`), the CLI's one JSON
+/// reader. Bounds: nesting at most `maxDepth`, the caller limits the size. Numbers are Doubles
+/// that remember whether their text was a whole number (no fraction or exponent): a quantity's
+/// `isInteger` is read from it.
 indirect enum JSONValue: Equatable {
     case object([(key: String, value: JSONNode)])
     case array([JSONNode])
     case string(String)
-    case number(Double)
+    case number(Double, integer: Bool)
     case bool(Bool)
     case null
 
@@ -16,7 +19,7 @@ indirect enum JSONValue: Equatable {
         case (.object(let x), .object(let y)): x.map(\.key) == y.map(\.key) && x.map(\.value) == y.map(\.value)
         case (.array(let x), .array(let y)): x == y
         case (.string(let x), .string(let y)): x == y
-        case (.number(let x), .number(let y)): x == y
+        case (.number(let x, let i), .number(let y, let j)): x == y && i == j
         case (.bool(let x), .bool(let y)): x == y
         case (.null, .null): true
         default: false
@@ -100,7 +103,9 @@ enum JSONParser {
             case UInt8(ascii: "t"): v = try expect("true", .bool(true))
             case UInt8(ascii: "f"): v = try expect("false", .bool(false))
             case UInt8(ascii: "n"): v = try expect("null", .null)
-            default: v = .number(try number())
+            default:
+                let (d, integer) = try number()
+                v = .number(d, integer: integer)
             }
             return JSONNode(value: v, line: startLine)
         }
@@ -206,14 +211,19 @@ enum JSONParser {
             }
         }
 
-        mutating func number() throws(JSONSyntaxError) -> Double {
+        /// The number and whether its text was whole.
+        mutating func number() throws(JSONSyntaxError) -> (Double, Bool) {
             let start = at
-            while at < bytes.count, "+-0123456789.eE".utf8.contains(bytes[at]) { at += 1 }
+            var whole = true
+            while at < bytes.count, "+-0123456789.eE".utf8.contains(bytes[at]) {
+                if ".eE".utf8.contains(bytes[at]) { whole = false }
+                at += 1
+            }
             guard at > start, let d = Double(String(decoding: bytes[start..<at], as: UTF8.self)), d.isFinite else {
                 at = start
                 throw error("unexpected text (a value is an object, array, string, number, true, false or null)")
             }
-            return d
+            return (d, whole)
         }
     }
 }
