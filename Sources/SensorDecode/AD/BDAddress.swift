@@ -21,8 +21,13 @@ public struct BDAddress: Hashable, Comparable, Sendable, CustomStringConvertible
         self.rawValue = v
     }
 
-    /// Parses `AA:BB:CC:DD:EE:FF` (also `-` separated, or 12 bare hex digits), any case.
-    public init?<S: StringProtocol>(_ text: S) {
+    /// Parses `AA:BB:CC:DD:EE:FF` (also `-` separated, or 12 bare hex digits), any case. (The
+    /// `String` overload gives callers in other modules this module's specialised parse, where
+    /// the generic one walks the text through protocol calls.)
+    public init?(_ text: String) { self.init(parsing: text) }
+    public init?<S: StringProtocol>(_ text: S) { self.init(parsing: text) }
+
+    private init?<S: StringProtocol>(parsing text: S) {
         let digits = text.utf8.filter { $0 != UInt8(ascii: ":") && $0 != UInt8(ascii: "-") }
         guard digits.count == 12, text.utf8.count == 12 || text.utf8.count == 17 else { return nil }
         if text.utf8.count == 17 {
@@ -41,9 +46,14 @@ public struct BDAddress: Hashable, Comparable, Sendable, CustomStringConvertible
     public var littleEndianBytes: [UInt8] { bigEndianBytes.reversed() }
 
     public var description: String {
-        bigEndianBytes.map { b in
-            String(decoding: [Hex.digit(b >> 4, uppercase: true), Hex.digit(b & 0x0F, uppercase: true)], as: UTF8.self)
-        }.joined(separator: ":")
+        var text: [UInt8] = []
+        text.reserveCapacity(17)
+        for (i, b) in bigEndianBytes.enumerated() {
+            if i > 0 { text.append(UInt8(ascii: ":")) }
+            text.append(Hex.digit(b >> 4, uppercase: true))
+            text.append(Hex.digit(b & 0x0F, uppercase: true))
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     public static func < (a: BDAddress, b: BDAddress) -> Bool { a.rawValue < b.rawValue }

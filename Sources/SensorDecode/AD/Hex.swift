@@ -1,8 +1,12 @@
 /// Hex text ↔ bytes. One place for it: the CLI, the tests and the capture tools all use these.
 public enum Hex {
     /// Parses hex digits, ignoring spaces, tabs, colons and a leading `0x`; `nil` for any other
-    /// character or an odd number of digits.
-    public static func decode<S: StringProtocol>(_ text: S) -> [UInt8]? {
+    /// character or an odd number of digits. (The `String` overload gives callers in other
+    /// modules this module's specialised parse.)
+    public static func decode(_ text: String) -> [UInt8]? { decode(parsing: text) }
+    public static func decode<S: StringProtocol>(_ text: S) -> [UInt8]? { decode(parsing: text) }
+
+    private static func decode<S: StringProtocol>(parsing text: S) -> [UInt8]? {
         var out: [UInt8] = []
         out.reserveCapacity(text.utf8.count / 2)
         var high: UInt8? = nil
