@@ -68,7 +68,7 @@ enum NumberText {
                 // From 0.1 on, a decimal of at most 15 significant digits has at most 15 places,
                 // so the loops above found any: `v`'s shortest text has more, and it is rounded
                 // (`significant`) without first working out its description.
-                if a >= 0.1, let n = writeRounded(v, to: p) { return n }
+                if a >= 0.1 { return sign + writeFifteenDigits(a, to: p + sign) }
             }
         }
         // `significant(v).description`, without working out the description twice for the
@@ -82,6 +82,47 @@ enum NumberText {
             p.update(from: u.baseAddress!, count: u.count)
             return u.count
         }
+    }
+
+    /// `writeRounded` for a positive `a` from 0.1 to 10^11 (exclusive), worked out in integers
+    /// rather than by `vsnprintf`: `%.15g` prints the exact value `a · 10^k` (k = 14 − the
+    /// decimal exponent of `a`, so 15 digits before the point) rounded to an integer, ties to
+    /// even, with the point k places from the right and trailing zeros dropped. `a` is its 53-bit
+    /// significand times 2^e with e from −56 to −16 here, and 10^k (k ≤ 15) is below 2^50, so
+    /// the product is exact in 128 bits and the shift keeps at least 16 of them as the remainder.
+    private static func writeFifteenDigits(_ a: Double, to p: UnsafeMutablePointer<UInt8>) -> Int {
+        var exponent = -1  // 10^exponent ≤ a < 10^(exponent + 1)
+        var above: Double = 1
+        while a >= above {
+            exponent += 1
+            above *= 10
+        }
+        var decimals = 14 - exponent
+        var scale: UInt64 = 1
+        for _ in 0..<decimals { scale *= 10 }
+        let significand = a.significandBitPattern | 1 << 52
+        let shift = 52 - Int(a.exponent)
+        let product = significand.multipliedFullWidth(by: scale)
+        var m = product.high &<< UInt64(64 - shift) | product.low &>> UInt64(shift)
+        let remainder = product.low & (1 &<< UInt64(shift) - 1)
+        let half: UInt64 = 1 &<< UInt64(shift - 1)
+        if remainder > half || (remainder == half && m & 1 == 1) { m += 1 }
+        // Rounded up to the next power of ten: one digit fewer after the point, as `%g` does.
+        if m == 1_000_000_000_000_000 {
+            m /= 10
+            decimals -= 1
+        }
+        while decimals > 0, m % 10 == 0 {
+            m /= 10
+            decimals -= 1
+        }
+        var n = writeFixed(m, decimals: decimals, to: p)
+        if decimals == 0 {
+            p[n] = UInt8(ascii: ".")
+            p[n + 1] = UInt8(ascii: "0")
+            n += 2
+        }
+        return n
     }
 
     /// `significant(v).description` for `v` from 10^-4 to 10^15, written from `%.15g` at `p`:
