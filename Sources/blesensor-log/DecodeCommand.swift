@@ -111,10 +111,9 @@ enum DecodeCommand {
             }
             func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0D }
             var end = 0
-            while end < u.count, u[end] != UInt8(ascii: "#") {
-                guard table[Int(u[end])] != notPlain else { return .other }
-                end += 1
-            }
+            while end < u.count, table[Int(u[end])] != notPlain { end += 1 }
+            // Only a comment may end the plain part ('#' is `notPlain`).
+            guard end == u.count || u[end] == UInt8(ascii: "#") else { return .other }
             var start = 0
             while start < end, isSpace(u[start]) { start += 1 }
             while end > start, isSpace(u[end - 1]) { end -= 1 }
