@@ -84,6 +84,12 @@ struct JSONWriter<Sink: JSONSink> {
                 var i = 0
                 while i < u.count {
                     let b = u[i]
+                    // Most bytes are printable ASCII other than a quote or backslash: as they are.
+                    if b >= 0x20, b < 0x7F, b != UInt8(ascii: "\""), b != UInt8(ascii: "\\") {
+                        put(b)
+                        i += 1
+                        continue
+                    }
                     switch b {
                     case UInt8(ascii: "\""), UInt8(ascii: "\\"):
                         put(UInt8(ascii: "\\"))
@@ -114,22 +120,53 @@ struct JSONWriter<Sink: JSONSink> {
     /// A measurement's number: whole-number quantities without a fraction, others in Swift's
     /// shortest round-trip form (`-0.5`, `50.0`) at 15 significant digits
     /// (`NumberText.significant`); non-finite values as `null`.
+    mutating func number(_ v: Double, integer: Bool) {
+        sink.write(atMost: Self.numberMaxBytes) { p in Self.writeNumber(v, integer: integer, to: p) }
+    }
+
+    /// The longest text `writeNumber` produces (`NumberText`'s and a `.0`).
+    static var numberMaxBytes: Int { NumberText.maxBytes + 2 }
+
+    /// `number`'s text written at `p` (room for `numberMaxBytes`); returns the number of bytes.
     ///
     /// `NumberText.write` gives that form's text for every value except a whole one below
     /// 10^15, which it writes without the `.0` that `description` has (and -0 as `0`).
-    mutating func number(_ v: Double, integer: Bool) {
-        guard v.isFinite else { return literal("null") }
+    static func writeNumber(_ v: Double, integer: Bool, to p: UnsafeMutablePointer<UInt8>) -> Int {
+        guard v.isFinite else { return copy("null", to: p) }
         let a = abs(v)
         let wholeBelowLimit = a < 1e15 && Double(UInt64(a)) == a
-        if wholeBelowLimit, !integer, a == 0 { return literal(v.sign == .minus ? "-0.0" : "0.0") }
-        sink.write(atMost: NumberText.maxBytes + 2) { p in
-            var n = NumberText.write(v, to: p)
-            if wholeBelowLimit, !integer {
-                p[n] = UInt8(ascii: ".")
-                p[n + 1] = UInt8(ascii: "0")
-                n += 2
+        if wholeBelowLimit, !integer, a == 0 { return copy(v.sign == .minus ? "-0.0" : "0.0", to: p) }
+        var n = NumberText.write(v, to: p)
+        if wholeBelowLimit, !integer {
+            p[n] = UInt8(ascii: ".")
+            p[n + 1] = UInt8(ascii: "0")
+            n += 2
+        }
+        return n
+    }
+
+    /// Copies our own text to `p` (room for it); returns its length.
+    private static func copy(_ s: StaticString, to p: UnsafeMutablePointer<UInt8>) -> Int {
+        p.update(from: s.utf8Start, count: s.utf8CodeUnitCount)
+        return s.utf8CodeUnitCount
+    }
+
+    /// Copies a `String` of ours (room for its UTF-8) to `p`; returns its length.
+    private static func copy(_ u: UnsafeBufferPointer<UInt8>, to p: UnsafeMutablePointer<UInt8>) -> Int {
+        if let base = u.baseAddress { p.update(from: base, count: u.count) }
+        return u.count
+    }
+
+    /// `,"key":number`, one measurement of a reading, in one write: a reading is mostly these.
+    mutating func measurement(_ m: Measurement) {
+        var key = m.quantity.key
+        key.withUTF8 { k in
+            sink.write(atMost: k.count + 4 + Self.numberMaxBytes) { p in
+                var n = Self.copy(",\"", to: p)
+                n += Self.copy(k, to: p + n)
+                n += Self.copy("\":", to: p + n)
+                return n + Self.writeNumber(m.value, integer: m.quantity.isInteger, to: p + n)
             }
-            return n
         }
     }
 
@@ -140,32 +177,37 @@ struct JSONWriter<Sink: JSONSink> {
 
     /// `AA:BB:CC:DD:EE:FF` (`BDAddress.description`), without quotes.
     mutating func address(_ a: BDAddress) {
-        sink.write(atMost: 17) { p in
-            for k in 0..<6 {
-                let b = UInt8(truncatingIfNeeded: a.rawValue >> UInt64(8 * (5 - k)))
-                p[3 * k] = Hex.digit(b >> 4, uppercase: true)
-                p[3 * k + 1] = Hex.digit(b & 0x0F, uppercase: true)
-                if k < 5 { p[3 * k + 2] = UInt8(ascii: ":") }
-            }
-            return 17
+        sink.write(atMost: 17) { p in Self.writeAddress(a, to: p) }
+    }
+
+    /// `address`'s 17 bytes written at `p`.
+    static func writeAddress(_ a: BDAddress, to p: UnsafeMutablePointer<UInt8>) -> Int {
+        for k in 0..<6 {
+            let b = UInt8(truncatingIfNeeded: a.rawValue >> UInt64(8 * (5 - k)))
+            p[3 * k] = Hex.digit(b >> 4, uppercase: true)
+            p[3 * k + 1] = Hex.digit(b & 0x0F, uppercase: true)
+            if k < 5 { p[3 * k + 2] = UInt8(ascii: ":") }
         }
+        return 17
     }
 
     /// One reading as a JSON object (without newline): `JSON.reading`.
     mutating func reading(_ r: Reading, includeTime: Bool) {
-        literal("{\"address\":\"")
-        address(r.address)
-        literal("\",\"model\":")
-        string(r.model)
-        for m in r.measurements {
-            literal(",\"")
-            raw(m.quantity.key)
-            literal("\":")
-            number(m.value, integer: m.quantity.isInteger)
+        sink.write(atMost: 12 + 17 + 10) { p in
+            var n = Self.copy("{\"address\":\"", to: p)
+            n += Self.writeAddress(r.address, to: p + n)
+            return n + Self.copy("\",\"model\":", to: p + n)
         }
-        literal(",\"decoder\":\"")
-        raw(r.decoderID)
-        literal("\"")
+        string(r.model)
+        for m in r.measurements { measurement(m) }
+        var decoder = r.decoderID
+        decoder.withUTF8 { id in
+            sink.write(atMost: 13 + id.count) { p in
+                var n = Self.copy(",\"decoder\":\"", to: p)
+                n += Self.copy(id, to: p + n)
+                return n + Self.copy("\"", to: p + n)
+            }
+        }
         if let f = r.frameKind {
             literal(",\"frame\":")
             string(f)
