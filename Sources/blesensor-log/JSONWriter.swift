@@ -193,9 +193,10 @@ struct JSONWriter<Sink: JSONSink> {
 
     /// One reading as a JSON object (without newline): `JSON.reading`.
     mutating func reading(_ r: Reading, includeTime: Bool) {
+        let address = r.address  // the closure captures the address alone, not a copy of `r`
         sink.write(atMost: 12 + 17 + 10) { p in
             var n = Self.copy("{\"address\":\"", to: p)
-            n += Self.writeAddress(r.address, to: p + n)
+            n += Self.writeAddress(address, to: p + n)
             return n + Self.copy("\",\"model\":", to: p + n)
         }
         string(r.model)
