@@ -41,22 +41,13 @@ struct JSONWriter<Sink: JSONSink> {
 
     /// Our own text (punctuation, keys), as it is.
     mutating func literal(_ s: StaticString) {
-        let n = s.utf8CodeUnitCount
-        sink.write(atMost: n) { p in
-            p.update(from: s.utf8Start, count: n)
-            return n
-        }
+        sink.write(atMost: s.utf8CodeUnitCount) { p in Self.copy(s, to: p) }
     }
 
     /// Text of ours held in a `String` (quantity keys, decoder ids), as it is.
     mutating func raw(_ s: String) {
         var s = s
-        s.withUTF8 { u in
-            sink.write(atMost: u.count) { p in
-                if let base = u.baseAddress { p.update(from: base, count: u.count) }
-                return u.count
-            }
-        }
+        s.withUTF8 { u in sink.write(atMost: u.count) { p in Self.copy(u, to: p) } }
     }
 
     /// A JSON string literal. Escapes quotes, backslashes and every control character (and
