@@ -48,12 +48,18 @@ public struct BDAddress: Hashable, Comparable, Sendable, CustomStringConvertible
     public var description: String {
         var text: [UInt8] = []
         text.reserveCapacity(17)
-        for (i, b) in bigEndianBytes.enumerated() {
+        appendText(to: &text)
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Appends the address as text (`AA:BB:CC:DD:EE:FF`) to UTF-8 `text`.
+    func appendText(to text: inout [UInt8]) {
+        for i in 0..<6 {
+            let b = UInt8(truncatingIfNeeded: rawValue >> (8 * UInt64(5 - i)))
             if i > 0 { text.append(UInt8(ascii: ":")) }
             text.append(Hex.digit(b >> 4, uppercase: true))
             text.append(Hex.digit(b & 0x0F, uppercase: true))
         }
-        return String(decoding: text, as: UTF8.self)
     }
 
     public static func < (a: BDAddress, b: BDAddress) -> Bool { a.rawValue < b.rawValue }

@@ -97,8 +97,16 @@ public enum DecodeWarning: Sendable, Equatable, CustomStringConvertible, Express
     public var description: String {
         switch self {
         case .payloadAddress(let payload, let advertiser):
-            "payload MAC \(payload) differs from advertiser address \(advertiser)"
-        case .text(let words): words
+            // Written in one buffer: interpolation built it piece by piece, for a warning that
+            // every reading of such a device carries.
+            var text: [UInt8] = []
+            text.reserveCapacity(64)
+            text += "payload MAC ".utf8
+            payload.appendText(to: &text)
+            text += " differs from advertiser address ".utf8
+            advertiser.appendText(to: &text)
+            return String(decoding: text, as: UTF8.self)
+        case .text(let words): return words
         }
     }
 }
