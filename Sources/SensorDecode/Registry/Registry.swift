@@ -3,8 +3,8 @@
 /// A registry is a value: `Registry.standard(keys:)` builds the default list; tests build their
 /// own. Every decoder one of whose selectors matches is run once, in list order, and all their
 /// readings are kept (one advertisement can carry two formats, e.g. a Govee frame with an iBeacon
-/// glued on). Any number of decoders: the selector tables are dictionaries from a key to the
-/// positions of the decoders that registered it.
+/// glued on). Any number of decoders: the selector tables map a key (UUID, company id, value
+/// length, name) to the positions of the decoders that registered it.
 public struct Registry: Sendable {
     public let decoders: [any SensorDecoder]
     private var byServiceData = KeyTable<UInt16>()
@@ -27,7 +27,8 @@ public struct Registry: Sendable {
                 case .serviceData(let uuid): byServiceData.add(i, for: uuid)
                 case .manufacturer(let company): byCompany.add(i, for: company)
                 case .manufacturerLength(let n):
-                    guard n >= 0 else { continue }  // no structure has a negative length
+                    // An AD structure's one length byte counts its type too: no value is longer.
+                    guard (0...254).contains(n) else { continue }
                     while byManufacturerLength.count <= n { byManufacturerLength.append([]) }
                     byManufacturerLength[n].append(i)
                 case .localName(let name):
@@ -139,7 +140,8 @@ public struct Registry: Sendable {
             if type == ADType.serviceData16 {
                 Self.add(byServiceData[key], to: &found)
             } else if value.count < byManufacturerLength.count, !byManufacturerLength[value.count].isEmpty {
-                Self.add(byCompanyAndLength[UInt32(key) << 16 | UInt32(value.count)] ?? byManufacturerLength[value.count], to: &found)
+                let both = byCompanyAndLength[UInt32(key) << 16 | UInt32(value.count)]
+                Self.add(both ?? byManufacturerLength[value.count], to: &found)
             } else {
                 Self.add(byCompany[key], to: &found)
             }
