@@ -38,6 +38,7 @@ public struct AdvertisementHeader: Sendable, Equatable {
 /// nothing from the scanner, and the scanner nothing but this type from the decoders.
 ///
 /// The bytes are kept once, in `fields`, so that they and their parse cannot disagree.
+@dynamicMemberLookup
 public struct Advertisement: Sendable, Equatable {
     /// Everything but the bytes.
     public var header: AdvertisementHeader
@@ -50,37 +51,9 @@ public struct Advertisement: Sendable, Equatable {
     }
 
     /// The header's fields, read and written as the advertisement's own (`ad.address`).
-    public var address: BDAddress {
-        get { header.address }
-        set { header.address = newValue }
-    }
-    public var addressType: AddressType {
-        get { header.addressType }
-        set { header.addressType = newValue }
-    }
-    public var eventType: UInt16 {
-        get { header.eventType }
-        set { header.eventType = newValue }
-    }
-    public var rssi: Int8? {
-        get { header.rssi }
-        set { header.rssi = newValue }
-    }
-    public var primaryPHY: UInt8? {
-        get { header.primaryPHY }
-        set { header.primaryPHY = newValue }
-    }
-    public var secondaryPHY: UInt8? {
-        get { header.secondaryPHY }
-        set { header.secondaryPHY = newValue }
-    }
-    public var sid: UInt8? {
-        get { header.sid }
-        set { header.sid = newValue }
-    }
-    public var timeMicros: Int64 {
-        get { header.timeMicros }
-        set { header.timeMicros = newValue }
+    public subscript<T>(dynamicMember field: WritableKeyPath<AdvertisementHeader, T>) -> T {
+        get { header[keyPath: field] }
+        set { header[keyPath: field] = newValue }
     }
 
     public init(header: AdvertisementHeader, data: ArraySlice<UInt8>) {
