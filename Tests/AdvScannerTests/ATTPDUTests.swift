@@ -14,24 +14,27 @@ import Testing
     }
 
     /// Valid PDUs and what they are (the RFduino remote's answers as Bumble gives them, and the
-    /// 128-bit forms).
-    static let valid: [(String, ATTPDU)] = [
-        ("01100100" + "0a", .error(request: 0x10, handle: 1, code: 0x0A)),
-        ("0501" + "0300" + "0229" + "0400" + "0129", .findInformationResponse([(UInt16(3), GATTUUID.uuid16(0x2902)), (UInt16(4), GATTUUID.uuid16(0x2901))])),
-        ("0502" + "0300" + "9ecadc240ee5a9e093f3a3b50100406e",
-         .findInformationResponse([(UInt16(3), GATTUUID("6e400001-b5a3-f393-e0a9-e50e24dcca9e")!)])),
-        ("0907" + "0200" + "12" + "0300" + "2122", .readByTypeResponse([(UInt16(2), [0x12, 0x03, 0x00, 0x21, 0x22])])),
-        ("0903" + "0100ff" + "0500ee", .readByTypeResponse([(UInt16(1), [0xFF] as [UInt8]), (UInt16(5), [0xEE] as [UInt8])])),
-        ("1106" + "0100" + "0500" + "2022", .readByGroupTypeResponse([(UInt16(1), UInt16(5), [0x20, 0x22] as [UInt8])])),
-        ("13", .writeResponse),
-        ("1b" + "0300" + "00", .notification(handle: 3, value: [0x00])),
-        ("1b" + "0300", .notification(handle: 3, value: [])),
-        ("1d" + "0300" + "0102", .indication(handle: 3, value: [1, 2])),
-        ("0a" + "0300", .request(opcode: 0x0A)),
-        ("02" + "1700", .request(opcode: 0x02)),
-        ("52" + "030001", .other(opcode: 0x52)),
-        ("1e", .other(opcode: 0x1E)),
-    ]
+    /// 128-bit forms). Made on each use: LeakSanitizer counted a lazily made static's arrays as
+    /// leaked at exit.
+    static var valid: [(String, ATTPDU)] {
+        [
+            ("01100100" + "0a", .error(request: 0x10, handle: 1, code: 0x0A)),
+            ("0501" + "0300" + "0229" + "0400" + "0129", .findInformationResponse([(UInt16(3), GATTUUID.uuid16(0x2902)), (UInt16(4), GATTUUID.uuid16(0x2901))])),
+            ("0502" + "0300" + "9ecadc240ee5a9e093f3a3b50100406e",
+             .findInformationResponse([(UInt16(3), GATTUUID("6e400001-b5a3-f393-e0a9-e50e24dcca9e")!)])),
+            ("0907" + "0200" + "12" + "0300" + "2122", .readByTypeResponse([(UInt16(2), [0x12, 0x03, 0x00, 0x21, 0x22])])),
+            ("0903" + "0100ff" + "0500ee", .readByTypeResponse([(UInt16(1), [0xFF] as [UInt8]), (UInt16(5), [0xEE] as [UInt8])])),
+            ("1106" + "0100" + "0500" + "2022", .readByGroupTypeResponse([(UInt16(1), UInt16(5), [0x20, 0x22] as [UInt8])])),
+            ("13", .writeResponse),
+            ("1b" + "0300" + "00", .notification(handle: 3, value: [0x00])),
+            ("1b" + "0300", .notification(handle: 3, value: [])),
+            ("1d" + "0300" + "0102", .indication(handle: 3, value: [1, 2])),
+            ("0a" + "0300", .request(opcode: 0x0A)),
+            ("02" + "1700", .request(opcode: 0x02)),
+            ("52" + "030001", .other(opcode: 0x52)),
+            ("1e", .other(opcode: 0x1E)),
+        ]
+    }
 
     @Test func validPDUsParse() throws {
         for (hex, pdu) in Self.valid {
