@@ -179,7 +179,7 @@ public struct AdvertisingData: Sendable {
         while i < walkedEnd {
             let length = Int(bytes[i])
             // A key needs two bytes of value: a length of at least 3 with the type byte.
-            if bytes[i + 1] == type, length >= 3, UInt16(bytes[i + 2]) | UInt16(bytes[i + 3]) << 8 == key {
+            if bytes[i + 1] == type, length >= 3, self.key((i + 2)..<(i + 1 + length)) == key {
                 return Frame(bytes[(i + 4)..<(i + 1 + length)])
             }
             i += 1 + length
@@ -196,7 +196,8 @@ public struct AdvertisingData: Sendable {
             let length = Int(bytes[i])
             let type = bytes[i + 1]
             if (type == ADType.serviceData16 || type == ADType.manufacturerSpecific) && length >= 3 {
-                body(type, UInt16(bytes[i + 2]) | UInt16(bytes[i + 3]) << 8, (i + 2)..<(i + 1 + length))
+                let value = (i + 2)..<(i + 1 + length)
+                body(type, key(value), value)
             }
             i += 1 + length
         }
