@@ -101,13 +101,9 @@ public struct RuuviDecoder: SensorDecoder {
             guard !data.isAllFF(from: 1) else { return .malformed("all-0xFF frame") }
             var r = ad.reading(decoder: id, model: "RuuviTag", frameKind: "rawv2")
             // Each field has a "not available" value, and is left out when it has it.
-            if t != 0x8000 { r.add(.temperatureC, Double(Int16(bitPattern: t)) * 0.005) }
-            if h != 0xFFFF {
-                let humidity = Double(h) * 0.0025
-                guard humidity <= 100 else { return .malformed("humidity \(humidity) % out of range") }
-                r.add(.humidityPercent, humidity)
+            if let why = RuuviFields.addClimate(temperature: t, humidity: h, pressure: p, to: &r) {
+                return .malformed(why)
             }
-            if p != 0xFFFF { r.add(.pressureHPa, (Double(p) + 50000) / 100) }
             if x != 0x8000 { r.add(.accelerationXG, Double(Int16(bitPattern: x)) / 1000) }
             if y != 0x8000 { r.add(.accelerationYG, Double(Int16(bitPattern: y)) / 1000) }
             if z != 0x8000 { r.add(.accelerationZG, Double(Int16(bitPattern: z)) / 1000) }
@@ -133,19 +129,10 @@ public struct RuuviDecoder: SensorDecoder {
             let light = data.u8(13), let sequence = data.u8(15), let flags = data.u8(16)
         else { return .malformed("format 6 frame of \(data.count) bytes, expected ≥ 20") }
         var r = ad.reading(decoder: id, model: "Ruuvi Air", frameKind: "df6")
-        if t != 0x8000 { r.add(.temperatureC, Double(Int16(bitPattern: t)) * 0.005) }
-        if h != 0xFFFF {
-            let humidity = Double(h) * 0.0025
-            guard humidity <= 100 else { return .malformed("humidity \(humidity) % out of range") }
-            r.add(.humidityPercent, humidity)
-        }
-        if p != 0xFFFF { r.add(.pressureHPa, (Double(p) + 50000) / 100) }
+        if let why = RuuviFields.addClimate(temperature: t, humidity: h, pressure: p, to: &r) { return .malformed(why) }
         if pm != 0xFFFF { r.add(.pm25UgM3, Double(pm) / 10) }
         if co2 != 0xFFFF { r.add(.co2PPM, Double(co2)) }
-        let voc = UInt16(vocHigh) << 1 | UInt16(flags >> 6 & 1)
-        if voc != 0x1FF { r.add(.vocIndex, Double(voc)) }
-        let nox = UInt16(noxHigh) << 1 | UInt16(flags >> 7 & 1)
-        if nox != 0x1FF { r.add(.noxIndex, Double(nox)) }
+        RuuviFields.addIndices(vocHigh: vocHigh, noxHigh: noxHigh, flags: flags, to: &r)
         if light != 0xFF { r.add(.illuminanceLux, (exp(Double(light) * log(65536) / 254) - 1).rounded()) }
         r.add(.packetCount, Double(sequence))
         return .reading(consume r)

@@ -1,6 +1,6 @@
-/// Fields that Ruuvi's data formats 6 and E1 share, at the same scales and with the same "not
-/// available" values (docs.ruuvi.com): read once here. (`RuuviDecoder`'s formats 5 and 6 keep
-/// their own copy for now: that file is another change's.)
+/// Fields that Ruuvi's data formats share, at the same scales and with the same "not available"
+/// values (docs.ruuvi.com): the climate of formats 5, 6 and E1 and the air-quality indices of 6
+/// and E1, read once here.
 enum RuuviFields {
     /// Adds temperature (s16 × 0.005 °C, 0x8000 unavailable), humidity (u16 × 0.0025 %, 0xFFFF)
     /// and pressure (u16 + 50000 Pa, 0xFFFF) to `r`. Returns why the frame is malformed (a
