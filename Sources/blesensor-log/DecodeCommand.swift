@@ -33,6 +33,8 @@ enum DecodeCommand {
         var badLines = 0
         var lines = InputLines(fd: 0, maxLength: maxLineBytes)
         var json = JSONWriter(out)
+        // Every plain line's AD bytes: each advertisement is gone before the next line is read.
+        var adBytes = [UInt8](repeating: 0, count: ReportAssembler.maxLength)
         let all = args.has("all")
         let explain = args.has("explain")
         func decode(_ ad: Advertisement, lineNumber: Int) {
@@ -55,7 +57,7 @@ enum DecodeCommand {
                 printError("line \(lineNumber): longer than \(maxLineBytes) bytes, which no advertisement or HCI event is; skipped")
                 continue
             }
-            switch plainLine(line) {
+            switch plainLine(line, buffer: &adBytes) {
             case .blank: continue
             case .advertisement(let ad): decode(ad, lineNumber: lineNumber)
             case .other:
@@ -102,49 +104,62 @@ enum DecodeCommand {
     /// Takes only lines of ASCII hex digits, colons, spaces, tabs and CRs before any `#`, on
     /// which Character and byte semantics agree; everything else is `.other`, so that errors
     /// and rarer forms keep `parseLine`'s one set of rules.
-    static func plainLine(_ line: [UInt8]) -> PlainLine {
-        // The table read once (each read of a `static let` checks its initialization).
-        hexNibbles.withUnsafeBufferPointer { table in line.withUnsafeBufferPointer { u in
-            func nibble(_ c: UInt8) -> UInt8? {
-                let n = table[Int(c)]
-                return n < 16 ? n : nil
-            }
-            func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0D }
-            var end = 0
-            while end < u.count, table[Int(u[end])] != notPlain { end += 1 }
-            // Only a comment may end the plain part ('#' is `notPlain`).
-            guard end == u.count || u[end] == UInt8(ascii: "#") else { return .other }
-            var start = 0
-            while start < end, isSpace(u[start]) { start += 1 }
-            while end > start, isSpace(u[end - 1]) { end -= 1 }
-            if start == end { return .blank }
-            // The address: 17 bytes up to the first space or tab, colons between the pairs.
-            guard end - start >= 17, end - start == 17 || u[start + 17] == 0x20 || u[start + 17] == 0x09 else { return .other }
-            var address: UInt64 = 0
-            for k in 0..<6 {
-                let p = start + 3 * k
-                guard k == 0 || u[p - 1] == UInt8(ascii: ":"), let h = nibble(u[p]), let l = nibble(u[p + 1]) else { return .other }
-                address = address << 8 | UInt64(h << 4 | l)
-            }
-            // The bytes: pairs of digits; a separator may not split a pair (as in `Hex.decode`).
-            var data: [UInt8] = []
-            data.reserveCapacity((end - start - 17) / 2)
-            var high: UInt8? = nil
-            for i in (start + 17)..<end {
-                if let n = nibble(u[i]) {
-                    if let h = high {
-                        data.append(h << 4 | n)
-                        high = nil
-                    } else {
-                        high = n
-                    }
-                } else if u[i] == 0x0D || high != nil {
+    ///
+    /// The AD bytes are written into `buffer` (`ReportAssembler.maxLength` bytes: no more are
+    /// taken), which the advertisement then shares. A caller that keeps one buffer for every line
+    /// and lets each advertisement go before the next line reuses its storage: no array is
+    /// allocated per line.
+    static func plainLine(_ line: ArraySlice<UInt8>, buffer: inout [UInt8]) -> PlainLine {
+        precondition(buffer.count == ReportAssembler.maxLength, "plainLine's buffer holds the most AD bytes allowed")
+        let nibbles = hexNibbles  // read once: each read of a `static let` checks its initialization
+        let table = nibbles.span
+        let u = line.span
+        func isBlank(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0D }
+        var i = 0
+        while i < u.count, isBlank(u[i]) { i += 1 }
+        if i == u.count || u[i] == UInt8(ascii: "#") { return .blank }
+        // The address: 17 bytes, colons between the pairs, then a blank, a comment or the end.
+        guard u.count - i >= 17 else { return .other }
+        var address: UInt64 = 0
+        for k in 0..<6 {
+            let p = i + 3 * k
+            guard k == 0 || u[p - 1] == UInt8(ascii: ":") else { return .other }
+            let high = table[Int(u[p])]
+            let low = table[Int(u[p + 1])]
+            guard high < 16, low < 16 else { return .other }
+            address = address << 8 | UInt64(high << 4 | low)
+        }
+        i += 17
+        guard i == u.count || isBlank(u[i]) || u[i] == UInt8(ascii: "#") else { return .other }
+        var count = 0
+        do {
+            var out = buffer.mutableSpan
+            while i < u.count {
+                let high = table[Int(u[i])]
+                if high < 16 {
+                    // A pair of digits: a separator may not split it (as in `Hex.decode`).
+                    guard i + 1 < u.count, count < out.count else { return .other }
+                    let low = table[Int(u[i + 1])]
+                    guard low < 16 else { return .other }
+                    out[count] = high << 4 | low
+                    count += 1
+                    i += 2
+                } else if u[i] == 0x0D {
+                    // A CR only trails: nothing but blanks after it, up to the end or a comment.
+                    i += 1
+                    while i < u.count, isBlank(u[i]) { i += 1 }
+                    guard i == u.count || u[i] == UInt8(ascii: "#") else { return .other }
+                    break
+                } else if high == plainSeparator {
+                    i += 1
+                } else if u[i] == UInt8(ascii: "#") {
+                    break
+                } else {
                     return .other
                 }
             }
-            guard high == nil, data.count <= ReportAssembler.maxLength else { return .other }
-            return .advertisement(Advertisement(address: BDAddress(rawValue: address), data: data))
-        } }
+        }
+        return .advertisement(Advertisement(address: BDAddress(rawValue: address), data: buffer[..<count]))
     }
 
     /// By byte: its value for a hex digit, `plainSeparator` for a space, tab, colon or CR, else
@@ -195,6 +210,10 @@ enum DecodeCommand {
 /// A file descriptor's lines, read in chunks of 64 KiB: memory stays bounded whatever the input.
 /// A line longer than `maxLength` is reported (as `nil`) as soon as that many bytes have come,
 /// and its rest is skipped up to the next newline. The last line may lack its newline.
+///
+/// A line that lies whole in the chunk is handed out as a slice of it, uncopied; only one split
+/// by a refill is gathered in a second array. A caller that drops each line before asking for the
+/// next leaves both arrays unshared, so neither is ever copied on the next read.
 struct InputLines {
     let fd: Int32
     let maxLength: Int
@@ -202,6 +221,7 @@ struct InputLines {
     private var start = 0
     private var end = 0
     private var atEnd = false
+    /// The start of a line split by a refill, gathered across reads.
     private var line: [UInt8] = []
     private var lineNumber = 0
     /// Inside a line already reported as too long: drop bytes up to its newline.
@@ -215,7 +235,7 @@ struct InputLines {
 
     /// The next line's number and bytes (without the newline), `nil` bytes for one too long;
     /// `nil` at the end of the input.
-    mutating func next() throws(CLIError) -> (Int, [UInt8]?)? {
+    mutating func next() throws(CLIError) -> (Int, ArraySlice<UInt8>?)? {
         line.removeAll(keepingCapacity: true)
         while true {
             if start == end {
@@ -245,16 +265,22 @@ struct InputLines {
                 skipping = newline == nil
                 return (lineNumber, nil)
             }
+            if let newline, line.isEmpty {
+                lineNumber += 1
+                let whole = chunk[start..<newline]
+                start = newline + 1
+                return (lineNumber, whole)
+            }
             line.append(contentsOf: chunk[start..<stop])
             start = newline.map { $0 + 1 } ?? end
             if newline != nil {
                 lineNumber += 1
-                return (lineNumber, line)
+                return (lineNumber, line[...])
             }
         }
         guard !line.isEmpty else { return nil }
         lineNumber += 1
-        return (lineNumber, line)
+        return (lineNumber, line[...])
     }
 }
 
