@@ -39,8 +39,10 @@ enum DecodeCommand {
         let explain = args.has("explain")
         func decode(_ ad: Advertisement, lineNumber: Int) {
             let result = registry.decode(ad)
-            for r in result.readings {
-                json.reading(r, includeTime: false)
+            // By index: a `for in` copies each reading out of the array (a retain and release of
+            // each of its references).
+            for k in result.readings.indices {
+                json.reading(result.readings[k], includeTime: false)
                 json.literal("\n")
             }
             for m in result.malformed {
@@ -51,8 +53,9 @@ enum DecodeCommand {
             }
             if explain { out.write(JSON.explanation(ad, registry.explain(ad)) + "\n") }
         }
-        while let (lineNumber, line) = try lines.next() {
-            guard let line else {
+        while let next = try lines.next() {
+            let lineNumber = next.number
+            guard let line = next.bytes else {
                 badLines += 1
                 printError("line \(lineNumber): longer than \(maxLineBytes) bytes, which no advertisement or HCI event is; skipped")
                 continue
@@ -233,9 +236,16 @@ struct InputLines {
         line.reserveCapacity(maxLength)
     }
 
-    /// The next line's number and bytes (without the newline), `nil` bytes for one too long;
-    /// `nil` at the end of the input.
-    mutating func next() throws(CLIError) -> (Int, ArraySlice<UInt8>?)? {
+    /// One line read.
+    struct Line {
+        /// Counted from 1.
+        let number: Int
+        /// Without the newline; `nil` for a line longer than `maxLength`.
+        let bytes: ArraySlice<UInt8>?
+    }
+
+    /// The next line; `nil` at the end of the input.
+    mutating func next() throws(CLIError) -> Line? {
         line.removeAll(keepingCapacity: true)
         while true {
             if start == end {
@@ -263,24 +273,24 @@ struct InputLines {
                 lineNumber += 1
                 start = newline.map { $0 + 1 } ?? end
                 skipping = newline == nil
-                return (lineNumber, nil)
+                return Line(number: lineNumber, bytes: nil)
             }
             if let newline, line.isEmpty {
                 lineNumber += 1
                 let whole = chunk[start..<newline]
                 start = newline + 1
-                return (lineNumber, whole)
+                return Line(number: lineNumber, bytes: whole)
             }
             line.append(contentsOf: chunk[start..<stop])
             start = newline.map { $0 + 1 } ?? end
             if newline != nil {
                 lineNumber += 1
-                return (lineNumber, line[...])
+                return Line(number: lineNumber, bytes: line[...])
             }
         }
         guard !line.isEmpty else { return nil }
         lineNumber += 1
-        return (lineNumber, line[...])
+        return Line(number: lineNumber, bytes: line[...])
     }
 }
 

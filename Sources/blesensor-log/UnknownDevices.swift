@@ -214,8 +214,8 @@ struct UnknownDevicesFile {
         defer { Glibc.close(fd) }
         var lines = InputLines(fd: fd, maxLength: DecodeCommand.maxLineBytes)
         var dropped = 0
-        while devices.lines.count < devices.capacity, let (_, line) = try lines.next() {
-            guard let line else {
+        while devices.lines.count < devices.capacity, let next = try lines.next() {
+            guard let line = next.bytes else {
                 dropped += 1
                 continue
             }
