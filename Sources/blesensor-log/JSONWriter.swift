@@ -46,66 +46,85 @@ struct JSONWriter<Sink: JSONSink> {
 
     /// Text of ours held in a `String` (quantity keys, decoder ids), as it is.
     mutating func raw(_ s: String) {
-        var s = s
-        s.withUTF8 { u in sink.write(atMost: u.count) { p in Self.copy(u, to: p) } }
+        sink.write(atMost: s.utf8.count) { p in Self.writeRaw(s, to: p) }
     }
 
     /// A JSON string literal. Escapes quotes, backslashes and every control character (and
     /// U+2028/U+2029, which end a line in JavaScript) as `\uXXXX` in lower-case hex unless it has
-    /// a short escape, so a stranger's device name can never break a line or the object. A
-    /// `String` holds valid UTF-8, so bytes from 0x80 are copied except in the three-byte
-    /// sequences E2 80 A8/A9. At most 6 bytes are written per byte (`\u001f`), and 2 quotes.
+    /// a short escape, so a stranger's device name can never break a line or the object.
     mutating func string(_ s: String) {
-        var s = s
-        s.withUTF8 { u in
-            sink.write(atMost: 6 * u.count + 2) { p in
-                var q = p
-                func put(_ b: UInt8) {
-                    q.pointee = b
-                    q += 1
-                }
-                func escape(_ v: UInt32) {
-                    put(UInt8(ascii: "\\"))
-                    put(UInt8(ascii: "u"))
-                    for shift in stride(from: 12, through: 0, by: -4) {
-                        put(Hex.digit(UInt8(truncatingIfNeeded: v >> UInt32(shift)) & 0x0F))
-                    }
-                }
-                put(UInt8(ascii: "\""))
-                var i = 0
-                while i < u.count {
-                    let b = u[i]
-                    // Most bytes are printable ASCII other than a quote or backslash: as they are.
-                    if b >= 0x20, b < 0x7F, b != UInt8(ascii: "\""), b != UInt8(ascii: "\\") {
-                        put(b)
-                        i += 1
-                        continue
-                    }
-                    switch b {
-                    case UInt8(ascii: "\""), UInt8(ascii: "\\"):
-                        put(UInt8(ascii: "\\"))
-                        put(b)
-                    case 0x0A:
-                        put(UInt8(ascii: "\\"))
-                        put(UInt8(ascii: "n"))
-                    case 0x0D:
-                        put(UInt8(ascii: "\\"))
-                        put(UInt8(ascii: "r"))
-                    case 0x09:
-                        put(UInt8(ascii: "\\"))
-                        put(UInt8(ascii: "t"))
-                    case 0..<0x20, 0x7F: escape(UInt32(b))
-                    case 0xE2 where i + 2 < u.count && u[i + 1] == 0x80 && (u[i + 2] == 0xA8 || u[i + 2] == 0xA9):
-                        escape(u[i + 2] == 0xA8 ? 0x2028 : 0x2029)
-                        i += 2
-                    default: put(b)
-                    }
-                    i += 1
-                }
-                put(UInt8(ascii: "\""))
-                return q - p
+        sink.write(atMost: Self.stringMaxBytes(s)) { p in Self.writeString(s, to: p) }
+    }
+
+    /// The longest text `writeString` makes of `s`: 6 bytes per byte (`\u001f`) and 2 quotes.
+    static func stringMaxBytes(_ s: String) -> Int { 6 * s.utf8.count + 2 }
+
+    /// `string`'s text written at `p` (room for `stringMaxBytes(s)`); returns the number of bytes.
+    static func writeString(_ s: String, to p: UnsafeMutablePointer<UInt8>) -> Int {
+        withUTF8(s) { u in writeString(u, to: p) }
+    }
+
+    /// `raw`'s text written at `p` (room for `s.utf8.count`); returns the number of bytes.
+    static func writeRaw(_ s: String, to p: UnsafeMutablePointer<UInt8>) -> Int {
+        withUTF8(s) { u in copy(u, to: p) }
+    }
+
+    /// `body` given `s`'s UTF-8 in place: every native `String` has it contiguous, so the copy
+    /// that `String.withUTF8` needs a `var` for is made only for one that does not.
+    private static func withUTF8(_ s: String, _ body: (UnsafeBufferPointer<UInt8>) -> Int) -> Int {
+        if let n = s.utf8.withContiguousStorageIfAvailable(body) { return n }
+        var contiguous = s
+        return contiguous.withUTF8(body)
+    }
+
+    /// The escaping of `string`, on UTF-8 bytes. A `String` holds valid UTF-8, so bytes from 0x80
+    /// are copied except in the three-byte sequences E2 80 A8/A9.
+    private static func writeString(_ u: UnsafeBufferPointer<UInt8>, to p: UnsafeMutablePointer<UInt8>) -> Int {
+        var q = p
+        func put(_ b: UInt8) {
+            q.pointee = b
+            q += 1
+        }
+        func escape(_ v: UInt32) {
+            put(UInt8(ascii: "\\"))
+            put(UInt8(ascii: "u"))
+            for shift in stride(from: 12, through: 0, by: -4) {
+                put(Hex.digit(UInt8(truncatingIfNeeded: v >> UInt32(shift)) & 0x0F))
             }
         }
+        put(UInt8(ascii: "\""))
+        var i = 0
+        while i < u.count {
+            let b = u[i]
+            // Most bytes are printable ASCII other than a quote or backslash: as they are.
+            if b >= 0x20, b < 0x7F, b != UInt8(ascii: "\""), b != UInt8(ascii: "\\") {
+                put(b)
+                i += 1
+                continue
+            }
+            switch b {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                put(UInt8(ascii: "\\"))
+                put(b)
+            case 0x0A:
+                put(UInt8(ascii: "\\"))
+                put(UInt8(ascii: "n"))
+            case 0x0D:
+                put(UInt8(ascii: "\\"))
+                put(UInt8(ascii: "r"))
+            case 0x09:
+                put(UInt8(ascii: "\\"))
+                put(UInt8(ascii: "t"))
+            case 0..<0x20, 0x7F: escape(UInt32(b))
+            case 0xE2 where i + 2 < u.count && u[i + 1] == 0x80 && (u[i + 2] == 0xA8 || u[i + 2] == 0xA9):
+                escape(u[i + 2] == 0xA8 ? 0x2028 : 0x2029)
+                i += 2
+            default: put(b)
+            }
+            i += 1
+        }
+        put(UInt8(ascii: "\""))
+        return q - p
     }
 
     /// A measurement's number: whole-number quantities without a fraction, others in Swift's
@@ -125,7 +144,7 @@ struct JSONWriter<Sink: JSONSink> {
     static func writeNumber(_ v: Double, integer: Bool, to p: UnsafeMutablePointer<UInt8>) -> Int {
         guard v.isFinite else { return copy("null", to: p) }
         let a = abs(v)
-        let wholeBelowLimit = a < 1e15 && Double(UInt64(a)) == a
+        let wholeBelowLimit = a < 1e15 && Double(Int64(a)) == a  // signed: see `NumberText.write`
         if wholeBelowLimit, !integer, a == 0 { return copy(v.sign == .minus ? "-0.0" : "0.0", to: p) }
         var n = NumberText.write(v, to: p)
         if wholeBelowLimit, !integer {
@@ -150,15 +169,19 @@ struct JSONWriter<Sink: JSONSink> {
 
     /// `,"key":number`, one measurement of a reading, in one write: a reading is mostly these.
     mutating func measurement(_ m: Measurement) {
-        var key = m.quantity.key
-        key.withUTF8 { k in
-            sink.write(atMost: k.count + 4 + Self.numberMaxBytes) { p in
-                var n = Self.copy(",\"", to: p)
-                n += Self.copy(k, to: p + n)
-                n += Self.copy("\":", to: p + n)
-                return n + Self.writeNumber(m.value, integer: m.quantity.isInteger, to: p + n)
-            }
-        }
+        sink.write(atMost: Self.measurementMaxBytes(m)) { p in Self.writeMeasurement(m, to: p) }
+    }
+
+    /// The longest text `writeMeasurement` makes of `m`.
+    static func measurementMaxBytes(_ m: Measurement) -> Int { m.quantity.key.utf8.count + 4 + numberMaxBytes }
+
+    /// `measurement`'s text written at `p` (room for `measurementMaxBytes(m)`); returns the
+    /// number of bytes. The key is ours and needs no escape.
+    static func writeMeasurement(_ m: Measurement, to p: UnsafeMutablePointer<UInt8>) -> Int {
+        var n = copy(",\"", to: p)
+        n += writeRaw(m.quantity.key, to: p + n)
+        n += copy("\":", to: p + n)
+        return n + writeNumber(m.value, integer: m.quantity.isInteger, to: p + n)
     }
 
     /// A whole number in decimal.
@@ -182,27 +205,33 @@ struct JSONWriter<Sink: JSONSink> {
         return 17
     }
 
-    /// One reading as a JSON object (without newline): `JSON.reading`.
+    /// One reading as a JSON object (without newline): `JSON.reading`. Its common part, from
+    /// the address to the frame (what every reading has, and most have nothing else), goes in
+    /// one write; the rarer keys after it each in their own.
     mutating func reading(_ r: Reading, includeTime: Bool) {
-        let address = r.address  // the closure captures the address alone, not a copy of `r`
-        sink.write(atMost: 12 + 17 + 10) { p in
+        // The closure captures these alone, not a copy of `r`.
+        let address = r.address
+        let model = r.model
+        let measurements = r.measurements
+        let decoder = r.decoderID
+        let frame = r.frameKind
+        var bound = 12 + 17 + 10 + Self.stringMaxBytes(model) + 12 + decoder.utf8.count + 1
+        for m in measurements { bound += Self.measurementMaxBytes(m) }
+        if let frame { bound += 9 + Self.stringMaxBytes(frame) }
+        sink.write(atMost: bound) { p in
             var n = Self.copy("{\"address\":\"", to: p)
             n += Self.writeAddress(address, to: p + n)
-            return n + Self.copy("\",\"model\":", to: p + n)
-        }
-        string(r.model)
-        for m in r.measurements { measurement(m) }
-        var decoder = r.decoderID
-        decoder.withUTF8 { id in
-            sink.write(atMost: 13 + id.count) { p in
-                var n = Self.copy(",\"decoder\":\"", to: p)
-                n += Self.copy(id, to: p + n)
-                return n + Self.copy("\"", to: p + n)
+            n += Self.copy("\",\"model\":", to: p + n)
+            n += Self.writeString(model, to: p + n)
+            for m in measurements { n += Self.writeMeasurement(m, to: p + n) }
+            n += Self.copy(",\"decoder\":\"", to: p + n)
+            n += Self.writeRaw(decoder, to: p + n)
+            n += Self.copy("\"", to: p + n)
+            if let frame {
+                n += Self.copy(",\"frame\":", to: p + n)
+                n += Self.writeString(frame, to: p + n)
             }
-        }
-        if let f = r.frameKind {
-            literal(",\"frame\":")
-            string(f)
+            return n
         }
         if r.addressType != .publicDevice {
             literal(",\"address_type\":\"")

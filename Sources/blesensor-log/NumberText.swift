@@ -30,15 +30,16 @@ enum NumberText {
         if sign == 1 { p.pointee = UInt8(ascii: "-") }
         if a < 1e15 {
             // Integer conversions rather than `rounded()`, which is a libm call here; exact below
-            // 10^15, and each candidate is checked anyway.
-            let whole = UInt64(a)
+            // 10^15, and each candidate is checked anyway. Signed ones: a single instruction each
+            // way (an unsigned one tests the top bit), and every value converted is below 10^15.
+            let whole = Int64(a)
             if Double(whole) == a {
                 // Whole: -0.0 prints as 0, as `Int64(-0.0)` does.
                 if whole == 0 {
                     p.pointee = UInt8(ascii: "0")
                     return 1
                 }
-                return sign + writeFixed(whole, decimals: 0, to: p + sign)
+                return sign + writeFixed(UInt64(whole), decimals: 0, to: p + sign)
             }
             if a < 1e11 {
                 // a · 10^k < 10^15: m has at most 15 digits (see above).
@@ -50,8 +51,8 @@ enum NumberText {
                     case 3: scale = powers.2
                     default: scale = powers.3
                     }
-                    let m = UInt64(a * scale + 0.5)
-                    if Double(m) / scale == a { return sign + writeFixed(m, decimals: k, to: p + sign) }
+                    let m = Int64(a * scale + 0.5)
+                    if Double(m) / scale == a { return sign + writeFixed(UInt64(m), decimals: k, to: p + sign) }
                 }
                 // Longer fractions (a decoder's exact binary fractions: 55.9964599609375): the
                 // same argument, for any k while m stays below 10^15, where `description` still
@@ -61,8 +62,8 @@ enum NumberText {
                     for k in 5...15 {
                         scale *= 10
                         guard a * scale < 1e15 else { break }
-                        let m = UInt64(a * scale + 0.5)
-                        if Double(m) / scale == a { return sign + writeFixed(m, decimals: k, to: p + sign) }
+                        let m = Int64(a * scale + 0.5)
+                        if Double(m) / scale == a { return sign + writeFixed(UInt64(m), decimals: k, to: p + sign) }
                     }
                 }
                 // From 0.1 on, a decimal of at most 15 significant digits has at most 15 places,
