@@ -1,5 +1,10 @@
+import AdvScanner
 import Foundation
+import SensorDecode
+import TestSupport
 import Testing
+
+@testable import blesensor_log
 
 /// `blesensor-log decode` as a process: stdin → JSON lines on stdout, messages on stderr, exit codes.
 @Suite(.enabled(if: CLI.isBuilt, "blesensor-log is not built next to the tests: run `swift build` first"))
@@ -138,5 +143,147 @@ struct DecodeCommandTests {
         #expect(v.stdout.hasPrefix("blesensor-log "))
         let unknown = try CLI.run(["frobnicate"])
         #expect(unknown.status == 64)
+    }
+}
+
+/// `plainLine`, the byte-level reader of the common line, against `parseLine`, whose rules it must
+/// keep: whatever it takes is what `parseLine` makes of the line, and what it declines goes there.
+@Suite struct PlainLineTests {
+    static func plain(_ text: String) -> DecodeCommand.PlainLine {
+        var buffer = [UInt8](repeating: 0, count: ReportAssembler.maxLength)
+        return DecodeCommand.plainLine(Array(text.utf8)[...], buffer: &buffer)
+    }
+
+    static func parsed(_ text: String) -> [Advertisement]? {
+        var extractor = AdvertisementExtractor()
+        let beforeComment = text.prefix { $0 != "#" }.trimmingWhitespace()
+        guard case .success(let ads) = DecodeCommand.parseLine(beforeComment, extractor: &extractor) else { return nil }
+        return ads
+    }
+
+    /// Lines of every form near the common one: separators, comments, CRs, case, odd lengths.
+    static let lines: [String] = {
+        let address = "A4:C1:38:0D:5E:2F"
+        let hex = "0201060f16d2fc4002c40903bf13"
+        var lines = [
+            "", "   ", "\t\r", "# comment", "  # indented", "#", address, "\(address) ", "\(address)\r",
+            "\(address) \(hex)", "\(address)\t\(hex)", "  \(address) \(hex)  ", "\(address) \(hex)\r",
+            "\(address) \(hex)\r\r", "\(address) \(hex)\r \t", "\(address) \(hex) \r# note", "\(address) \(hex)#tight",
+            "\(address) \(hex) # comment", "\(address)#c", "\(address)\r#c", "\(address) 02 01 06", "\(address) 02:01:06",
+            "\(address) 02\t01 06", "\(address.lowercased()) \(hex.uppercased())", "\r\(address) 0201",
+            // Declined (or errors): `parseLine` decides.
+            "\(address) \(hex.dropLast())", "\(address) 0 201", "\(address) 02\r01", "\(address) 02\r:", "\(address)\r 02",
+            "\(address):02", "\(address)02", "\(address) 0x02", "\(address) 02zz", "\(address) 02\u{e9}",
+            "\(address.replacingOccurrences(of: ":", with: "-")) 0201", "A4:C1:38:0D:5E:2G 0201", "A4:C1:38:0D:5E 0201",
+            "A4:C1:38:0D:5E:2F:00 0201", ":A4:C1:38:0D:5E:2F 0201", "04 3e 0c 02 01 00", "zz", "\u{0}",
+            "\(address) " + String(repeating: "00", count: ReportAssembler.maxLength),
+            "\(address) " + String(repeating: "00", count: ReportAssembler.maxLength + 1),
+        ]
+        // Random lines of the characters the reader looks at.
+        var rng = SplitMix64(state: 29)
+        let alphabet = Array("0123456789abcdefABCDEF: \t\r#g")
+        for _ in 0..<3000 {
+            let tail = String((0..<Int.random(in: 0...12, using: &rng)).map { _ in alphabet.randomElement(using: &rng)! })
+            lines.append("\(address) \(hex.prefix(Int.random(in: 0...8, using: &rng)))" + tail)
+        }
+        return lines
+    }()
+
+    @Test(arguments: lines) func agreesWithParseLine(_ line: String) {
+        switch Self.plain(line) {
+        case .blank:
+            #expect(line.prefix { $0 != "#" }.trimmingWhitespace().isEmpty)
+        case .advertisement(let ad):
+            #expect(Self.parsed(line) == [ad])
+        case .other:
+            #expect(!line.prefix { $0 != "#" }.trimmingWhitespace().isEmpty)
+        }
+    }
+
+    @Test func theCommonFormsAreTakenNotDeclined() {
+        for line in ["A4:C1:38:0D:5E:2F 0201060f16d2fc4002c40903bf13", "a4:c1:38:0d:5e:2f 02 01 06\r", "A4:C1:38:0D:5E:2F"] {
+            guard case .advertisement = Self.plain(line) else {
+                Issue.record("declined: \(line.debugDescription)")
+                continue
+            }
+        }
+    }
+
+    /// The buffer is shared with the advertisement it made: an advertisement still held when the
+    /// next line is read keeps its own bytes.
+    @Test func anAdvertisementKeptPastTheNextLineKeepsItsBytes() throws {
+        var buffer = [UInt8](repeating: 0, count: ReportAssembler.maxLength)
+        guard case .advertisement(let first) = DecodeCommand.plainLine(Array("11:22:33:44:55:66 020106".utf8)[...], buffer: &buffer)
+        else { throw Failure("first line declined") }
+        guard case .advertisement(let second) = DecodeCommand.plainLine(Array("11:22:33:44:55:77 03ff4c00".utf8)[...], buffer: &buffer)
+        else { throw Failure("second line declined") }
+        #expect(Array(first.data) == [0x02, 0x01, 0x06])
+        #expect(Array(second.data) == [0x03, 0xFF, 0x4C, 0x00])
+        #expect(first.address == BDAddress(rawValue: 0x1122_3344_5566))
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+}
+
+/// `InputLines` against a plain split of the same bytes: lines split across the 64 KiB refills,
+/// over-long lines (reported once, their rest skipped), CRLF kept as bytes, no final newline.
+@Suite struct InputLinesTests {
+    static func read(_ data: [UInt8], maxLength: Int) throws -> [[UInt8]?] {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("input-lines-\(UUID().uuidString)").path
+        FileManager.default.createFile(atPath: path, contents: Data(data))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let fd = open(path, O_RDONLY)
+        #expect(fd >= 0)
+        defer { close(fd) }
+        var lines = InputLines(fd: fd, maxLength: maxLength)
+        var out: [[UInt8]?] = []
+        var expectedNumber = 1
+        while let line = try lines.next() {
+            #expect(line.number == expectedNumber)
+            expectedNumber += 1
+            out.append(line.bytes.map(Array.init))
+        }
+        return out
+    }
+
+    static func expected(_ data: [UInt8], maxLength: Int) -> [[UInt8]?] {
+        var lines = data.split(separator: 0x0A, omittingEmptySubsequences: false).map(Array.init)
+        if data.last == 0x0A || data.isEmpty { lines.removeLast() }
+        return lines.map { $0.count > maxLength ? nil : $0 }
+    }
+
+    @Test(arguments: [false, true]) func linesAcrossRefillsReadAsTheySplit(finalNewline: Bool) throws {
+        var rng = SplitMix64(state: 8)
+        var data: [UInt8] = []
+        while data.count < 300_000 {
+            // Mostly short lines, some empty, some over the limit, some CRLF.
+            let length = [0, 1, 17, 60, 99, 100, 101, 250, 5000].randomElement(using: &rng)!
+            data += (0..<length).map { _ in UInt8.random(in: 0x20...0x7E, using: &rng) }
+            if Bool.random(using: &rng) { data.append(0x0D) }
+            data.append(0x0A)
+        }
+        data += Array("last line".utf8)
+        if finalNewline { data.append(0x0A) }
+        let lines = try Self.read(data, maxLength: 100)
+        #expect(lines == Self.expected(data, maxLength: 100))
+        #expect(lines.last == Array("last line".utf8))
+    }
+
+    @Test func aLineFillingTheChunkExactlyAndOneOverTheLimitAtTheEnd() throws {
+        // The first line ends exactly at the 64 KiB boundary; the last, without a newline, is too long.
+        let first = [UInt8](repeating: 0x61, count: (1 << 16) - 1) + [0x0A]
+        let data = first + Array("b\n\nc".utf8) + [UInt8](repeating: 0x64, count: 70_000)
+        let lines = try Self.read(data, maxLength: 1 << 17)
+        #expect(lines == Self.expected(data, maxLength: 1 << 17))
+        let limited = try Self.read(data, maxLength: 1000)
+        #expect(limited == [nil, Array("b".utf8), [], nil])
+    }
+
+    @Test func emptyInputHasNoLines() throws {
+        #expect(try Self.read([], maxLength: 10).isEmpty)
+        #expect(try Self.read([0x0A], maxLength: 10) == [[]])
     }
 }
