@@ -42,8 +42,7 @@ enum DecodeCommand {
             // By index: a `for in` copies each reading out of the array (a retain and release of
             // each of its references).
             for k in result.readings.indices {
-                json.reading(result.readings[k], includeTime: false)
-                json.literal("\n")
+                json.readingLine(result.readings[k], includeTime: false)
             }
             for m in result.malformed {
                 printError("line \(lineNumber): \(ad.address): \(m.decoder): \(m.reason)")

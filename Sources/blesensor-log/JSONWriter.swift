@@ -205,10 +205,16 @@ struct JSONWriter<Sink: JSONSink> {
         return 17
     }
 
-    /// One reading as a JSON object (without newline): `JSON.reading`. Its common part, from
-    /// the address to the frame (what every reading has, and most have nothing else), goes in
-    /// one write; the rarer keys after it each in their own.
-    mutating func reading(_ r: Reading, includeTime: Bool) {
+    /// One reading as a JSON object (without newline): `JSON.reading`.
+    mutating func reading(_ r: Reading, includeTime: Bool) { reading(r, includeTime: includeTime, closing: "}") }
+
+    /// One reading as a JSON object and its newline: a line of `decode`'s output.
+    mutating func readingLine(_ r: Reading, includeTime: Bool) { reading(r, includeTime: includeTime, closing: "}\n") }
+
+    /// A reading's object, ended by `closing`. Its common part, from the address to the frame (what
+    /// every reading has, and most have nothing else), goes in one write; the rarer keys after it
+    /// each in their own.
+    private mutating func reading(_ r: Reading, includeTime: Bool, closing: StaticString) {
         // The closure captures these alone, not a copy of `r`.
         let address = r.address
         let model = r.model
@@ -242,9 +248,11 @@ struct JSONWriter<Sink: JSONSink> {
             literal(",\"rssi_dbm\":")
             int(Int(rssi))
         }
-        if let n = r.name {
-            literal(",\"name\":")
-            string(n)
+        if let name = r.name {
+            sink.write(atMost: 8 + Self.stringMaxBytes(name)) { p in
+                let n = Self.copy(",\"name\":", to: p)
+                return n + Self.writeString(name, to: p + n)
+            }
         }
         if includeTime, r.timeMicros != 0 {
             literal(",\"time\":\"")
@@ -271,6 +279,6 @@ struct JSONWriter<Sink: JSONSink> {
             }
             literal("]")
         }
-        literal("}")
+        literal(closing)
     }
 }
