@@ -167,16 +167,12 @@ struct JSONWriter<Sink: JSONSink> {
         return u.count
     }
 
-    /// `,"key":number`, one measurement of a reading, in one write: a reading is mostly these.
-    mutating func measurement(_ m: Measurement) {
-        sink.write(atMost: Self.measurementMaxBytes(m)) { p in Self.writeMeasurement(m, to: p) }
-    }
-
     /// The longest text `writeMeasurement` makes of `m`.
     static func measurementMaxBytes(_ m: Measurement) -> Int { m.quantity.key.utf8.count + 4 + numberMaxBytes }
 
-    /// `measurement`'s text written at `p` (room for `measurementMaxBytes(m)`); returns the
-    /// number of bytes. The key is ours and needs no escape.
+    /// `,"key":number`, one measurement of a reading (a reading is mostly these), written at `p`
+    /// (room for `measurementMaxBytes(m)`); returns the number of bytes. The key is ours and
+    /// needs no escape.
     static func writeMeasurement(_ m: Measurement, to p: UnsafeMutablePointer<UInt8>) -> Int {
         var n = copy(",\"", to: p)
         n += writeRaw(m.quantity.key, to: p + n)
