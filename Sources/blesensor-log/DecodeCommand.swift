@@ -245,7 +245,8 @@ struct InputLines {
 
     /// The next line; `nil` at the end of the input.
     mutating func next() throws(CLIError) -> Line? {
-        line.removeAll(keepingCapacity: true)
+        // Only after a gathered line: emptying an empty array is still a call.
+        if !line.isEmpty { line.removeAll(keepingCapacity: true) }
         while true {
             if start == end {
                 if atEnd { break }
