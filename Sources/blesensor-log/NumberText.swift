@@ -174,7 +174,8 @@ enum NumberText {
     }
 
     /// Writes `n` with a point `decimals` digits from the right (and at least one digit before
-    /// it: `5, 2` → `0.05`); no point when `decimals` is 0. Returns the number of bytes.
+    /// it: `5, 2` → `0.05`); no point when `decimals` is 0. Returns the number of bytes. Digits
+    /// go two at a time (`digitPairs`): half the divisions.
     static func writeFixed(_ n: UInt64, decimals: Int, to p: UnsafeMutablePointer<UInt8>) -> Int {
         var digits = 1
         var t = n
@@ -185,22 +186,41 @@ enum NumberText {
         let count = decimals == 0 ? digits : max(digits - decimals, 1) + 1 + decimals
         var q = p + count
         var n = n
+        func putPair(_ v: UInt64) {
+            let pair = digitPairs.utf8Start + 2 * Int(v)
+            q -= 2
+            q[0] = pair[0]
+            q[1] = pair[1]
+        }
+        func putDigit(_ v: UInt64) {
+            q -= 1
+            q.pointee = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: v)
+        }
         if decimals > 0 {
-            for _ in 0..<decimals {
-                q -= 1
-                q.pointee = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: n % 10)
+            // The fraction's digits, its leading zeros included (`05` of 0.05).
+            var left = decimals
+            while left >= 2 {
+                putPair(n % 100)
+                n /= 100
+                left -= 2
+            }
+            if left == 1 {
+                putDigit(n % 10)
                 n /= 10
             }
             q -= 1
             q.pointee = UInt8(ascii: ".")
         }
-        repeat {
-            q -= 1
-            q.pointee = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: n % 10)
-            n /= 10
-        } while n > 0
+        while n >= 100 {
+            putPair(n % 100)
+            n /= 100
+        }
+        if n >= 10 { putPair(n) } else { putDigit(n) }
         return count
     }
+
+    /// `00` to `99`, each number's two digits at twice its value.
+    private static let digitPairs: StaticString = "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
 
     /// `write` as a String (tests, and callers off the hot path).
     static func text(_ v: Double) -> String {
