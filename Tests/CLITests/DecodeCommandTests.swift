@@ -189,14 +189,14 @@ struct DecodeCommandTests {
         return lines
     }()
 
-    @Test(arguments: lines) func agreesWithParseLine(_ line: String) {
-        switch Self.plain(line) {
-        case .blank:
-            #expect(line.prefix { $0 != "#" }.trimmingWhitespace().isEmpty)
-        case .advertisement(let ad):
-            #expect(Self.parsed(line) == [ad])
-        case .other:
-            #expect(!line.prefix { $0 != "#" }.trimmingWhitespace().isEmpty)
+    @Test func agreesWithParseLine() {
+        for line in Self.lines {
+            let beforeComment = line.prefix { $0 != "#" }.trimmingWhitespace()
+            switch Self.plain(line) {
+            case .blank: #expect(beforeComment.isEmpty, "\(line.debugDescription)")
+            case .advertisement(let ad): #expect(Self.parsed(line) == [ad], "\(line.debugDescription)")
+            case .other: #expect(!beforeComment.isEmpty, "\(line.debugDescription)")
+            }
         }
     }
 
@@ -233,7 +233,7 @@ struct DecodeCommandTests {
 @Suite struct InputLinesTests {
     static func read(_ data: [UInt8], maxLength: Int) throws -> [[UInt8]?] {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("input-lines-\(UUID().uuidString)").path
-        FileManager.default.createFile(atPath: path, contents: Data(data))
+        try Data(data).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let fd = open(path, O_RDONLY)
         #expect(fd >= 0)
