@@ -39,8 +39,7 @@ enum DecodeCommand {
         let explain = args.has("explain")
         func decode(_ ad: Advertisement, lineNumber: Int) {
             let result = registry.decode(ad)
-            // By index: a `for in` copies each reading out of the array (a retain and release of
-            // each of its references).
+            // By index: a `for in`'s iterator costs more here, and the loop runs for every reading.
             for k in result.readings.indices {
                 json.readingLine(result.readings[k], includeTime: false)
             }
