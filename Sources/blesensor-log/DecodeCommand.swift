@@ -52,10 +52,9 @@ enum DecodeCommand {
             if explain { out.write(JSON.explanation(ad, registry.explain(ad)) + "\n") }
         }
         while let next = try lines.next() {
-            let lineNumber = next.number
-            guard let line = next.bytes else {
+            guard case .text(let lineNumber, let line) = next else {
                 badLines += 1
-                printError("line \(lineNumber): longer than \(maxLineBytes) bytes, which no advertisement or HCI event is; skipped")
+                printError("line \(next.number): longer than \(maxLineBytes) bytes, which no advertisement or HCI event is; skipped")
                 continue
             }
             switch plainLine(line, buffer: &adBytes) {
@@ -234,12 +233,23 @@ struct InputLines {
         line.reserveCapacity(maxLength)
     }
 
-    /// One line read.
-    struct Line {
-        /// Counted from 1.
-        let number: Int
-        /// Without the newline; `nil` for a line longer than `maxLength`.
-        let bytes: ArraySlice<UInt8>?
+    /// One line read, numbered from 1.
+    enum Line {
+        /// Its bytes, without the newline.
+        case text(number: Int, ArraySlice<UInt8>)
+        /// Longer than `maxLength`: only reported, its bytes skipped.
+        case tooLong(number: Int)
+
+        var number: Int {
+            switch self {
+            case .text(let number, _), .tooLong(let number): number
+            }
+        }
+
+        /// The bytes; `nil` for a line too long.
+        var bytes: ArraySlice<UInt8>? {
+            if case .text(_, let bytes) = self { bytes } else { nil }
+        }
     }
 
     /// The next line; `nil` at the end of the input.
@@ -272,24 +282,24 @@ struct InputLines {
                 lineNumber += 1
                 start = newline.map { $0 + 1 } ?? end
                 skipping = newline == nil
-                return Line(number: lineNumber, bytes: nil)
+                return .tooLong(number: lineNumber)
             }
             if let newline, line.isEmpty {
                 lineNumber += 1
                 let whole = chunk[start..<newline]
                 start = newline + 1
-                return Line(number: lineNumber, bytes: whole)
+                return .text(number: lineNumber, whole)
             }
             line.append(contentsOf: chunk[start..<stop])
             start = newline.map { $0 + 1 } ?? end
             if newline != nil {
                 lineNumber += 1
-                return Line(number: lineNumber, bytes: line[...])
+                return .text(number: lineNumber, line[...])
             }
         }
         guard !line.isEmpty else { return nil }
         lineNumber += 1
-        return Line(number: lineNumber, bytes: line[...])
+        return .text(number: lineNumber, line[...])
     }
 }
 
