@@ -134,18 +134,33 @@ extension Quantity {
     }
 }
 
-// MARK: issue 25, group A
+// MARK: Air quality
 extension Quantity {
     /// Sensirion's VOC index (1–500, 100 = the sensor's running average), as Ruuvi Air sends it.
     public static let vocIndex = Quantity("voc_index", integer: true)
     /// Sensirion's NOx index (1–500, 1 = the sensor's running average).
     public static let noxIndex = Quantity("nox_index", integer: true)
+    /// Particulate matter up to 1.0 µm and up to 4.0 µm, µg/m³ (the Sensirion SEN6x sizes the
+    /// Ruuvi Air sends next to `pm2_5_ug_m3` and `pm10_ug_m3`).
+    public static let pm1UgM3 = Quantity("pm1_0_ug_m3")
+    public static let pm4UgM3 = Quantity("pm4_0_ug_m3")
+    /// Radon activity concentration, Bq/m³.
+    public static let radonBqM3 = Quantity("radon_bq_m3")
 }
 
-// MARK: issue 25, group B
-/// Quantities of the sensor families added for issue 25 (group B). Numbered repeats follow
-/// `temperatureProbeC(n)` / `instance(_:unitSuffix:)`; a multi-probe cooking thermometer
-/// numbers its probe's sensors as its vendor does and names the derived ones (`temperature_meat_c`).
+// MARK: Radiation
+extension Quantity {
+    /// Ambient gamma dose rate, µSv/h (Aranet Radiation).
+    public static let radiationDoseRateUSvH = Quantity("radiation_dose_rate_usv_h")
+    /// Dose accumulated since the counter was last reset, mSv; how long it has been counting is
+    /// `duration_s`.
+    public static let radiationDoseMSv = Quantity("radiation_dose_msv")
+}
+
+// MARK: Tyres, liquids, tags and cooking probes
+/// Numbered repeats follow `temperatureProbeC(n)` / `instance(_:unitSuffix:)`; a multi-probe
+/// cooking thermometer numbers its probe's sensors as its vendor does and names the derived ones
+/// (`temperature_meat_c`). Accelerometer tags reuse `acceleration_{x,y,z}_g`.
 extension Quantity {
     /// Tyre pressure (TPMS sensors), kPa, gauge or absolute as the decoder's header says.
     public static let pressureKPa = Quantity("pressure_kpa")
@@ -159,21 +174,4 @@ extension Quantity {
     /// A cooking probe's tip sensor, and the meat's core temperature as the device estimates it.
     public static let temperatureTipC = Quantity("temperature_tip_c")
     public static let temperatureMeatC = Quantity("temperature_meat_c")
-    /// Radon activity concentration, Bq/m³.
-    public static let radonBqM3 = Quantity("radon_bq_m3")
-}
-
-// MARK: issue 25, group C
-/// Quantities of the decoders added or extended for issue 25 after groups A and B. Accelerometer
-/// axes reuse `acceleration_{x,y,z}_g` and a second temperature `instance(2, unitSuffix:)`.
-extension Quantity {
-    /// Ambient gamma dose rate, µSv/h (Aranet Radiation).
-    public static let radiationDoseRateUSvH = Quantity("radiation_dose_rate_usv_h")
-    /// Dose accumulated since the counter was last reset, mSv; how long it has been counting is
-    /// `duration_s`.
-    public static let radiationDoseMSv = Quantity("radiation_dose_msv")
-    /// Particulate matter up to 1.0 µm and up to 4.0 µm, µg/m³ (the Sensirion SEN6x sizes the
-    /// Ruuvi Air sends next to `pm2_5_ug_m3` and `pm10_ug_m3`).
-    public static let pm1UgM3 = Quantity("pm1_0_ug_m3")
-    public static let pm4UgM3 = Quantity("pm4_0_ug_m3")
 }

@@ -15,7 +15,7 @@ public struct Registry: Sendable {
     /// Both lists of a manufacturer structure merged ahead of time (`company << 16 | length`), for
     /// each company and length that both have decoders: such a structure (every Govee frame) then
     /// needs no merge.
-    private var byCompanyAndLength: [UInt32: [Int]] = [:]
+    private var byCompanyAndLength = KeyTable<UInt32>()
     /// `byLocalName[n]`: the names of n bytes, each with its decoders.
     private var byLocalName: [[(name: [UInt8], positions: [Int])]] = []
 
@@ -44,7 +44,9 @@ public struct Registry: Sendable {
         }
         for (company, companyList) in byCompany.entries {
             for (length, lengthList) in byManufacturerLength.enumerated() where !lengthList.isEmpty {
-                byCompanyAndLength[UInt32(company) << 16 | UInt32(length)] = Self.merge(companyList, lengthList)
+                for position in Self.merge(companyList, lengthList) {
+                    byCompanyAndLength.add(position, for: UInt32(company) << 16 | UInt32(length))
+                }
             }
         }
     }
@@ -70,7 +72,6 @@ public struct Registry: Sendable {
             ThermoBeaconDecoder(),
             SensorPushDecoder(),
             SwitchBotMeterDecoder(),
-            // group A (issue 25)
             KKMSensorDecoder(),
             ThermoProDecoder(),
             HolyIOTDecoder(),
@@ -83,7 +84,6 @@ public struct Registry: Sendable {
             MopekaProDecoder(),
             SensorEasyDecoder(),
             RuuviEddystoneURLDecoder(),
-            // group B (issue 25)
             SensirionDecoder(),
             AranetDecoder(),
             TeltonikaDecoder(),
@@ -103,7 +103,6 @@ public struct Registry: Sendable {
             RDL52832Decoder(),
             MokoBeaconXProDecoder(),
             AmphiroDecoder(),
-            // group C (issue 25)
             RuuviE1Decoder(),
             // Add new decoders here.
         ])
