@@ -15,7 +15,7 @@ public struct Registry: Sendable {
     /// Both lists of a manufacturer structure merged ahead of time (`company << 16 | length`), for
     /// each company and length that both have decoders: such a structure (every Govee frame) then
     /// needs no merge.
-    private var byCompanyAndLength = KeyTable<UInt32>()
+    private var byCompanyAndLength: [UInt32: [Int]] = [:]
     /// `byLocalName[n]`: the names of n bytes, each with its decoders.
     private var byLocalName: [[(name: [UInt8], positions: [Int])]] = []
 
@@ -44,9 +44,7 @@ public struct Registry: Sendable {
         }
         for (company, companyList) in byCompany.entries {
             for (length, lengthList) in byManufacturerLength.enumerated() where !lengthList.isEmpty {
-                for position in Self.merge(companyList, lengthList) {
-                    byCompanyAndLength.add(position, for: UInt32(company) << 16 | UInt32(length))
-                }
+                byCompanyAndLength[UInt32(company) << 16 | UInt32(length)] = Self.merge(companyList, lengthList)
             }
         }
     }
