@@ -64,8 +64,9 @@ final class CaptureInput {
         if start > 0 {
             let tail = end - start
             if tail > 0 {
-                let from = start
-                storage.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: $0.baseAddress! + from, byteCount: tail) }
+                // Front to back: each byte is read before the copy overwrites it (from > 0).
+                var bytes = storage.mutableSpan
+                for k in 0..<tail { bytes[k] = bytes[start + k] }
             }
             bufferOffset += Int64(start)
             start = 0
