@@ -24,9 +24,7 @@ enum MeasurementCodec {
     /// (for tests and tools; the writer uses `writeVarint`/`writeValue` in place, the one encoder).
     static func encode(_ items: [(id: Int64, value: Double)], into out: inout [UInt8]) {
         guard !items.isEmpty else { return }
-        out += [UInt8](unsafeUninitializedCapacity: items.count * maxItemBytes) { buffer, count in
-            count = write(items, to: buffer.baseAddress!)
-        }
+        out.append(addingCapacity: items.count * maxItemBytes) { (o: inout OutputSpan<UInt8>) in write(items, to: &o) }
     }
 
     /// The kind (0–4) and scaled integer that represent `value` exactly, `nil` if only the
@@ -53,44 +51,38 @@ enum MeasurementCodec {
     /// 8-byte double).
     static let maxItemBytes = 21
 
-    /// Writes the encoding of `items` (ascending id) at `out`, which has room for `maxItemBytes`
-    /// per item; returns the bytes written.
-    static func write<C: Collection<(id: Int64, value: Double)>>(
-        _ items: C, to out: UnsafeMutablePointer<UInt8>
-    ) -> Int {
-        var n = 0
+    /// Appends the encoding of `items` (ascending id) to `out`, which has room for `maxItemBytes`
+    /// per item.
+    static func write<C: Collection<(id: Int64, value: Double)>>(_ items: C, to out: inout OutputSpan<UInt8>) {
         for (id, value) in items {
-            n += writeVarint(UInt64(bitPattern: id), to: out + n)
-            n += writeValue(value, to: out + n)
+            writeVarint(UInt64(bitPattern: id), to: &out)
+            writeValue(value, to: &out)
         }
-        return n
     }
 
-    /// Writes one value's kind byte and payload (see the table above) at `out`, which has room for
-    /// 11 bytes; returns the bytes written.
+    /// Appends one value's kind byte and payload (see the table above) to `out`, which has room
+    /// for 11 bytes.
     @inline(__always)
-    static func writeValue(_ value: Double, to out: UnsafeMutablePointer<UInt8>) -> Int {
+    static func writeValue(_ value: Double, to out: inout OutputSpan<UInt8>) {
         if let (kind, i) = scaled(value) {
-            out[0] = kind
-            return 1 + writeVarint(zigzag(i), to: out + 1)
+            out.append(kind)
+            writeVarint(zigzag(i), to: &out)
+            return
         }
-        out[0] = doubleKind
+        out.append(doubleKind)
         let bits = value.bitPattern
-        for b in 0..<8 { out[1 + b] = UInt8(truncatingIfNeeded: bits >> (8 * UInt64(b))) }
-        return 9
+        for b in 0..<8 { out.append(UInt8(truncatingIfNeeded: bits >> (8 * UInt64(b)))) }
     }
 
+    /// Appends `v0` as LEB128 (at most 10 bytes) to `out`.
     @inline(__always)
-    static func writeVarint(_ v0: UInt64, to out: UnsafeMutablePointer<UInt8>) -> Int {
+    static func writeVarint(_ v0: UInt64, to out: inout OutputSpan<UInt8>) {
         var v = v0
-        var n = 0
         while v >= 0x80 {
-            out[n] = UInt8(truncatingIfNeeded: v) | 0x80
+            out.append(UInt8(truncatingIfNeeded: v) | 0x80)
             v >>= 7
-            n += 1
         }
-        out[n] = UInt8(v)
-        return n + 1
+        out.append(UInt8(v))
     }
 
     /// Calls `body(quantityID, value)` for each encoded measurement. Returns `false` (after the

@@ -117,21 +117,26 @@ struct SensorStats: Equatable {
     /// 10-byte varint, or an 8-byte double).
     static let maxStatsBytes = 4 * 10 + 4 * 11
 
-    /// Writes the `stats` blob of the table (times relative to `hourStart`) at `out`, which has
-    /// room for `maxStatsBytes` per quantity; returns the bytes written.
-    func writeStats(hourStart: Int64, to out: UnsafeMutablePointer<UInt8>) -> Int {
-        var n = 0
+    /// Appends the `stats` blob of the table (times relative to `hourStart`) to `out`, which has
+    /// room for `maxStatsBytes` per quantity.
+    func writeStats(hourStart: Int64, to out: inout OutputSpan<UInt8>) {
         for (id, s) in quantities {
-            n += MeasurementCodec.writeVarint(UInt64(bitPattern: id), to: out + n)
-            n += MeasurementCodec.writeVarint(UInt64(bitPattern: s.rows), to: out + n)
-            n += MeasurementCodec.writeVarint(UInt64(bitPattern: s.samples), to: out + n)
-            n += MeasurementCodec.writeVarint(UInt64(bitPattern: s.lastTime &- hourStart), to: out + n)
-            n += MeasurementCodec.writeValue(s.sum, to: out + n)
-            n += MeasurementCodec.writeValue(s.min, to: out + n)
-            n += MeasurementCodec.writeValue(s.max, to: out + n)
-            n += MeasurementCodec.writeValue(s.last, to: out + n)
+            MeasurementCodec.writeVarint(UInt64(bitPattern: id), to: &out)
+            MeasurementCodec.writeVarint(UInt64(bitPattern: s.rows), to: &out)
+            MeasurementCodec.writeVarint(UInt64(bitPattern: s.samples), to: &out)
+            MeasurementCodec.writeVarint(UInt64(bitPattern: s.lastTime &- hourStart), to: &out)
+            MeasurementCodec.writeValue(s.sum, to: &out)
+            MeasurementCodec.writeValue(s.min, to: &out)
+            MeasurementCodec.writeValue(s.max, to: &out)
+            MeasurementCodec.writeValue(s.last, to: &out)
         }
-        return n
+    }
+
+    /// The `stats` blob of the table (times relative to `hourStart`).
+    func statsBlob(hourStart: Int64) -> [UInt8] {
+        [UInt8](capacity: quantities.count * Self.maxStatsBytes) { (o: inout OutputSpan<UInt8>) in
+            writeStats(hourStart: hourStart, to: &o)
+        }
     }
 
     /// Calls `body(id, stats)` per quantity of a `stats` blob; `false` if it is malformed.
@@ -209,17 +214,14 @@ enum RollupRebuild {
     /// last_time_us, stats)`).
     static func write(_ s: SensorStats, hour: Int64, sensorID: Int64, using st: Statement) throws(StoreError) {
         guard s.rows > 0 else { return }
-        let blob = [UInt8](unsafeUninitializedCapacity: max(1, s.quantities.count * SensorStats.maxStatsBytes)) {
-            buffer, count in
-            count = buffer.baseAddress.map { s.writeStats(hourStart: hour * Schema.microsPerHour, to: $0) } ?? 0
-        }
+        let blob = s.statsBlob(hourStart: hour * Schema.microsPerHour)
         try st.bind(1, hour)
         try st.bind(2, sensorID)
         try st.bind(3, s.rows)
         try st.bind(4, s.samples)
         try st.bind(5, s.lastTime)
         if blob.isEmpty {
-            try st.bindStatic(6, UnsafeRawBufferPointer(start: nil, count: 0))
+            try st.bindEmptyBlob(6)
         } else {
             try st.bind(6, blob)
         }

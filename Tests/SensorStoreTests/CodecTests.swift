@@ -33,14 +33,11 @@ import Testing
         let items: [(id: Int64, value: Double)] = [(1, v), (127, -v), (128, v / 7), (Int64.max, v * 1e4)]
         var expected: [UInt8] = []
         MeasurementCodec.encode(items, into: &expected)
-        let room = items.count * MeasurementCodec.maxItemBytes
-        var written = 0
-        let bytes = [UInt8](unsafeUninitializedCapacity: room) { buffer, count in
-            written = MeasurementCodec.write(items, to: buffer.baseAddress!)
-            count = written
+        // Room for exactly `maxItemBytes` per item: writing more would trap.
+        let bytes = [UInt8](capacity: items.count * MeasurementCodec.maxItemBytes) { (o: inout OutputSpan<UInt8>) in
+            MeasurementCodec.write(items, to: &o)
         }
         #expect(bytes == expected)
-        #expect(written <= room)
         let back = MeasurementCodec.decode(bytes)
         #expect(back?.map(\.id) == items.map(\.id))
         // Bit for bit, NaN payloads included; a zero may lose its sign (stored as the integer 0).
