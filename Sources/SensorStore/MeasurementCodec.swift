@@ -88,10 +88,10 @@ enum MeasurementCodec {
     /// Calls `body(quantityID, value)` for each encoded measurement. Returns `false` (after the
     /// good prefix) if the bytes are truncated or malformed, which only a damaged file produces.
     @discardableResult
-    static func decode(_ bytes: UnsafeRawBufferPointer, _ body: (Int64, Double) -> Void) -> Bool {
-        var c = CodecCursor(bytes)
-        while !c.isAtEnd {
-            guard let id = c.varint(), let value = c.value() else { return false }
+    static func decode(_ bytes: Span<UInt8>, _ body: (Int64, Double) -> Void) -> Bool {
+        var c = CodecCursor()
+        while !c.isAtEnd(bytes) {
+            guard let id = c.varint(bytes), let value = c.value(bytes) else { return false }
             body(Int64(bitPattern: id), value)
         }
         return true
@@ -100,22 +100,28 @@ enum MeasurementCodec {
     /// Convenience for tests and small callers.
     static func decode(_ bytes: [UInt8]) -> [(id: Int64, value: Double)]? {
         var out: [(id: Int64, value: Double)] = []
-        let ok = bytes.withUnsafeBytes { decode($0) { out.append(($0, $1)) } }
+        let ok = decode(bytes.span) { out.append(($0, $1)) }
         return ok ? out : nil
     }
 }
 
-/// Reads varints and codec values in place from SQLite's column memory (no copy per row, which
-/// is why this is not SensorDecode's `ByteReader` over an `ArraySlice`). `nil` when short.
+extension Statement {
+    /// `MeasurementCodec.decode` of column `c` of the current row (a `readings.data` blob).
+    @discardableResult @inline(__always)
+    func decodeMeasurements(_ c: Int32, _ body: (Int64, Double) -> Void) -> Bool {
+        withBlob(c) { MeasurementCodec.decode($0, body) }
+    }
+}
+
+/// Reads varints and codec values of `bytes`, from `offset` on, in place (SQLite's column memory,
+/// with no copy per row: not SensorDecode's `ByteReader` over an `ArraySlice`). `nil` when short.
+/// Every call of one cursor is given the same bytes.
 struct CodecCursor {
-    let bytes: UnsafeRawBufferPointer
     var offset = 0
 
-    init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+    func isAtEnd(_ bytes: Span<UInt8>) -> Bool { offset >= bytes.count }
 
-    var isAtEnd: Bool { offset >= bytes.count }
-
-    mutating func varint() -> UInt64? {
+    mutating func varint(_ bytes: Span<UInt8>) -> UInt64? {
         var v: UInt64 = 0
         var shift: UInt64 = 0
         while offset < bytes.count {
@@ -129,7 +135,7 @@ struct CodecCursor {
         return nil
     }
 
-    mutating func value() -> Double? {
+    mutating func value(_ bytes: Span<UInt8>) -> Double? {
         guard offset < bytes.count else { return nil }
         let kind = bytes[offset]
         offset += 1
@@ -140,7 +146,7 @@ struct CodecCursor {
             offset += 8
             return Double(bitPattern: bits)
         }
-        guard Int(kind) < MeasurementCodec.powers.count, let z = varint() else { return nil }
+        guard Int(kind) < MeasurementCodec.powers.count, let z = varint(bytes) else { return nil }
         let s = Int64(bitPattern: (z >> 1) ^ (0 &- (z & 1)))
         return Double(s) / MeasurementCodec.powers[Int(kind)]
     }

@@ -116,7 +116,7 @@ public final class ExportCursor {
         if mayFlagClock { clockUnsynchronised = s.int(4) != 0 }
         let cells = cells
         for i in cells.indices { cells[i] = .nan }
-        let ok = MeasurementCodec.decode(s.blob(3)) { qid, v in
+        let ok = s.decodeMeasurements(3) { qid, v in
             let column = qid >= 0 && qid < columnByID.count ? Int(columnByID[Int(qid)]) : sparseColumns[qid] ?? -1
             // A quantity id stored twice in a row (only a damaged file has that): the last wins.
             if column >= 0 { cells[column] = v }
@@ -157,7 +157,7 @@ public final class ExportCursor {
             ms.reserveCapacity(4)
             var badID: Int64? = nil
             // `step()` has checked the blob: it decodes whole.
-            MeasurementCodec.decode(s.blob(3)) { qid, v in
+            s.decodeMeasurements(3) { qid, v in
                 let q = qid >= 0 && qid < quantityByID.count ? quantityByID[Int(qid)] : reader.cachedQuantity(qid)
                 if let q { ms.append(Measurement(q, v)) } else { badID = qid }
             }
@@ -259,7 +259,7 @@ extension StoreReader {
             try s.bind(2, hours.upperBound)
             while try s.step() {
                 guard sensors?.contains(s.int64(1)) ?? true else { continue }
-                SensorStats.decodeStats(s.blob(2), hourStart: s.int64(0) * Schema.microsPerHour) { id, _ in ids.insert(id) }
+                s.decodeStats(2, hourStart: s.int64(0) * Schema.microsPerHour) { id, _ in ids.insert(id) }
             }
         }
         for r in raw {
@@ -274,7 +274,7 @@ extension StoreReader {
 
     /// Calls `body(time, sensorID, samples, data)` for the raw rows of a range.
     func forEachRaw(
-        _ r: Range<Int64>, sensors: Set<Int64>?, _ body: (Int64, Int64, Int64, UnsafeRawBufferPointer) -> Void
+        _ r: Range<Int64>, sensors: Set<Int64>?, _ body: (Int64, Int64, Int64, Span<UInt8>) -> Void
     ) throws(StoreError) {
         let s = try connection.prepare(
             "SELECT time_us, sensor_id, samples, data FROM readings WHERE time_us >= ?1 AND time_us < ?2")
@@ -283,7 +283,9 @@ extension StoreReader {
         while try s.step() {
             let sid = s.int64(1)
             guard sensors?.contains(sid) ?? true else { continue }
-            body(s.int64(0), sid, s.int64(2), s.blob(3))
+            let time = s.int64(0)
+            let samples = s.int64(2)
+            s.withBlob(3) { body(time, sid, samples, $0) }
         }
     }
 
@@ -398,7 +400,7 @@ extension StoreReader {
                             periods[periods.count - 1].stats.merge(rollupOf: data, hourStart: t, damaged: &damaged)
                         } else {
                             items.removeAll(keepingCapacity: true)
-                            if !MeasurementCodec.decode(data.blob(6), { items.append(($0, $1)) }) { damaged = true }
+                            if !data.decodeMeasurements(6, { items.append(($0, $1)) }) { damaged = true }
                             items.sort { $0.id < $1.id }
                             periods[periods.count - 1].stats.addRow(samples: data.int64(4), time: t, items)
                         }
@@ -438,7 +440,7 @@ extension SensorStats {
         rows += s.int64(3)
         samples += s.int64(4)
         lastTime = Swift.max(lastTime, s.int64(5))
-        if !SensorStats.decodeStats(s.blob(6), hourStart: hourStart, { merge($0, $1) }) { damaged = true }
+        if !s.decodeStats(6, hourStart: hourStart, { merge($0, $1) }) { damaged = true }
     }
 }
 

@@ -141,13 +141,12 @@ struct SensorStats: Equatable {
 
     /// Calls `body(id, stats)` per quantity of a `stats` blob; `false` if it is malformed.
     @discardableResult
-    static func decodeStats(
-        _ bytes: UnsafeRawBufferPointer, hourStart: Int64, _ body: (Int64, QuantityStats) -> Void
-    ) -> Bool {
-        var c = CodecCursor(bytes)
-        while !c.isAtEnd {
-            guard let id = c.varint(), let rows = c.varint(), let samples = c.varint(), let at = c.varint(),
-                let sum = c.value(), let lo = c.value(), let hi = c.value(), let last = c.value()
+    static func decodeStats(_ bytes: Span<UInt8>, hourStart: Int64, _ body: (Int64, QuantityStats) -> Void) -> Bool {
+        var c = CodecCursor()
+        while !c.isAtEnd(bytes) {
+            guard let id = c.varint(bytes), let rows = c.varint(bytes), let samples = c.varint(bytes),
+                let at = c.varint(bytes), let sum = c.value(bytes), let lo = c.value(bytes), let hi = c.value(bytes),
+                let last = c.value(bytes)
             else { return false }
             body(
                 Int64(bitPattern: id),
@@ -156,6 +155,14 @@ struct SensorStats: Equatable {
                     lastTime: hourStart &+ Int64(bitPattern: at), last: last))
         }
         return true
+    }
+}
+
+extension Statement {
+    /// `SensorStats.decodeStats` of column `c` of the current row (a `rollup_hourly.stats` blob).
+    @discardableResult @inline(__always)
+    func decodeStats(_ c: Int32, hourStart: Int64, _ body: (Int64, QuantityStats) -> Void) -> Bool {
+        withBlob(c) { SensorStats.decodeStats($0, hourStart: hourStart, body) }
     }
 }
 
@@ -177,7 +184,7 @@ enum RollupRebuild {
         var items: [(id: Int64, value: Double)] = []
         while try st.step() {
             items.removeAll(keepingCapacity: true)
-            guard MeasurementCodec.decode(st.blob(2), { items.append(($0, $1)) }) else {
+            guard st.decodeMeasurements(2, { items.append(($0, $1)) }) else {
                 throw StoreError.sqlite(
                     code: SQLITE_CORRUPT, message: "malformed row of sensor \(sensorID) at \(st.int64(0)) µs",
                     attempted: "recompute a rollup")

@@ -349,11 +349,16 @@ final class Statement {
         guard let p = sqlite3_column_text(handle, c) else { return nil }
         return String(cString: p)
     }
-    /// The blob's bytes, valid until the next step/reset; empty for NULL or a zero-length blob.
-    func blob(_ c: Int32) -> UnsafeRawBufferPointer {
+    /// Calls `body` with the bytes of column `c` of the current row, empty for NULL or a
+    /// zero-length blob.
+    @inline(__always)
+    func withBlob<R, E: Error>(_ c: Int32, _ body: (Span<UInt8>) throws(E) -> R) throws(E) -> R {
+        // INVARIANT: sqlite3_column_blob's memory stays valid until the statement steps, resets
+        // or converts the column, none of which happens while `body` runs; the span cannot
+        // outlive `body`. (Blob before bytes, as SQLite documents.)
         let p = sqlite3_column_blob(handle, c)
         let n = Int(sqlite3_column_bytes(handle, c))
-        guard let p, n > 0 else { return UnsafeRawBufferPointer(start: nil, count: 0) }
-        return UnsafeRawBufferPointer(start: p, count: n)
+        guard let p, n > 0 else { return try body(Span()) }
+        return try body(UnsafeBufferPointer(start: p.bindMemory(to: UInt8.self, capacity: n), count: n).span)
     }
 }

@@ -1178,7 +1178,7 @@ public final class SensorStore {
             result = (incoming, items)
         case .merge:
             var old: [(id: Int64, value: Double)] = []
-            let ok = MeasurementCodec.decode(q.blob(1)) { old.append(($0, $1)) }
+            let ok = q.decodeMeasurements(1) { old.append(($0, $1)) }
             q.reset()
             guard ok else {
                 throw StoreError.sqlite(
@@ -1274,7 +1274,7 @@ public final class SensorStore {
                 merged.rows = q.int64(0)
                 merged.samples = q.int64(1)
                 merged.lastTime = q.int64(2)
-                let ok = SensorStats.decodeStats(q.blob(3), hourStart: hourStart) { merged.merge($0, $1) }
+                let ok = q.decodeStats(3, hourStart: hourStart) { merged.merge($0, $1) }
                 guard ok else {
                     q.reset()
                     throw StoreError.sqlite(

@@ -71,6 +71,29 @@ import Testing
         }
     }
 
+    /// A rollup's `stats` blob decodes back to its statistics; a cut inside a quantity's entry
+    /// is refused (the entries before it are still reported, nothing past the cut is read).
+    @Test func statsBlobsRoundTripAndEveryTruncationIsRejected() {
+        let hour: Int64 = 472_222 * 3_600_000_000
+        var first = SensorStats()
+        first.addRow(samples: 3, time: hour + 5_000_000, [(id: 2, value: 21.37)])
+        first.addRow(samples: 1, time: hour + 65_000_000, [(id: 2, value: 1.0 / 3.0)])
+        var both = first
+        both.addRow(samples: 2, time: hour + 70_000_000, [(id: 300, value: -1e300)])
+        let entry = first.statsBlob(hourStart: hour).count
+        let blob = both.statsBlob(hourStart: hour)
+        #expect(blob.count > entry && entry > 0)
+        #expect(blob.count <= both.quantities.count * SensorStats.maxStatsBytes)
+        for n in 0...blob.count {
+            var got: [(id: Int64, stats: QuantityStats)] = []
+            let ok = SensorStats.decodeStats(Array(blob.prefix(n)).span, hourStart: hour) { got.append(($0, $1)) }
+            #expect(ok == [0, entry, blob.count].contains(n), "prefix \(n)")
+            let whole = n < entry ? 0 : n < blob.count ? 1 : 2
+            #expect(got.map(\.id) == both.quantities.prefix(whole).map(\.id), "prefix \(n)")
+            #expect(got.map(\.stats) == both.quantities.prefix(whole).map(\.stats), "prefix \(n)")
+        }
+    }
+
     @Test func unknownKindIsMalformed() {
         #expect(MeasurementCodec.decode([0x01, 0x09, 0x00]) == nil)
         #expect(MeasurementCodec.decode([0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01]) == nil)
