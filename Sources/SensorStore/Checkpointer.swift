@@ -43,6 +43,9 @@ final class Checkpointer: @unchecked Sendable {
     /// The worker's connection, opened with the writer's (so it is the file the writer validated);
     /// `nil` if it could not be opened.
     private let db: OpaquePointer?
+    /// The pthread objects, at fixed addresses (pthread forbids moving them, which a stored
+    /// property may do). INVARIANT: allocated and initialised in `init`, destroyed and freed in
+    /// `deinit` only, once no thread uses them.
     private let lock: UnsafeMutablePointer<pthread_mutex_t>
     /// Signalled by the writer: a request, or stop.
     private let wake: UnsafeMutablePointer<pthread_cond_t>

@@ -35,11 +35,13 @@ extension SystemClock: SyncReportingClock {
     /// Glibc's Swift module does not carry <sys/timex.h>, so the function is looked up by name.
     public static func kernelUnsynchronised() -> Bool? {
         typealias AdjTimex = @convention(c) (UnsafeMutableRawPointer) -> Int32
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "adjtimex") else { return nil }  // RTLD_DEFAULT
+        // RTLD_DEFAULT is the null handle (the C macro is not imported).
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "adjtimex") else { return nil }
         // The symbol is glibc's `int adjtimex(struct timex *)`: the cast matches its C type.
         let call = unsafeBitCast(symbol, to: AdjTimex.self)
-        // struct timex is 208 bytes on 64-bit Linux; a larger zeroed buffer has `modes` (its first
-        // field) 0, which makes the call read-only.
+        // INVARIANT: struct timex is 208 bytes on 64-bit Linux, so the kernel writes within this
+        // buffer, freed only after the call; zeroed, it has `modes` (its first field) 0, which
+        // makes the call read-only.
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: 512, alignment: 16)
         defer { buffer.deallocate() }
         buffer.initializeMemory(as: UInt8.self, repeating: 0, count: 512)

@@ -202,13 +202,12 @@ struct Downsampler {
         /// copies the whole entry.
         private(set) var openStartMicros: Int64 = .max
 
-        /// Opens (or puts back) the bucket `row`. INVARIANT: no bucket is open (each caller found
-        /// none or took it with `takeOpen`), so the row is moved into place without destroying the
-        /// old value (assigning over `nil` runs the generic `Optional` destroy). Were one open, its row would leak, not be corrupted.
+        /// Opens (or puts back) the bucket `row`, moved into place. No bucket is open: each caller
+        /// found none or took it with `takeOpen`.
         mutating func setOpen(_ row: consuming StoredRow) {
             assert(open == nil, "a bucket is open")
             openStartMicros = row.timeMicros
-            withUnsafeMutablePointer(to: &open) { $0.initialize(to: row) }
+            open = consume row
         }
 
         /// Moves the open bucket's row out, leaving none open.

@@ -24,9 +24,7 @@ enum MeasurementCodec {
     /// (for tests and tools; the writer uses `writeVarint`/`writeValue` in place, the one encoder).
     static func encode(_ items: [(id: Int64, value: Double)], into out: inout [UInt8]) {
         guard !items.isEmpty else { return }
-        out += [UInt8](unsafeUninitializedCapacity: items.count * maxItemBytes) { buffer, count in
-            count = write(items, to: buffer.baseAddress!)
-        }
+        out.append(addingCapacity: items.count * maxItemBytes) { (o: inout OutputSpan<UInt8>) in write(items, to: &o) }
     }
 
     /// The kind (0–4) and scaled integer that represent `value` exactly, `nil` if only the
@@ -53,53 +51,47 @@ enum MeasurementCodec {
     /// 8-byte double).
     static let maxItemBytes = 21
 
-    /// Writes the encoding of `items` (ascending id) at `out`, which has room for `maxItemBytes`
-    /// per item; returns the bytes written.
-    static func write<C: Collection<(id: Int64, value: Double)>>(
-        _ items: C, to out: UnsafeMutablePointer<UInt8>
-    ) -> Int {
-        var n = 0
+    /// Appends the encoding of `items` (ascending id) to `out`, which has room for `maxItemBytes`
+    /// per item.
+    static func write<C: Collection<(id: Int64, value: Double)>>(_ items: C, to out: inout OutputSpan<UInt8>) {
         for (id, value) in items {
-            n += writeVarint(UInt64(bitPattern: id), to: out + n)
-            n += writeValue(value, to: out + n)
+            writeVarint(UInt64(bitPattern: id), to: &out)
+            writeValue(value, to: &out)
         }
-        return n
     }
 
-    /// Writes one value's kind byte and payload (see the table above) at `out`, which has room for
-    /// 11 bytes; returns the bytes written.
+    /// Appends one value's kind byte and payload (see the table above) to `out`, which has room
+    /// for 11 bytes.
     @inline(__always)
-    static func writeValue(_ value: Double, to out: UnsafeMutablePointer<UInt8>) -> Int {
+    static func writeValue(_ value: Double, to out: inout OutputSpan<UInt8>) {
         if let (kind, i) = scaled(value) {
-            out[0] = kind
-            return 1 + writeVarint(zigzag(i), to: out + 1)
+            out.append(kind)
+            writeVarint(zigzag(i), to: &out)
+            return
         }
-        out[0] = doubleKind
+        out.append(doubleKind)
         let bits = value.bitPattern
-        for b in 0..<8 { out[1 + b] = UInt8(truncatingIfNeeded: bits >> (8 * UInt64(b))) }
-        return 9
+        for b in 0..<8 { out.append(UInt8(truncatingIfNeeded: bits >> (8 * UInt64(b)))) }
     }
 
+    /// Appends `v0` as LEB128 (at most 10 bytes) to `out`.
     @inline(__always)
-    static func writeVarint(_ v0: UInt64, to out: UnsafeMutablePointer<UInt8>) -> Int {
+    static func writeVarint(_ v0: UInt64, to out: inout OutputSpan<UInt8>) {
         var v = v0
-        var n = 0
         while v >= 0x80 {
-            out[n] = UInt8(truncatingIfNeeded: v) | 0x80
+            out.append(UInt8(truncatingIfNeeded: v) | 0x80)
             v >>= 7
-            n += 1
         }
-        out[n] = UInt8(v)
-        return n + 1
+        out.append(UInt8(v))
     }
 
     /// Calls `body(quantityID, value)` for each encoded measurement. Returns `false` (after the
     /// good prefix) if the bytes are truncated or malformed, which only a damaged file produces.
     @discardableResult
-    static func decode(_ bytes: UnsafeRawBufferPointer, _ body: (Int64, Double) -> Void) -> Bool {
-        var c = CodecCursor(bytes)
-        while !c.isAtEnd {
-            guard let id = c.varint(), let value = c.value() else { return false }
+    static func decode(_ bytes: Span<UInt8>, _ body: (Int64, Double) -> Void) -> Bool {
+        var c = CodecCursor()
+        while !c.isAtEnd(bytes) {
+            guard let id = c.varint(bytes), let value = c.value(bytes) else { return false }
             body(Int64(bitPattern: id), value)
         }
         return true
@@ -108,22 +100,28 @@ enum MeasurementCodec {
     /// Convenience for tests and small callers.
     static func decode(_ bytes: [UInt8]) -> [(id: Int64, value: Double)]? {
         var out: [(id: Int64, value: Double)] = []
-        let ok = bytes.withUnsafeBytes { decode($0) { out.append(($0, $1)) } }
+        let ok = decode(bytes.span) { out.append(($0, $1)) }
         return ok ? out : nil
     }
 }
 
-/// Reads varints and codec values in place from SQLite's column memory (no copy per row, which
-/// is why this is not SensorDecode's `ByteReader` over an `ArraySlice`). `nil` when short.
+extension Statement {
+    /// `MeasurementCodec.decode` of column `c` of the current row (a `readings.data` blob).
+    @discardableResult @inline(__always)
+    func decodeMeasurements(_ c: Int32, _ body: (Int64, Double) -> Void) -> Bool {
+        withBlob(c) { MeasurementCodec.decode($0, body) }
+    }
+}
+
+/// Reads varints and codec values of `bytes`, from `offset` on, in place (SQLite's column memory,
+/// with no copy per row: not SensorDecode's `ByteReader` over an `ArraySlice`). `nil` when short.
+/// Every call of one cursor is given the same bytes.
 struct CodecCursor {
-    let bytes: UnsafeRawBufferPointer
     var offset = 0
 
-    init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+    func isAtEnd(_ bytes: Span<UInt8>) -> Bool { offset >= bytes.count }
 
-    var isAtEnd: Bool { offset >= bytes.count }
-
-    mutating func varint() -> UInt64? {
+    mutating func varint(_ bytes: Span<UInt8>) -> UInt64? {
         var v: UInt64 = 0
         var shift: UInt64 = 0
         while offset < bytes.count {
@@ -137,7 +135,7 @@ struct CodecCursor {
         return nil
     }
 
-    mutating func value() -> Double? {
+    mutating func value(_ bytes: Span<UInt8>) -> Double? {
         guard offset < bytes.count else { return nil }
         let kind = bytes[offset]
         offset += 1
@@ -148,7 +146,7 @@ struct CodecCursor {
             offset += 8
             return Double(bitPattern: bits)
         }
-        guard Int(kind) < MeasurementCodec.powers.count, let z = varint() else { return nil }
+        guard Int(kind) < MeasurementCodec.powers.count, let z = varint(bytes) else { return nil }
         let s = Int64(bitPattern: (z >> 1) ^ (0 &- (z & 1)))
         return Double(s) / MeasurementCodec.powers[Int(kind)]
     }

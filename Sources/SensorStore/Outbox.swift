@@ -71,7 +71,7 @@ public final class Outbox {
                 var ms: [Measurement] = []
                 var damaged = false
                 var unknown: [Int64] = []
-                let ok = MeasurementCodec.decode(s.blob(14)) { qid, v in
+                let ok = s.decodeMeasurements(14) { qid, v in
                     if let q = quantities[qid] { ms.append(Measurement(q, v)) } else { unknown.append(qid) }
                 }
                 if !ok { damaged = true }
@@ -79,7 +79,7 @@ public final class Outbox {
                     // A quantity first stored after the last load: read the table again, then decode once more.
                     try loadQuantities()
                     ms.removeAll()
-                    _ = MeasurementCodec.decode(s.blob(14)) { qid, v in
+                    _ = s.decodeMeasurements(14) { qid, v in
                         ms.append(Measurement(quantities[qid] ?? Quantity("quantity_\(qid)"), v))
                     }
                 }

@@ -9,7 +9,7 @@ import SensorDecode
 /// the logger keeps writing meanwhile. One open cursor per `StoreReader` at a time.
 ///
 /// Two ways to read it: `next()` returns each row as an `ExportRow` value; `step()` moves to the
-/// next row and leaves it in the cursor (`timeMicros`, `sensorID`, `samples`, and `values` by
+/// next row and leaves it in the cursor (`current`: time, sensor, samples, and `values` by
 /// column of `quantities`), which allocates nothing per row: export writes millions of them.
 public final class ExportCursor {
     /// Every quantity present in the exported rows, sorted by key: the CSV header.
@@ -19,14 +19,34 @@ public final class ExportCursor {
     /// is (RowReceivers.swift), `receiver`. `false` for a logger's own file.
     public let hasReceivers: Bool
 
-    /// The current row (after `step()` returned `true`): its time (µs), sensor and samples.
-    /// Written by `step()` only; a cursor is used by one loop at a time (not Sendable).
-    public private(set) var timeMicros: Int64 = 0
-    public private(set) var sensorID: Int64 = 0
-    public private(set) var samples: Int = 0
-    /// The current row holds a reading stamped while the clock was not synchronised
-    /// (`UnsynchronisedRows`); always `false` when the store has no such span.
-    public private(set) var clockUnsynchronised = false
+    /// The current row (after `step()` returned `true`). Written by `step()` only, in one access
+    /// (each access to a class's stored property is checked for exclusivity at run time); a
+    /// cursor is used by one loop at a time (not Sendable). A stored property, which another
+    /// module reads in place: the export loop reads its fields from here, not through the
+    /// computed properties below.
+    public private(set) var current: Row
+
+    /// The current row's fields (see `current`).
+    public struct Row {
+        /// Its time (µs), sensor and samples.
+        public fileprivate(set) var timeMicros: Int64 = 0
+        public fileprivate(set) var sensorID: Int64 = 0
+        public fileprivate(set) var samples = 0
+        /// It holds a reading stamped while the clock was not synchronised (`UnsynchronisedRows`);
+        /// always `false` when the store has no such span.
+        public fileprivate(set) var clockUnsynchronised = false
+        /// Its value for each column of `quantities`, NaN where it has none (a stored NaN reads
+        /// the same: export writes both as an empty cell). Written in place by the next `step()`
+        /// (copied only if the caller still holds this array then).
+        public fileprivate(set) var values: [Double]
+    }
+
+    /// The fields of `current`.
+    public var timeMicros: Int64 { current.timeMicros }
+    public var sensorID: Int64 { current.sensorID }
+    public var samples: Int { current.samples }
+    public var clockUnsynchronised: Bool { current.clockUnsynchronised }
+    public var values: [Double] { current.values }
     /// The store has spans of `clock_unsynced`: the statement's column 4 flags each row.
     public let mayFlagClock: Bool
     /// The receiver whose published copy the current row is, and the RSSI it published; `nil`
@@ -38,14 +58,8 @@ public final class ExportCursor {
     }
     /// The statement's columns after the four of every row: the clock flag, then the receiver's two.
     private var receiverColumn: Int32 { mayFlagClock ? 5 : 4 }
-    /// The current row's value for each column of `quantities`, NaN where it has none (a stored
-    /// NaN reads the same: export writes both as an empty cell). The memory belongs to the
-    /// cursor and is overwritten by the next `step()`.
-    public var values: UnsafeBufferPointer<Double> { UnsafeBufferPointer(cells) }
-
     private let reader: StoreReader
     private var statement: Statement?
-    private let cells: UnsafeMutableBufferPointer<Double>
     /// The sensors of recent rows, direct-mapped by id (rowids: consecutive ids never collide).
     /// The rows' sensors are looked up in the snapshot as they come rather than loaded up front,
     /// so memory stays bounded whatever the number of sensors; rows of one minute name the same
@@ -72,8 +86,7 @@ public final class ExportCursor {
         self.hasReceivers = hasReceivers
         self.quantities = quantities
         self.statement = statement
-        cells = .allocate(capacity: quantities.count)
-        cells.initialize(repeating: .nan)
+        current = Row(values: Array(repeating: .nan, count: quantities.count))
         quantityByID = Self.dense(reader.quantitiesByID, limit: 4096)
         var byID: [Int64: Int] = [:]
         // Only ids the quantities table knows get a column: a row naming an unknown id (a damaged
@@ -92,10 +105,7 @@ public final class ExportCursor {
         return out
     }
 
-    deinit {
-        close()
-        cells.deallocate()
-    }
+    deinit { close() }
 
     /// Moves to the next row, or returns `false` at the end (which also ends the snapshot).
     public func step() throws(StoreError) -> Bool {
@@ -110,18 +120,7 @@ public final class ExportCursor {
             try reader.checkUnlockedReadHeld("export from \(reader.path)")
             return false
         }
-        timeMicros = s.int64(0)
-        sensorID = s.int64(1)
-        samples = s.int(2)
-        if mayFlagClock { clockUnsynchronised = s.int(4) != 0 }
-        let cells = cells
-        for i in cells.indices { cells[i] = .nan }
-        let ok = MeasurementCodec.decode(s.blob(3)) { qid, v in
-            let column = qid >= 0 && qid < columnByID.count ? Int(columnByID[Int(qid)]) : sparseColumns[qid] ?? -1
-            // A quantity id stored twice in a row (only a damaged file has that): the last wins.
-            if column >= 0 { cells[column] = v }
-        }
-        guard ok else {
+        guard read(s, into: &current) else {
             close()
             throw .sqlite(
                 code: SQLITE_CORRUPT,
@@ -129,6 +128,21 @@ public final class ExportCursor {
                 attempted: "export from \(reader.path)")
         }
         return true
+    }
+
+    /// Reads the statement's row into `row`; `false` if its measurements are malformed.
+    private func read(_ s: Statement, into row: inout Row) -> Bool {
+        row.timeMicros = s.int64(0)
+        row.sensorID = s.int64(1)
+        row.samples = s.int(2)
+        if mayFlagClock { row.clockUnsynchronised = s.int(4) != 0 }
+        var cells = row.values.mutableSpan  // one uniqueness check a row, not one a value
+        for i in cells.indices { cells[i] = .nan }
+        return s.decodeMeasurements(3) { qid, v in
+            let column = qid >= 0 && qid < columnByID.count ? Int(columnByID[Int(qid)]) : sparseColumns[qid] ?? -1
+            // A quantity id stored twice in a row (only a damaged file has that): the last wins.
+            if column >= 0 { cells[column] = v }
+        }
     }
 
     /// The current row's sensor. A sensor missing from the snapshot's table would be a damaged
@@ -157,7 +171,7 @@ public final class ExportCursor {
             ms.reserveCapacity(4)
             var badID: Int64? = nil
             // `step()` has checked the blob: it decodes whole.
-            MeasurementCodec.decode(s.blob(3)) { qid, v in
+            s.decodeMeasurements(3) { qid, v in
                 let q = qid >= 0 && qid < quantityByID.count ? quantityByID[Int(qid)] : reader.cachedQuantity(qid)
                 if let q { ms.append(Measurement(q, v)) } else { badID = qid }
             }
@@ -259,7 +273,7 @@ extension StoreReader {
             try s.bind(2, hours.upperBound)
             while try s.step() {
                 guard sensors?.contains(s.int64(1)) ?? true else { continue }
-                SensorStats.decodeStats(s.blob(2), hourStart: s.int64(0) * Schema.microsPerHour) { id, _ in ids.insert(id) }
+                s.decodeStats(2, hourStart: s.int64(0) * Schema.microsPerHour) { id, _ in ids.insert(id) }
             }
         }
         for r in raw {
@@ -274,7 +288,7 @@ extension StoreReader {
 
     /// Calls `body(time, sensorID, samples, data)` for the raw rows of a range.
     func forEachRaw(
-        _ r: Range<Int64>, sensors: Set<Int64>?, _ body: (Int64, Int64, Int64, UnsafeRawBufferPointer) -> Void
+        _ r: Range<Int64>, sensors: Set<Int64>?, _ body: (Int64, Int64, Int64, Span<UInt8>) -> Void
     ) throws(StoreError) {
         let s = try connection.prepare(
             "SELECT time_us, sensor_id, samples, data FROM readings WHERE time_us >= ?1 AND time_us < ?2")
@@ -283,7 +297,9 @@ extension StoreReader {
         while try s.step() {
             let sid = s.int64(1)
             guard sensors?.contains(sid) ?? true else { continue }
-            body(s.int64(0), sid, s.int64(2), s.blob(3))
+            let time = s.int64(0)
+            let samples = s.int64(2)
+            s.withBlob(3) { body(time, sid, samples, $0) }
         }
     }
 
@@ -398,7 +414,7 @@ extension StoreReader {
                             periods[periods.count - 1].stats.merge(rollupOf: data, hourStart: t, damaged: &damaged)
                         } else {
                             items.removeAll(keepingCapacity: true)
-                            if !MeasurementCodec.decode(data.blob(6), { items.append(($0, $1)) }) { damaged = true }
+                            if !data.decodeMeasurements(6, { items.append(($0, $1)) }) { damaged = true }
                             items.sort { $0.id < $1.id }
                             periods[periods.count - 1].stats.addRow(samples: data.int64(4), time: t, items)
                         }
@@ -438,7 +454,7 @@ extension SensorStats {
         rows += s.int64(3)
         samples += s.int64(4)
         lastTime = Swift.max(lastTime, s.int64(5))
-        if !SensorStats.decodeStats(s.blob(6), hourStart: hourStart, { merge($0, $1) }) { damaged = true }
+        if !s.decodeStats(6, hourStart: hourStart, { merge($0, $1) }) { damaged = true }
     }
 }
 

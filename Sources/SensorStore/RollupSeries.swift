@@ -46,7 +46,7 @@ extension StoreReader {
                 let sid = s.int64(1)
                 guard sensors?.contains(sid) ?? true else { continue }
                 let hour = s.int64(0)
-                let ok = SensorStats.decodeStats(s.blob(2), hourStart: hour * Schema.microsPerHour) { qid, q in
+                let ok = s.decodeStats(2, hourStart: hour * Schema.microsPerHour) { qid, q in
                     body(
                         HourlyRollup(
                             sensorID: sid, quantityID: qid, hour: hour, rows: q.rows, samples: q.samples, sum: q.sum,

@@ -117,32 +117,36 @@ struct SensorStats: Equatable {
     /// 10-byte varint, or an 8-byte double).
     static let maxStatsBytes = 4 * 10 + 4 * 11
 
-    /// Writes the `stats` blob of the table (times relative to `hourStart`) at `out`, which has
-    /// room for `maxStatsBytes` per quantity; returns the bytes written.
-    func writeStats(hourStart: Int64, to out: UnsafeMutablePointer<UInt8>) -> Int {
-        var n = 0
+    /// Appends the `stats` blob of the table (times relative to `hourStart`) to `out`, which has
+    /// room for `maxStatsBytes` per quantity.
+    func writeStats(hourStart: Int64, to out: inout OutputSpan<UInt8>) {
         for (id, s) in quantities {
-            n += MeasurementCodec.writeVarint(UInt64(bitPattern: id), to: out + n)
-            n += MeasurementCodec.writeVarint(UInt64(bitPattern: s.rows), to: out + n)
-            n += MeasurementCodec.writeVarint(UInt64(bitPattern: s.samples), to: out + n)
-            n += MeasurementCodec.writeVarint(UInt64(bitPattern: s.lastTime &- hourStart), to: out + n)
-            n += MeasurementCodec.writeValue(s.sum, to: out + n)
-            n += MeasurementCodec.writeValue(s.min, to: out + n)
-            n += MeasurementCodec.writeValue(s.max, to: out + n)
-            n += MeasurementCodec.writeValue(s.last, to: out + n)
+            MeasurementCodec.writeVarint(UInt64(bitPattern: id), to: &out)
+            MeasurementCodec.writeVarint(UInt64(bitPattern: s.rows), to: &out)
+            MeasurementCodec.writeVarint(UInt64(bitPattern: s.samples), to: &out)
+            MeasurementCodec.writeVarint(UInt64(bitPattern: s.lastTime &- hourStart), to: &out)
+            MeasurementCodec.writeValue(s.sum, to: &out)
+            MeasurementCodec.writeValue(s.min, to: &out)
+            MeasurementCodec.writeValue(s.max, to: &out)
+            MeasurementCodec.writeValue(s.last, to: &out)
         }
-        return n
+    }
+
+    /// The `stats` blob of the table (times relative to `hourStart`).
+    func statsBlob(hourStart: Int64) -> [UInt8] {
+        [UInt8](capacity: quantities.count * Self.maxStatsBytes) { (o: inout OutputSpan<UInt8>) in
+            writeStats(hourStart: hourStart, to: &o)
+        }
     }
 
     /// Calls `body(id, stats)` per quantity of a `stats` blob; `false` if it is malformed.
     @discardableResult
-    static func decodeStats(
-        _ bytes: UnsafeRawBufferPointer, hourStart: Int64, _ body: (Int64, QuantityStats) -> Void
-    ) -> Bool {
-        var c = CodecCursor(bytes)
-        while !c.isAtEnd {
-            guard let id = c.varint(), let rows = c.varint(), let samples = c.varint(), let at = c.varint(),
-                let sum = c.value(), let lo = c.value(), let hi = c.value(), let last = c.value()
+    static func decodeStats(_ bytes: Span<UInt8>, hourStart: Int64, _ body: (Int64, QuantityStats) -> Void) -> Bool {
+        var c = CodecCursor()
+        while !c.isAtEnd(bytes) {
+            guard let id = c.varint(bytes), let rows = c.varint(bytes), let samples = c.varint(bytes),
+                let at = c.varint(bytes), let sum = c.value(bytes), let lo = c.value(bytes), let hi = c.value(bytes),
+                let last = c.value(bytes)
             else { return false }
             body(
                 Int64(bitPattern: id),
@@ -151,6 +155,14 @@ struct SensorStats: Equatable {
                     lastTime: hourStart &+ Int64(bitPattern: at), last: last))
         }
         return true
+    }
+}
+
+extension Statement {
+    /// `SensorStats.decodeStats` of column `c` of the current row (a `rollup_hourly.stats` blob).
+    @discardableResult @inline(__always)
+    func decodeStats(_ c: Int32, hourStart: Int64, _ body: (Int64, QuantityStats) -> Void) -> Bool {
+        withBlob(c) { SensorStats.decodeStats($0, hourStart: hourStart, body) }
     }
 }
 
@@ -172,7 +184,7 @@ enum RollupRebuild {
         var items: [(id: Int64, value: Double)] = []
         while try st.step() {
             items.removeAll(keepingCapacity: true)
-            guard MeasurementCodec.decode(st.blob(2), { items.append(($0, $1)) }) else {
+            guard st.decodeMeasurements(2, { items.append(($0, $1)) }) else {
                 throw StoreError.sqlite(
                     code: SQLITE_CORRUPT, message: "malformed row of sensor \(sensorID) at \(st.int64(0)) µs",
                     attempted: "recompute a rollup")
@@ -209,17 +221,14 @@ enum RollupRebuild {
     /// last_time_us, stats)`).
     static func write(_ s: SensorStats, hour: Int64, sensorID: Int64, using st: Statement) throws(StoreError) {
         guard s.rows > 0 else { return }
-        let blob = [UInt8](unsafeUninitializedCapacity: max(1, s.quantities.count * SensorStats.maxStatsBytes)) {
-            buffer, count in
-            count = buffer.baseAddress.map { s.writeStats(hourStart: hour * Schema.microsPerHour, to: $0) } ?? 0
-        }
+        let blob = s.statsBlob(hourStart: hour * Schema.microsPerHour)
         try st.bind(1, hour)
         try st.bind(2, sensorID)
         try st.bind(3, s.rows)
         try st.bind(4, s.samples)
         try st.bind(5, s.lastTime)
         if blob.isEmpty {
-            try st.bindStatic(6, UnsafeRawBufferPointer(start: nil, count: 0))
+            try st.bindEmptyBlob(6)
         } else {
             try st.bind(6, blob)
         }

@@ -117,7 +117,8 @@ private let sqliteInitialized: Int32 = {
     return sqlite3_initialize()
 }()
 
-/// `SQLITE_TRANSIENT`: SQLite copies the bound bytes before `bind` returns.
+/// `SQLITE_TRANSIENT`: SQLite copies the bound bytes before `bind` returns. (The C macro is the
+/// integer -1 cast to the destructor type, which Swift cannot import; the cast is its definition.)
 private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
 /// One SQLite connection. Not thread-safe: it belongs to one thread of control, like the logger loop.
@@ -266,18 +267,36 @@ final class Statement {
         try check(sqlite3_bind_text(handle, i, v, -1, transient), "bind")
     }
     func bind(_ i: Int32, _ v: [UInt8]) throws(StoreError) {
+        // INVARIANT: with `transient` SQLite copies the bytes before returning, so the pointer
+        // need not outlive the call.
         let rc = v.withUnsafeBytes { sqlite3_bind_blob(handle, i, $0.baseAddress, Int32($0.count), transient) }
         try check(rc, "bind")
     }
-    /// Binds bytes without copying them: they must stay valid and unchanged until the statement
-    /// has run and been reset (the caller's buffer outlives the step).
-    func bindStatic(_ i: Int32, _ v: UnsafeRawBufferPointer) throws(StoreError) {
-        guard let base = v.baseAddress, !v.isEmpty else {
-            // A nil pointer would bind NULL; an empty measurement list is a zero-length blob.
-            try check(sqlite3_bind_zeroblob(handle, i, 0), "bind")
-            return
+    /// Binds a zero-length blob (an empty measurement list; a nil pointer would bind NULL).
+    func bindEmptyBlob(_ i: Int32) throws(StoreError) { try check(sqlite3_bind_zeroblob(handle, i, 0), "bind") }
+    /// Binds the pieces of `bytes` ending at `ends` (the first starting at 0) to parameters
+    /// `first`, `first + stride`, … without copying them, then runs the statement and resets it
+    /// keeping its bindings (`resetKeepingBindings`): for the writer's multi-row INSERTs, whose
+    /// other parameters the caller has bound.
+    func runBindingPieces(of bytes: [UInt8], ends: [Int], first: Int32, stride: Int32) throws(StoreError) {
+        try bytes.withUnsafeBufferPointer { (buffer) throws(StoreError) in
+            // INVARIANT: SQLite reads a static (nil-destructor) blob at step only, and the run
+            // below ends within this closure, while `buffer` is valid and unchanged.
+            var p = first
+            var start = 0
+            for end in ends {
+                let piece = UnsafeBufferPointer(rebasing: buffer[start..<end])
+                if let base = piece.baseAddress, !piece.isEmpty {
+                    try check(sqlite3_bind_blob(handle, p, base, Int32(piece.count), nil), "bind")
+                } else {
+                    try bindEmptyBlob(p)
+                }
+                start = end
+                p += stride
+            }
+            defer { resetKeepingBindings() }
+            try run()
         }
-        try check(sqlite3_bind_blob(handle, i, base, Int32(v.count), nil), "bind")
     }
     func bindNull(_ i: Int32) throws(StoreError) { try check(sqlite3_bind_null(handle, i), "bind") }
     func bind(_ i: Int32, _ v: String?) throws(StoreError) {
@@ -315,7 +334,7 @@ final class Statement {
 
     /// `reset` without clearing the bindings, for statements whose every parameter is bound
     /// again before each step (the writer's multi-row INSERTs), where clearing them is wasted
-    /// work. A blob bound with `bindStatic` then stays bound after its buffer is
+    /// work. A blob bound by `runBindingPieces` then stays bound after its buffer is
     /// freed, which is sound only because SQLite reads a binding at step and nowhere else we
     /// call (no `sqlite3_expanded_sql`), and the next step comes after the rebinding.
     func resetKeepingBindings() {
@@ -330,11 +349,16 @@ final class Statement {
         guard let p = sqlite3_column_text(handle, c) else { return nil }
         return String(cString: p)
     }
-    /// The blob's bytes, valid until the next step/reset; empty for NULL or a zero-length blob.
-    func blob(_ c: Int32) -> UnsafeRawBufferPointer {
+    /// Calls `body` with the bytes of column `c` of the current row, empty for NULL or a
+    /// zero-length blob.
+    @inline(__always)
+    func withBlob<R, E: Error>(_ c: Int32, _ body: (Span<UInt8>) throws(E) -> R) throws(E) -> R {
+        // INVARIANT: sqlite3_column_blob's memory stays valid until the statement steps, resets
+        // or converts the column, none of which happens while `body` runs; the span cannot
+        // outlive `body`. (Blob before bytes, as SQLite documents.)
         let p = sqlite3_column_blob(handle, c)
         let n = Int(sqlite3_column_bytes(handle, c))
-        guard let p, n > 0 else { return UnsafeRawBufferPointer(start: nil, count: 0) }
-        return UnsafeRawBufferPointer(start: p, count: n)
+        guard let p, n > 0 else { return try body(Span()) }
+        return try body(UnsafeBufferPointer(start: p.bindMemory(to: UInt8.self, capacity: n), count: n).span)
     }
 }

@@ -1098,55 +1098,50 @@ public final class SensorStore {
     /// where any other outcome throws and the rollups are dropped with the transaction.
     private func insert(_ chunk: ArraySlice<Int>, rollingUp: Bool, _ b: inout Batch) throws(StoreError) -> Int {
         let rows = b.rows
-        // Every row's blob in one buffer, sized for the worst case, written in place. A
-        // row's mapping may change between rows of the chunk (a sensor's quantities
-        // changed), so each row is encoded right after its sensor's mapping is made
-        // current; the mapping may read or insert a quantity (throws), hence a raw
-        // allocation rather than an array's initializer closure.
+        // Every row's blob in one buffer, each written in place right after its sensor's mapping
+        // is made current (a row's mapping may change between rows of the chunk: a sensor's
+        // quantities changed); the mapping may read or insert a quantity (throws), so rows are
+        // appended one at a time.
         var items = 0
         for i in chunk { items += rows[i].count }
-        let room = max(1, items * MeasurementCodec.maxItemBytes)
-        let base = UnsafeMutablePointer<UInt8>.allocate(capacity: room)
-        defer { base.deallocate() }
+        var blobs: [UInt8] = []
+        blobs.reserveCapacity(items * MeasurementCodec.maxItemBytes)
         b.ends.removeAll(keepingCapacity: true)
-        var at = 0
         for i in chunk {
             let s = try mapQuantities(i, &b)
             let slot = rollingUp ? b.beginRollup(i, inOrder: true) : -1
             let samples = Int64(rows[i].samples)
             let time = rows[i].timeMicros
-            for j in b.sensors[s].order.indices {
-                let k = b.sensors[s].order[j]
-                let id = b.sensors[s].ids[k]
-                let value = rows[i].measurement(k).value
-                at += MeasurementCodec.writeVarint(UInt64(bitPattern: id), to: base + at)
-                at += MeasurementCodec.writeValue(value, to: base + at)
-                if rollingUp {
-                    b.rollups[slot].stats.addItem(j, id: id, value: value, samples: samples, time: time)
+            blobs.append(addingCapacity: b.sensors[s].order.count * MeasurementCodec.maxItemBytes) {
+                (o: inout OutputSpan<UInt8>) in
+                for j in b.sensors[s].order.indices {
+                    let k = b.sensors[s].order[j]
+                    let id = b.sensors[s].ids[k]
+                    let value = rows[i].measurement(k).value
+                    MeasurementCodec.writeVarint(UInt64(bitPattern: id), to: &o)
+                    MeasurementCodec.writeValue(value, to: &o)
+                    if rollingUp {
+                        b.rollups[slot].stats.addItem(j, id: id, value: value, samples: samples, time: time)
+                    }
                 }
             }
-            b.ends.append(at)
+            b.ends.append(blobs.count)
         }
-        let buffer = UnsafeRawBufferPointer(start: base, count: at)
         let st = try insertStatement(rows: chunk.count)
         do throws(StoreError) {
             var p: Int32 = 1
-            var start = 0
-            for (k, i) in chunk.enumerated() {
+            for i in chunk {
                 try st.bind(p, rows[i].timeMicros)
                 try st.bind(p + 1, b.sensors[b.slotOfRow[i]].id)
                 try st.bind(p + 2, rows[i].samples)
-                // The buffer outlives the run below. Left bound after it (no clearing
-                // reset): every one of the statement's 6 × rows parameters is bound
-                // again by this loop before its next run.
-                try st.bindStatic(p + 3, UnsafeRawBufferPointer(rebasing: buffer[start..<b.ends[k]]))
                 try st.bind(p + 4, rows[i].firstHeardMicros &- rows[i].timeMicros)
                 try st.bind(p + 5, rows[i].lastHeardMicros &- rows[i].timeMicros)
-                start = b.ends[k]
                 p += 6
             }
-            defer { st.resetKeepingBindings() }
-            try st.run()
+            // The blobs are parameters 4, 10, …. Left bound after the run (no clearing reset):
+            // every one of the statement's 6 × rows parameters is bound again here before its
+            // next run.
+            try st.runBindingPieces(of: blobs, ends: b.ends, first: 4, stride: 6)
             return connection.changes
         } catch {
             st.reset()
@@ -1183,7 +1178,7 @@ public final class SensorStore {
             result = (incoming, items)
         case .merge:
             var old: [(id: Int64, value: Double)] = []
-            let ok = MeasurementCodec.decode(q.blob(1)) { old.append(($0, $1)) }
+            let ok = q.decodeMeasurements(1) { old.append(($0, $1)) }
             q.reset()
             guard ok else {
                 throw StoreError.sqlite(
@@ -1211,7 +1206,7 @@ public final class SensorStore {
         try u.bind(2, sensorID)
         try u.bind(3, span.samples)
         if data.isEmpty {
-            try u.bindStatic(4, UnsafeRawBufferPointer(start: nil, count: 0))
+            try u.bindEmptyBlob(4)
         } else {
             try u.bind(4, data)
         }
@@ -1279,7 +1274,7 @@ public final class SensorStore {
                 merged.rows = q.int64(0)
                 merged.samples = q.int64(1)
                 merged.lastTime = q.int64(2)
-                let ok = SensorStats.decodeStats(q.blob(3), hourStart: hourStart) { merged.merge($0, $1) }
+                let ok = q.decodeStats(3, hourStart: hourStart) { merged.merge($0, $1) }
                 guard ok else {
                     q.reset()
                     throw StoreError.sqlite(
@@ -1349,45 +1344,33 @@ public final class SensorStore {
         _ chunk: ArraySlice<(key: RollupKey, stats: SensorStats)>
     ) throws(StoreError) {
         let st = try rollupStatement(rows: chunk.count)
-        let room = max(1, chunk.reduce(0) { $0 + $1.stats.quantities.count } * SensorStats.maxStatsBytes)
+        let room = chunk.reduce(0) { $0 + $1.stats.quantities.count } * SensorStats.maxStatsBytes
         var ends: [Int] = []
         ends.reserveCapacity(chunk.count)
-        let blobs = [UInt8](unsafeUninitializedCapacity: room) { buffer, count in
-            guard let base = buffer.baseAddress else { return }
-            var at = 0
+        let blobs = [UInt8](capacity: room) { (o: inout OutputSpan<UInt8>) in
             for (k, stats) in chunk {
-                at += stats.writeStats(hourStart: k.hour * Schema.microsPerHour, to: base + at)
-                ends.append(at)
-            }
-            count = at
-        }
-        // `withUnsafeBytes` only rethrows untyped errors: carry ours out as a Result.
-        let result = blobs.withUnsafeBytes { buffer -> Result<Void, StoreError> in
-            do throws(StoreError) {
-                var p: Int32 = 1
-                var start = 0
-                for (j, (k, stats)) in chunk.enumerated() {
-                    try st.bind(p, k.hour)
-                    try st.bind(p + 1, k.sensorID)
-                    try st.bind(p + 2, stats.rows)
-                    try st.bind(p + 3, stats.samples)
-                    try st.bind(p + 4, stats.lastTime)
-                    // The buffer outlives the run below. Left bound after it (no clearing reset):
-                    // every one of the statement's 6 × rollups parameters is bound again by this
-                    // loop before its next run.
-                    try st.bindStatic(p + 5, UnsafeRawBufferPointer(rebasing: buffer[start..<ends[j]]))
-                    start = ends[j]
-                    p += 6
-                }
-                defer { st.resetKeepingBindings() }
-                try st.run()
-                return .success(())
-            } catch {
-                st.reset()
-                return .failure(error)
+                stats.writeStats(hourStart: k.hour * Schema.microsPerHour, to: &o)
+                ends.append(o.count)
             }
         }
-        try result.get()
+        do throws(StoreError) {
+            var p: Int32 = 1
+            for (k, stats) in chunk {
+                try st.bind(p, k.hour)
+                try st.bind(p + 1, k.sensorID)
+                try st.bind(p + 2, stats.rows)
+                try st.bind(p + 3, stats.samples)
+                try st.bind(p + 4, stats.lastTime)
+                p += 6
+            }
+            // The blobs are parameters 6, 12, …. Left bound after the run (no clearing reset):
+            // every one of the statement's 6 × rollups parameters is bound again here before its
+            // next run.
+            try st.runBindingPieces(of: blobs, ends: ends, first: 6, stride: 6)
+        } catch {
+            st.reset()
+            throw error
+        }
     }
 
     /// `INSERT OR REPLACE` of `rows` rollups, prepared on first use.

@@ -407,7 +407,7 @@ enum RollupCheck {
             let t = raw.int64(0)
             let sid = raw.int64(1)
             items.removeAll(keepingCapacity: true)
-            let ok = MeasurementCodec.decode(raw.blob(3)) { items.append(($0, $1)) }
+            let ok = raw.decodeMeasurements(3) { items.append(($0, $1)) }
             if !ok && problems.count < 20 { problems.append("row (\(t), \(sid)) has a malformed data blob") }
             items.sort { $0.id < $1.id }
             expected[Key(hour: SensorStore.hour(t), sensor: sid), default: SensorStats()].addRow(
@@ -422,7 +422,7 @@ enum RollupCheck {
             got.rows = roll.int64(2)
             got.samples = roll.int64(3)
             got.lastTime = roll.int64(4)
-            let ok = SensorStats.decodeStats(roll.blob(5), hourStart: k.hour * Schema.microsPerHour) { got.merge($0, $1) }
+            let ok = roll.decodeStats(5, hourStart: k.hour * Schema.microsPerHour) { got.merge($0, $1) }
             guard let e = expected.removeValue(forKey: k) else {
                 if problems.count < 20 { problems.append("(4) rollup \(k) has no raw rows") }
                 continue

@@ -84,23 +84,23 @@ enum ExportCommand {
         var unsynchronised = UnsynchronisedRows()
         do throws(StoreError) {
             while try cursor.step() {
-                let flagged = cursor.clockUnsynchronised
-                if flagged { unsynchronised.add(rowAt: cursor.timeMicros) }
+                let flagged = cursor.current.clockUnsynchronised
+                if flagged { unsynchronised.add(rowAt: cursor.current.timeMicros) }
                 if influx {
                     if let line = InfluxLine.point(try cursor.row()) { out.write(line + "\n") }
                 } else if jsonl {
                     let row = try cursor.row()
                     out.write(JSON.storedRow(row, time: times.format(row.timeMicros), clockUnsynced: flagged) + "\n")
                 } else {
-                    let sid = cursor.sensorID
+                    let sid = cursor.current.sensorID
                     let slot = Int(UInt64(bitPattern: sid) & 63)
                     if sensorText[slot].id != sid {
                         let s = try cursor.sensor
                         let text = ",\(s.address)," + CSV.text(s.alias ?? "") + "," + CSV.text(s.model)
                         sensorText[slot] = (sid, Array(text.utf8))
                     }
-                    let values = cursor.values
-                    let time = cursor.timeMicros
+                    let values = cursor.current.values
+                    let time = cursor.current.timeMicros
                     let sensorAndReceiver =
                         receivers
                         ? sensorText[slot].text + Array(("," + CSV.text(cursor.receiver ?? "")).utf8) : sensorText[slot].text

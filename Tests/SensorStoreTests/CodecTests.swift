@@ -33,14 +33,11 @@ import Testing
         let items: [(id: Int64, value: Double)] = [(1, v), (127, -v), (128, v / 7), (Int64.max, v * 1e4)]
         var expected: [UInt8] = []
         MeasurementCodec.encode(items, into: &expected)
-        let room = items.count * MeasurementCodec.maxItemBytes
-        var written = 0
-        let bytes = [UInt8](unsafeUninitializedCapacity: room) { buffer, count in
-            written = MeasurementCodec.write(items, to: buffer.baseAddress!)
-            count = written
+        // Room for exactly `maxItemBytes` per item: writing more would trap.
+        let bytes = [UInt8](capacity: items.count * MeasurementCodec.maxItemBytes) { (o: inout OutputSpan<UInt8>) in
+            MeasurementCodec.write(items, to: &o)
         }
         #expect(bytes == expected)
-        #expect(written <= room)
         let back = MeasurementCodec.decode(bytes)
         #expect(back?.map(\.id) == items.map(\.id))
         // Bit for bit, NaN payloads included; a zero may lose its sign (stored as the integer 0).
@@ -71,6 +68,29 @@ import Testing
         for n in 0...out.count {
             let r = MeasurementCodec.decode(Array(out.prefix(n)))
             #expect((r != nil) == boundaries.contains(n), "prefix \(n)")
+        }
+    }
+
+    /// A rollup's `stats` blob decodes back to its statistics; a cut inside a quantity's entry
+    /// is refused (the entries before it are still reported, nothing past the cut is read).
+    @Test func statsBlobsRoundTripAndEveryTruncationIsRejected() {
+        let hour: Int64 = 472_222 * 3_600_000_000
+        var first = SensorStats()
+        first.addRow(samples: 3, time: hour + 5_000_000, [(id: 2, value: 21.37)])
+        first.addRow(samples: 1, time: hour + 65_000_000, [(id: 2, value: 1.0 / 3.0)])
+        var both = first
+        both.addRow(samples: 2, time: hour + 70_000_000, [(id: 300, value: -1e300)])
+        let entry = first.statsBlob(hourStart: hour).count
+        let blob = both.statsBlob(hourStart: hour)
+        #expect(blob.count > entry && entry > 0)
+        #expect(blob.count <= both.quantities.count * SensorStats.maxStatsBytes)
+        for n in 0...blob.count {
+            var got: [(id: Int64, stats: QuantityStats)] = []
+            let ok = SensorStats.decodeStats(Array(blob.prefix(n)).span, hourStart: hour) { got.append(($0, $1)) }
+            #expect(ok == [0, entry, blob.count].contains(n), "prefix \(n)")
+            let whole = n < entry ? 0 : n < blob.count ? 1 : 2
+            #expect(got.map(\.id) == both.quantities.prefix(whole).map(\.id), "prefix \(n)")
+            #expect(got.map(\.stats) == both.quantities.prefix(whole).map(\.stats), "prefix \(n)")
         }
     }
 

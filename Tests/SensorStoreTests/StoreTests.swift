@@ -262,6 +262,52 @@ private func sameStatistics(_ a: [String: Expected], _ b: [String: Expected]) ->
         }
     }
 
+    /// A stored row whose measurement blob lost its last byte is refused by export (both ways of
+    /// reading the cursor) as damage, not read past its end; the rows before it come out whole.
+    @Test func aTruncatedMeasurementBlobIsRefusedByExport() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        let path = dir.file("a.db")
+        _ = try write(path, mixedReadings(sensors: 3, count: 40, hours: 1))
+        let c = try Connection(path: path, readOnly: false, create: false, busyTimeoutMillis: 100)
+        let victim = try #require(try c.scalarInt("SELECT time_us FROM readings ORDER BY time_us LIMIT 1 OFFSET 10"))
+        try c.exec("UPDATE readings SET data = substr(data, 1, length(data) - 1) WHERE time_us = \(victim)", "test")
+        let reader = try StoreReader(path: path)
+        for stepping in [true, false] {
+            let cursor = try reader.export()
+            var rows = 0
+            do {
+                if stepping {
+                    while try cursor.step() { rows += 1 }
+                } else {
+                    while try cursor.next() != nil { rows += 1 }
+                }
+                Issue.record("read every row of a damaged file")
+            } catch {
+                #expect(error.kind == .damaged)
+            }
+            #expect(rows == 10)
+        }
+    }
+
+    /// A rollup whose `stats` blob is cut short is refused by a summary over whole hours.
+    @Test func aTruncatedRollupIsRefusedBySummary() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        let path = dir.file("a.db")
+        _ = try write(path, mixedReadings(sensors: 3, count: 600, hours: 4), interval: 60)
+        let c = try Connection(path: path, readOnly: false, create: false, busyTimeoutMillis: 100)
+        try c.exec("UPDATE rollup_hourly SET stats = substr(stats, 1, length(stats) - 1)", "test")
+        let reader = try StoreReader(path: path)
+        let hour0 = SensorStore.hour(t0) * 3_600_000_000
+        do {
+            _ = try reader.summary(range: TimeRange(from: hour0, to: hour0 + 5 * 3_600_000_000))
+            Issue.record("summarized a damaged rollup")
+        } catch {
+            #expect(error.kind == .damaged)
+        }
+    }
+
     @Test func downsampledRowsKeepTheirSampleCounts() throws {
         let dir = TempDir()
         defer { dir.cleanup() }
