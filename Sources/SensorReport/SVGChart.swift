@@ -188,17 +188,15 @@ struct PathData {
         if tenths < 0 { bytes.append(UInt8(ascii: "-")) }
         let a = tenths.magnitude
         var whole = a / 10
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        // The whole part's digits from the right: at most 12 (it is at most 10^11).
+        var digits = InlineArray<12, UInt8>(repeating: 0)
         var n = 0
-        withUnsafeMutableBytes(of: &digits) { d in
-            repeat {
-                d[n] = UInt8(ascii: "0") + UInt8(whole % 10)
-                whole /= 10
-                n += 1
-            } while whole > 0
-            for k in stride(from: n - 1, through: 0, by: -1) { bytes.append(d[k]) }
-        }
+        repeat {
+            digits[n] = UInt8(ascii: "0") + UInt8(whole % 10)
+            whole /= 10
+            n += 1
+        } while whole > 0
+        for k in stride(from: n - 1, through: 0, by: -1) { bytes.append(digits[k]) }
         if a % 10 != 0 {
             bytes.append(UInt8(ascii: "."))
             bytes.append(UInt8(ascii: "0") + UInt8(a % 10))

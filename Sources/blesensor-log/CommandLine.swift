@@ -198,15 +198,13 @@ struct ParsedArguments {
 /// Buffered writes to a file descriptor: one `write(2)` per `capacity` bytes, not per line.
 /// Not thread-safe; each command owns its writer.
 ///
-/// The buffer is raw memory rather than an `[UInt8]` so that hot loops (export) can write a
-/// whole record through one pointer (`write(atMost:_:)`), without a capacity and uniqueness
-/// check per byte.
+/// Hot loops (decode, export) write a whole record in place into the buffer's free room
+/// (`write(atMost:_:)`), after one check that it fits, rather than appending byte by byte.
 final class OutputWriter {
     private let fd: Int32
-    private var storage: UnsafeMutablePointer<UInt8>
-    /// Bytes allocated at `storage`: `capacity`, or more after one oversized record.
-    private var allocated: Int
-    private var count = 0
+    /// The bytes not yet written. Its room is `capacity` bytes, or more after one oversized
+    /// record; a write never grows it otherwise (it flushes first).
+    private var buffer: [UInt8] = []
     private let capacity: Int
     /// Set once a write fails (EPIPE from `| head`, a full disk); later writes are dropped.
     private(set) var failed: Int32? = nil
@@ -214,57 +212,47 @@ final class OutputWriter {
     init(fd: Int32, capacity: Int = 1 << 16) {
         self.fd = fd
         self.capacity = max(capacity, 1)
-        allocated = self.capacity
-        storage = .allocate(capacity: allocated)
+        buffer.reserveCapacity(self.capacity)
     }
 
-    func write(_ s: String) {
-        var s = s
-        s.withUTF8 { write(raw: $0) }
+    func write(_ s: String) { write(copying: s.utf8) }
+
+    func write(bytes: [UInt8]) { write(copying: bytes) }
+
+    /// Bytes that exist already, copied into the buffer whole (by the array, in one go) rather
+    /// than appended one at a time. Flushes first when they do not fit in its room.
+    private func write(copying source: some Collection<UInt8>) {
+        if buffer.count + source.count > buffer.capacity { flush() }
+        var bytes: [UInt8] = []
+        swap(&bytes, &buffer)
+        bytes.append(contentsOf: source)
+        swap(&bytes, &buffer)
+        if buffer.count >= capacity { flush() }
     }
 
-    func write(bytes: [UInt8]) {
-        bytes.withUnsafeBufferPointer { write(raw: $0) }
-    }
-
-    private func write(raw bytes: UnsafeBufferPointer<UInt8>) {
-        write(atMost: bytes.count) { p in
-            if let base = bytes.baseAddress { p.update(from: base, count: bytes.count) }
-            return bytes.count
-        }
-    }
-
-    /// Lets `build` write at most `maxBytes` bytes straight into the buffer at the pointer it is
-    /// given; `build` returns how many it wrote. Flushes first when they might not fit.
-    func write(atMost maxBytes: Int, _ build: (UnsafeMutablePointer<UInt8>) -> Int) {
-        if count + maxBytes > allocated {
-            flush()
-            // A record larger than the whole buffer (a huge name): grow once, keep it.
-            if maxBytes > allocated {
-                storage.deallocate()
-                allocated = maxBytes
-                storage = .allocate(capacity: allocated)
-            }
-        }
-        let n = build(storage + count)
-        assert(n >= 0 && n <= maxBytes, "a record overran its bound")
-        count += n
-        if count >= capacity { flush() }
+    /// Lets `build` append at most `maxBytes` bytes straight into the buffer, through the span
+    /// it is given: its capacity is `maxBytes`, so a byte more traps. Flushes first when they
+    /// might not fit in the buffer's room; a record larger than that (a huge name) grows it
+    /// once, and it keeps the room.
+    @inline(__always)
+    func write(atMost maxBytes: Int, _ build: (inout OutputSpan<UInt8>) -> Void) {
+        if buffer.count + maxBytes > buffer.capacity { flush() }
+        // The bytes are moved out of the object while `build` runs and back after it, here, in
+        // `write(copying:)` and in `flush`: no access to the property spans a call, so none
+        // needs a run-time exclusivity check.
+        var bytes: [UInt8] = []
+        swap(&bytes, &buffer)
+        bytes.append(addingCapacity: maxBytes, initializingWith: build)
+        swap(&bytes, &buffer)
+        if buffer.count >= capacity { flush() }
     }
 
     func flush() {
-        guard failed == nil else { count = 0; return }
-        var off = 0
-        while off < count {
-            let n = Glibc.write(fd, storage + off, count - off)
-            if n < 0 {
-                if errno == EINTR { continue }
-                failed = errno
-                break
-            }
-            off += n
-        }
-        count = 0
+        var bytes: [UInt8] = []
+        swap(&bytes, &buffer)
+        if failed == nil { failed = writeAll(fd, bytes.span) }
+        bytes.removeAll(keepingCapacity: true)
+        swap(&bytes, &buffer)
     }
 
     /// Flushes and reports a write failure as an I/O error (74). A closed pipe (`| head`) is not
@@ -276,10 +264,24 @@ final class OutputWriter {
         }
     }
 
-    deinit {
-        flush()
-        storage.deallocate()
+    deinit { flush() }
+}
+
+/// Writes all of `bytes` to `fd`, again after an interrupted or partial `write(2)`. Returns the
+/// errno of a failed write (EIO for one that wrote nothing), or `nil`.
+func writeAll(_ fd: Int32, _ bytes: Span<UInt8>) -> Int32? {
+    var off = 0
+    while off < bytes.count {
+        // Unsafe (syscall): write(2) reads at most the count of bytes it is given, the span's rest.
+        let n = bytes.extracting(off...).withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        if n < 0 {
+            if errno == EINTR { continue }
+            return errno
+        }
+        if n == 0 { return EIO }
+        off += n
     }
+    return nil
 }
 
 /// Writes one line to standard error, unbuffered (diagnostics must not wait for a flush).
@@ -292,16 +294,7 @@ func printError(_ message: String) {
 
 /// Writes `text` to standard error as it is: our own help, our own colour codes.
 func writeError(_ text: String) {
-    var bytes = text
-    bytes.withUTF8 { p in
-        var off = 0
-        while off < p.count {
-            let n = Glibc.write(2, p.baseAddress! + off, p.count - off)
-            if n < 0, errno == EINTR { continue }
-            guard n > 0 else { return }
-            off += n
-        }
-    }
+    _ = writeAll(2, text.utf8.span)
 }
 
 /// `text` with C0 and C1 control characters and DEL as `\xNN`, and the bidi overrides as

@@ -104,22 +104,17 @@ enum ExportCommand {
                     let sensorAndReceiver =
                         receivers
                         ? sensorText[slot].text + Array(("," + CSV.text(cursor.receiver ?? "")).utf8) : sensorText[slot].text
-                    sensorAndReceiver.withUnsafeBufferPointer { who in
-                        // The record's bound: time, sensor, a comma and a number per column, CRLF.
-                        let bound = TimeFormatter.maxBytes + who.count + values.count * (1 + NumberText.maxBytes) + 2
-                        out.write(atMost: bound) { start in
-                            var p = start + times.write(time, to: start)
-                            p.update(from: who.baseAddress!, count: who.count)
-                            p += who.count
-                            for v in values {
-                                p.pointee = UInt8(ascii: ",")
-                                p += 1
-                                p += NumberText.write(v, to: p)
-                            }
-                            p[0] = 13
-                            p[1] = 10
-                            return p + 2 - start
+                    // The time and the sensor's text are copied whole; the numbers written in place,
+                    // in room for a comma and a number per column, and CRLF.
+                    out.write(bytes: times.text(time))
+                    out.write(bytes: sensorAndReceiver)
+                    out.write(atMost: values.count * (1 + NumberText.maxBytes) + 2) { record in
+                        for v in values {
+                            record.append(UInt8(ascii: ","))
+                            NumberText.write(v, to: &record)
                         }
+                        record.append(UInt8(ascii: "\r"))
+                        record.append(UInt8(ascii: "\n"))
                     }
                 }
                 if out.failed != nil { break }
@@ -160,14 +155,10 @@ struct TimeFormatter {
     private var lastMicros: Int64? = nil
     private var lastText: [UInt8] = []
 
-    /// The longest text `write` produces: a year beyond 9999 (20 digits), -HH:MM, µs.
-    static let maxBytes = 64
-
     init(local: Bool) { self.local = local }
 
-    /// Writes the time stamp at `p` (at most `maxBytes` bytes), for the hot export loop (same
-    /// text as `format`). Returns the number of bytes.
-    mutating func write(_ micros: Int64, to p: UnsafeMutablePointer<UInt8>) -> Int {
+    /// The time stamp's bytes, for the hot export loop (same text as `format`).
+    mutating func text(_ micros: Int64) -> [UInt8] {
         if micros != lastMicros {
             lastMicros = micros
             var text = lastText
@@ -176,10 +167,7 @@ struct TimeFormatter {
             append(micros, to: &text)
             lastText = text
         }
-        return lastText.withUnsafeBufferPointer { text in
-            p.update(from: text.baseAddress!, count: text.count)
-            return text.count
-        }
+        return lastText
     }
 
     /// Appends the time stamp as bytes (same text as `format`).

@@ -22,12 +22,11 @@ enum NumberText {
 
     private static let powers: (Double, Double, Double, Double) = (10, 100, 1000, 10000)
 
-    /// Writes `v` at `p` (at most `maxBytes` bytes) and returns the number of bytes.
-    static func write(_ v: Double, to p: UnsafeMutablePointer<UInt8>) -> Int {
-        guard v.isFinite else { return 0 }
+    /// Appends `v`'s text to `out` (at most `maxBytes` bytes).
+    static func write(_ v: Double, to out: inout OutputSpan<UInt8>) {
+        guard v.isFinite else { return }
         let a = abs(v)
-        let sign = v < 0 ? 1 : 0
-        if sign == 1 { p.pointee = UInt8(ascii: "-") }
+        let negative = v < 0
         if a < 1e15 {
             // Integer conversions rather than `rounded()`, which is a libm call here; exact below
             // 10^15, and each candidate is checked anyway. Signed ones: a single instruction each
@@ -35,11 +34,8 @@ enum NumberText {
             let whole = Int64(a)
             if Double(whole) == a {
                 // Whole: -0.0 prints as 0, as `Int64(-0.0)` does.
-                if whole == 0 {
-                    p.pointee = UInt8(ascii: "0")
-                    return 1
-                }
-                return sign + writeFixed(UInt64(whole), decimals: 0, to: p + sign)
+                if whole == 0 { return out.append(UInt8(ascii: "0")) }
+                return writeFixed(UInt64(whole), decimals: 0, negative: negative, to: &out)
             }
             if a < 1e11 {
                 // a · 10^k < 10^15: m has at most 15 digits (see above).
@@ -52,7 +48,9 @@ enum NumberText {
                     default: scale = powers.3
                     }
                     let m = Int64(a * scale + 0.5)
-                    if Double(m) / scale == a { return sign + writeFixed(UInt64(m), decimals: k, to: p + sign) }
+                    if Double(m) / scale == a {
+                        return writeFixed(UInt64(m), decimals: k, negative: negative, to: &out)
+                    }
                 }
                 // Longer fractions (a decoder's exact binary fractions: 55.9964599609375): the
                 // same argument, for any k while m stays below 10^15, where `description` still
@@ -63,35 +61,35 @@ enum NumberText {
                         scale *= 10
                         guard a * scale < 1e15 else { break }
                         let m = Int64(a * scale + 0.5)
-                        if Double(m) / scale == a { return sign + writeFixed(UInt64(m), decimals: k, to: p + sign) }
+                        if Double(m) / scale == a {
+                            return writeFixed(UInt64(m), decimals: k, negative: negative, to: &out)
+                        }
                     }
                 }
                 // From 0.1 on, a decimal of at most 15 significant digits has at most 15 places,
                 // so the loops above found any: `v`'s shortest text has more, and it is rounded
                 // (`significant`) without first working out its description.
-                if a >= 0.1 { return sign + writeFifteenDigits(a, to: p + sign) }
+                if a >= 0.1 { return writeFifteenDigits(a, negative: negative, to: &out) }
             }
         }
         // `significant(v).description`, without working out the description twice for the
         // values it leaves as they are (15 significant digits or fewer).
         var text = v.description
         if significantDigits(text) > 15 {
-            if a >= 1e-4, a < 1e15, let n = writeRounded(v, to: p) { return n }
+            if a >= 1e-4, a < 1e15, let rounded = roundedText(v) { return out.append(utf8: rounded) }
             text = significant(v).description
         }
-        return text.withUTF8 { u in
-            p.update(from: u.baseAddress!, count: u.count)
-            return u.count
-        }
+        out.append(utf8: text)
     }
 
-    /// `writeRounded` for a positive `a` from 0.1 to 10^11 (exclusive), worked out in integers
+    /// `roundedText` for a positive `a` from 0.1 to 10^11 (exclusive), worked out in integers
     /// rather than by `vsnprintf`: `%.15g` prints the exact value `a · 10^k` (k = 14 − the
     /// decimal exponent of `a`, so 15 digits before the point) rounded to an integer, ties to
     /// even, with the point k places from the right and trailing zeros dropped. `a` is its 53-bit
     /// significand times 2^e with e from −56 to −16 here, and 10^k (k ≤ 15) is below 2^50, so
     /// the product is exact in 128 bits and the shift keeps at least 16 of them as the remainder.
-    private static func writeFifteenDigits(_ a: Double, to p: UnsafeMutablePointer<UInt8>) -> Int {
+    /// A `-` first if `negative`.
+    private static func writeFifteenDigits(_ a: Double, negative: Bool, to out: inout OutputSpan<UInt8>) {
         var exponent = -1  // 10^exponent ≤ a < 10^(exponent + 1)
         var above: Double = 1
         while a >= above {
@@ -117,32 +115,31 @@ enum NumberText {
             m /= 10
             decimals -= 1
         }
-        var n = writeFixed(m, decimals: decimals, to: p)
-        if decimals == 0 {
-            p[n] = UInt8(ascii: ".")
-            p[n + 1] = UInt8(ascii: "0")
-            n += 2
-        }
-        return n
+        writeFixed(m, decimals: decimals, negative: negative, to: &out)
+        if decimals == 0 { out.append(literal: ".0") }
     }
 
-    /// `significant(v).description` for `v` from 10^-4 to 10^15, written from `%.15g` at `p`:
-    /// that text is the 15-digit decimal `significant` rounds to, its trailing zeros dropped, and
-    /// (the type's comment) the only text of at most 15 digits naming the rounded double, so its
-    /// shortest; `description` prints it plainly in this range, with `.0` when whole. `nil` when
-    /// `%g` chose an exponent (then `significant` decides).
-    private static func writeRounded(_ v: Double, to p: UnsafeMutablePointer<UInt8>) -> Int? {
-        let n = withVaList([v]) { vsnprintf(UnsafeMutableRawPointer(p).assumingMemoryBound(to: CChar.self), 30, "%.15g", $0) }
-        guard n > 0, n < 28 else { return nil }
-        var point = false
-        for i in 0..<Int(n) {
-            if p[i] == UInt8(ascii: "e") { return nil }
-            if p[i] == UInt8(ascii: ".") { point = true }
+    /// `significant(v).description` for `v` from 10^-4 to 10^15, from `%.15g`: that text is the
+    /// 15-digit decimal `significant` rounds to, its trailing zeros dropped, and (the type's
+    /// comment) the only text of at most 15 digits naming the rounded double, so its shortest;
+    /// `description` prints it plainly in this range, with `.0` when whole. `nil` when `%g`
+    /// chose an exponent (then `significant` decides).
+    private static func roundedText(_ v: Double) -> String? {
+        guard let text = printed15g(v), !text.utf8.contains(UInt8(ascii: "e")) else { return nil }
+        return text.utf8.contains(UInt8(ascii: ".")) ? text : text + ".0"
+    }
+
+    /// `v` as C's `%.15g` prints it (rounded to 15 significant digits, ties to even); `nil` if
+    /// `vsnprintf` fails.
+    private static func printed15g(_ v: Double) -> String? {
+        let text = String(unsafeUninitializedCapacity: 40) { buffer in
+            // Unsafe (libc): vsnprintf writes at most buffer.count bytes, NUL included; kept only if all fit.
+            let n = buffer.withMemoryRebound(to: CChar.self) { c in
+                withVaList([v]) { vsnprintf(c.baseAddress, c.count, "%.15g", $0) }
+            }
+            return n > 0 && Int(n) < buffer.count ? Int(n) : 0
         }
-        guard !point else { return Int(n) }
-        p[Int(n)] = UInt8(ascii: ".")
-        p[Int(n) + 1] = UInt8(ascii: "0")
-        return Int(n) + 2
+        return text.isEmpty ? nil : text
     }
 
     /// `v` rounded to 15 significant digits (DBL_DIG), the precision every decimal keeps through
@@ -152,14 +149,10 @@ enum NumberText {
     /// result's `description` is that decimal, trailing zeros dropped; values whose shortest
     /// text is 15 digits or fewer come back unchanged.
     static func significant(_ v: Double) -> Double {
-        guard v.isFinite, significantDigits(v.description) > 15 else { return v }
-        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: 40) { b in
-            let n = withVaList([v]) { vsnprintf(b.baseAddress!, 40, "%.15g", $0) }
-            guard n > 0, n < 40 else { return v }
-            // At the edge of the range the rounding can exceed it: keep the value then.
-            guard let r = Double(String(cString: b.baseAddress!)), r.isFinite else { return v }
-            return r
-        }
+        guard v.isFinite, significantDigits(v.description) > 15, let text = printed15g(v) else { return v }
+        // At the edge of the range the rounding can exceed it: keep the value then.
+        guard let r = Double(text), r.isFinite else { return v }
+        return r
     }
 
     /// Significant digits in a number's text: its mantissa's digits, without leading zeros.
@@ -173,60 +166,55 @@ enum NumberText {
         return count
     }
 
-    /// Writes `n` with a point `decimals` digits from the right (and at least one digit before
-    /// it: `5, 2` → `0.05`); no point when `decimals` is 0. Returns the number of bytes. Digits
-    /// go two at a time (`digitPairs`): half the divisions.
-    static func writeFixed(_ n: UInt64, decimals: Int, to p: UnsafeMutablePointer<UInt8>) -> Int {
-        var digits = 1
-        var t = n
-        while t >= 10 {
-            t /= 10
-            digits += 1
-        }
-        let count = decimals == 0 ? digits : max(digits - decimals, 1) + 1 + decimals
-        var q = p + count
+    /// Appends `n` with a point `decimals` digits from the right (and at least one digit before
+    /// it: `5, 2` → `0.05`), and a `-` first if `negative`; no point when `decimals` is 0. The
+    /// text is made from the right in `text[q...]` (for the 15 decimals or fewer asked for here,
+    /// 21 bytes at most: 20 digits and the point), its digits two at a time (half the
+    /// divisions), then appended.
+    static func writeFixed(_ n: UInt64, decimals: Int, negative: Bool = false, to out: inout OutputSpan<UInt8>) {
+        if negative { out.append(UInt8(ascii: "-")) }
+        var text = InlineArray<24, UInt8>(repeating: 0)
+        var q = text.count
         var n = n
-        func putPair(_ v: UInt64) {
-            let pair = digitPairs.utf8Start + 2 * Int(v)
-            q -= 2
-            q[0] = pair[0]
-            q[1] = pair[1]
-        }
-        func putDigit(_ v: UInt64) {
-            q -= 1
-            q.pointee = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: v)
-        }
         if decimals > 0 {
             // The fraction's digits, its leading zeros included (`05` of 0.05).
             var left = decimals
             while left >= 2 {
-                putPair(n % 100)
+                putPair(n % 100, before: &q, in: &text)
                 n /= 100
                 left -= 2
             }
             if left == 1 {
-                putDigit(n % 10)
+                q -= 1
+                text[q] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: n % 10)
                 n /= 10
             }
             q -= 1
-            q.pointee = UInt8(ascii: ".")
+            text[q] = UInt8(ascii: ".")
         }
         while n >= 100 {
-            putPair(n % 100)
+            putPair(n % 100, before: &q, in: &text)
             n /= 100
         }
-        if n >= 10 { putPair(n) } else { putDigit(n) }
-        return count
+        if n >= 10 {
+            putPair(n, before: &q, in: &text)
+        } else {
+            q -= 1
+            text[q] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: n)
+        }
+        for i in q..<text.count { out.append(text[i]) }
     }
 
-    /// `00` to `99`, each number's two digits at twice its value.
-    private static let digitPairs: StaticString = "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
+    /// The two digits of `v` (below 100) written just before `q`, which moves back over them.
+    @inline(__always)
+    private static func putPair(_ v: UInt64, before q: inout Int, in text: inout InlineArray<24, UInt8>) {
+        q -= 2
+        text[q] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: v / 10)
+        text[q + 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: v % 10)
+    }
 
     /// `write` as a String (tests, and callers off the hot path).
     static func text(_ v: Double) -> String {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maxBytes) { b in
-            let n = write(v, to: b.baseAddress!)
-            return String(decoding: UnsafeBufferPointer(rebasing: b[..<n]), as: UTF8.self)
-        }
+        String(decoding: [UInt8](capacity: maxBytes) { out in write(v, to: &out) }, as: UTF8.self)
     }
 }

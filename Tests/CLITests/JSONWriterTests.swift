@@ -95,3 +95,36 @@ import Testing
         #expect(try String(contentsOfFile: path, encoding: .utf8) == text)
     }
 }
+
+/// The output buffer: whatever the sizes of the writes, the file gets their bytes whole and in
+/// order.
+@Suite struct OutputWriterTests {
+    @Test func writesLongerThanTheBufferAreWrittenWhole() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let path = dir.file("out.bin")
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        let out = OutputWriter(fd: fd, capacity: 16)
+        var expected: [UInt8] = []
+        out.write("abc")
+        expected += Array("abc".utf8)
+        // A built record of 100 bytes, then one that writes less than its bound.
+        let record = (0..<100).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        out.write(atMost: record.count) { span in
+            for b in record { span.append(b) }
+        }
+        expected += record
+        out.write(atMost: 40) { span in span.append(UInt8(ascii: "x")) }
+        expected.append(UInt8(ascii: "x"))
+        // Copied bytes and text, each longer than the buffer.
+        let bytes = [UInt8](repeating: 0xAB, count: 40)
+        out.write(bytes: bytes)
+        expected += bytes
+        let text = String(repeating: "é", count: 30)
+        out.write(text)
+        expected += Array(text.utf8)
+        try out.finish()
+        close(fd)
+        #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))) == expected)
+    }
+}

@@ -77,5 +77,9 @@ struct PathDataTests {
         var p = PathData()
         p.add("L", .nan, .infinity)
         #expect(p.text == "L0 0")
+        // An absurd coordinate is clamped to 10^11, the most digits a whole part has.
+        var far = PathData()
+        far.add("M", 1e300, -1e300)
+        #expect(far.text == "M100000000000 -100000000000")
     }
 }
