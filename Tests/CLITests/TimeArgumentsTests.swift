@@ -1,0 +1,24 @@
+import Testing
+
+@testable import blesensor_log
+
+/// `TimeArguments.iso8601`: a time that names no real instant is refused, never moved to another
+/// (it reads `--since`, `--until` and the rows a hub takes from the broker).
+@Suite struct TimeArgumentsTests {
+    @Test func aRealDateAndOffsetAreRead() {
+        #expect(TimeArguments.iso8601("2024-02-29T12:00:00Z") == 1_709_208_000_000_000)
+        #expect(TimeArguments.iso8601("2026-12-31T23:59:59.5Z") == 1_798_761_599_500_000)
+        #expect(TimeArguments.iso8601("2026-11-30T03:10:42+14:00") == TimeArguments.iso8601("2026-11-29T13:10:42Z"))
+        #expect(TimeArguments.iso8601("2026-11-30T03:10:42-23:59") == TimeArguments.iso8601("2026-12-01T03:09:42Z"))
+    }
+
+    /// Days past the month's end (not rolled over into the next month) and offsets beyond ±23:59.
+    @Test(arguments: [
+        "2026-02-29T00:00:00Z", "2026-02-30T10:00:00Z", "2026-02-31T10:00:00Z", "2026-04-31T00:00:00Z",
+        "2026-06-31", "2026-09-31T00:00Z", "2026-11-31T00:00:00Z", "1900-02-29T00:00:00Z",
+        "2026-12-03T10:23:00-99:99", "2026-12-03T10:23:00+24:00", "2026-12-03T10:23:00+01:60", "2026-12-03T10:23:00+0160",
+    ])
+    func aTimeThatNamesNoInstantIsRefused(_ text: String) {
+        #expect(TimeArguments.iso8601(text) == nil, "\(text)")
+    }
+}
