@@ -26,7 +26,8 @@ enum CollectCommand {
         ] + MQTTOptions.specs.filter { $0.name != "ha-discovery" },
         discussion: """
             --mqtt is required; --receiver names the hub's own MQTT session (default: the host name).
-            A payload that is not a row (not JSON, no address or time) is skipped and counted.
+            A payload that is not a row (not JSON, no address or time) is skipped with a warning (the
+            first 10 a minute) and counted.
             EXIT STATUS: 0 after SIGTERM/SIGINT or --duration; 64 bad option; 65 the database is not
             ours; 73 cannot create the database; 74 the pending rows could not be committed at exit.
             """)
@@ -64,15 +65,28 @@ enum CollectCommand {
         var problem: String? = nil
         var rows = 0
         var skipped = 0
+        // A stranger can publish thousands a second: the first few a minute are said, all counted.
+        var skipWarnings = EventRateLimit(maxPerWindow: 10, windowSeconds: 60)
+        func skip(topic: String, why: String, now: Double) {
+            skipped += 1
+            if skipWarnings.admit(now: now) {
+                log.warning("mqtt: skipped the payload on \(DisplayText.escape(topic.utf8.prefix(200))): \(why)")
+            } else if skipWarnings.droppedInWindow == 1 {
+                log.warning("mqtt: more payloads that are not rows this minute: counted, not logged")
+            }
+        }
         func take(_ events: [MQTTEvent], now: Double) {
             for event in events {
                 switch event {
                 case .message(let topic, let payload):
                     guard !topic.hasSuffix("/status") else { continue }
                     let levels = topic.split(separator: "/", omittingEmptySubsequences: false)
-                    let topicReceiver = levels.count >= 2 ? String(levels[levels.count - 2].prefix(64)) : ""
-                    guard let r = MQTTStateRow.parse(payload, topicReceiver: topicReceiver) else {
-                        skipped += 1
+                    let topicReceiver = levels.count >= 2 ? String(levels[levels.count - 2]) : ""
+                    let r: MQTTStateRow
+                    do throws(MQTTStateRow.Refusal) {
+                        r = try MQTTStateRow.parse(payload, topicReceiver: topicReceiver)
+                    } catch {
+                        skip(topic: topic, why: error.description, now: now)
                         continue
                     }
                     rows += 1
@@ -121,7 +135,9 @@ enum CollectCommand {
 
 /// A state payload (`JSON.storedRow` with a receiver) read back as the row it publishes.
 /// Strangers may publish anything on a broker: anything that is not such a JSON object of at
-/// most 64 KiB, with an address, a time and numbers under quantity-like keys, is refused.
+/// most `maxPayloadBytes`, with an address, a full time with its offset, numbers under
+/// quantity-like keys, and a model and receiver a logger could have published, is refused with
+/// the reason (`Refusal`).
 struct MQTTStateRow {
     /// The row's sensor, model, time and measurements, with the RSSI its receiver published.
     var reading: Reading
@@ -129,11 +145,49 @@ struct MQTTStateRow {
     /// The receiver that published it: its `receiver` field, else `topicReceiver`.
     var receiver: String
 
+    /// The largest payload read; a row is a few hundred bytes.
+    static let maxPayloadBytes = 65536
+    /// Measurements in one row, at most (a sensor has a dozen).
+    static let maxMeasurements = 64
+
+    /// Why a payload is not a row, in a line of the hub's log (a stranger's text escaped).
+    enum Refusal: Error, Equatable, CustomStringConvertible {
+        case tooLarge(bytes: Int)
+        case notJSON(JSONSyntaxError)
+        case notAnObject
+        case noAddress
+        /// Missing, or not `YYYY-MM-DDTHH:MM:SS[.ffffff]` with `Z` or `±HH:MM`: without an offset
+        /// the time would be read in the hub's zone, not the logger's.
+        case noTime
+        case badKey(String)
+        case tooManyMeasurements
+        case noMeasurements
+        /// The model or receiver holds control characters or direction overrides, or the receiver
+        /// is not a name `--receiver` takes (1 to 64 bytes, no `/`, `+`, `#`).
+        case badText(field: String)
+
+        var description: String {
+            switch self {
+            case .tooLarge(let bytes): "\(bytes) bytes, more than \(MQTTStateRow.maxPayloadBytes)"
+            case .notJSON(let e): "not JSON (\(e))"
+            case .notAnObject: "not a JSON object"
+            case .noAddress: "no \"address\" that is a Bluetooth address"
+            case .noTime: "no \"time\" in ISO 8601 with its offset (e.g. 2026-11-23T00:00:00Z)"
+            case .badKey(let key): "a number under \"\(DisplayText.escape(key.utf8.prefix(40)))\", not a quantity key"
+            case .tooManyMeasurements: "more than \(MQTTStateRow.maxMeasurements) measurements"
+            case .noMeasurements: "no measurements"
+            case .badText(let field): "a \"\(field)\" no logger publishes"
+            }
+        }
+    }
+
     /// - Parameter topicReceiver: the receiver's level of the topic it came on
     ///   (`<prefix>/<receiver>/<ADDRESS>`), for a payload that does not name one.
-    static func parse(_ payload: [UInt8], topicReceiver: String = "") -> MQTTStateRow? {
-        guard payload.count <= 65536, let root = try? JSONParser.parse(payload), case .object(let members) = root.value
-        else { return nil }
+    static func parse(_ payload: [UInt8], topicReceiver: String = "") throws(Refusal) -> MQTTStateRow {
+        guard payload.count <= maxPayloadBytes else { throw .tooLarge(bytes: payload.count) }
+        let root: JSONNode
+        do { root = try JSONParser.parse(payload) } catch { throw .notJSON(error) }
+        guard case .object(let members) = root.value else { throw .notAnObject }
         var address: BDAddress? = nil
         var time: Int64? = nil
         var model = ""
@@ -144,25 +198,42 @@ struct MQTTStateRow {
         for (key, node) in members {
             switch (key, node.value) {
             case ("address", .string(let s)): address = BDAddress(s)
-            case ("time", .string(let s)): time = TimeArguments.iso8601(s)
-            case ("model", .string(let s)): model = String(s.prefix(64))
-            case ("receiver", .string(let s)): receiver = String(s.prefix(64))
+            case ("time", .string(let s)): time = hasOffset(s) ? TimeArguments.iso8601(s) : nil
+            case ("model", .string(let s)):
+                guard DisplayText.isPrintable(s) else { throw .badText(field: "model") }
+                model = String(s.prefix(64))
+            case ("receiver", .string(let s)): receiver = s
             case ("rssi_dbm", .number(let v, _)): rssi = (-128...127).contains(v) ? Int8(v) : nil
             case ("samples", .number(let v, true)): samples = (1...1_000_000).contains(v) ? Int(v) : 1
             case ("samples", _), ("alias", _), ("receiver", _): break
             case (_, .number(let v, let integer)):
-                guard key.utf8.count <= 64, key.utf8.allSatisfy({ (97...122).contains($0) || (48...57).contains($0) || $0 == 95 }),
-                    measurements.count < 64
-                else { return nil }
+                guard key.utf8.count <= 64, key.utf8.allSatisfy({ (97...122).contains($0) || (48...57).contains($0) || $0 == 95 })
+                else { throw .badKey(key) }
+                guard measurements.count < maxMeasurements else { throw .tooManyMeasurements }
                 measurements.append(Measurement(Quantity(key, integer: integer), v))
             default: break
             }
         }
-        // A time without an offset is local in `iso8601`; ours always end in Z.
-        guard let address, let time, !measurements.isEmpty else { return nil }
+        guard let address else { throw .noAddress }
+        guard let time else { throw .noTime }
+        guard !measurements.isEmpty else { throw .noMeasurements }
+        // The rule `run --receiver` names are held to: a logger cannot have published another.
+        guard !receiver.isEmpty, receiver.utf8.count <= 64, MQTTOptions.isTopicText(receiver, allowingSlash: false),
+            DisplayText.isPrintable(receiver)
+        else { throw .badText(field: "receiver") }
         let reading = Reading(
             address: address, decoderID: "mqtt", model: model.isEmpty ? "?" : model, measurements: measurements,
             timeMicros: time, rssi: rssi)
         return MQTTStateRow(reading: reading, samples: samples, receiver: receiver)
+    }
+
+    /// Whether `text` is a full date and time (seconds included) that ends in its offset, `Z` or
+    /// `±HH:MM`, as loggers publish (`Timestamp.iso8601`); `iso8601` checks the rest.
+    static func hasOffset(_ text: String) -> Bool {
+        let u = Array(text.utf8)
+        guard u.count >= 20, u[10] == UInt8(ascii: "T"), u[16] == UInt8(ascii: ":") else { return false }
+        if u.last == UInt8(ascii: "Z") { return true }
+        let sign = u[u.count - 6]
+        return u.count >= 25 && (sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-")) && u[u.count - 3] == UInt8(ascii: ":")
     }
 }

@@ -88,10 +88,12 @@ struct CollectCommandTests {
         #expect(collected.values.allSatisfy { $0["receiver"] as? String == "pi5" })
     }
 
-    /// One hub session: `publish` while it runs, then a clean stop once it took `expected` rows.
+    /// One hub session: `publish` while it runs, then a clean stop once it took `expected` rows;
+    /// returns what the hub logged.
+    @discardableResult
     static func hubSession(
         _ broker: MQTTBroker, db: String, dir: TempDir, expected: Int, publish: () throws -> Void
-    ) throws {
+    ) throws -> String {
         let hub = try MQTTPublisherTests.Background(["collect", "--mqtt", broker.url, "--db", db, "--receiver", "hub", "-v"], dir: dir)
         Thread.sleep(forTimeInterval: 1)
         try publish()
@@ -100,6 +102,66 @@ struct CollectCommandTests {
         while taken() < expected, Date() < deadline { Thread.sleep(forTimeInterval: 0.2) }
         #expect(taken() == expected, "\(hub.stderr)")
         #expect(hub.terminate() == 0, "\(hub.stderr)")
+        return hub.stderr
+    }
+
+    /// `payload` on `topic`, by `mosquitto_pub`; `repeat` times in one connection.
+    static func publish(_ broker: MQTTBroker, topic: String, _ payload: String, retain: Bool = false, repeat: Int = 1) throws {
+        var args = ["-h", "127.0.0.1", "-p", "\(broker.port)", "-t", topic, "-q", "1", "-m", payload]
+        if retain { args.append("-r") }
+        if `repeat` > 1 { args += ["--repeat", "\(`repeat`)"] }
+        try Child("/usr/bin/mosquitto_pub", args).wait()
+    }
+
+    /// What a stranger on the broker publishes on the state topics: each payload is skipped with
+    /// a warning that says why (the first 10 a minute; a flood is counted, not logged), and
+    /// nothing of it is stored: no time moved to another day or zone, no model or receiver that
+    /// would act on a terminal. The one real row among them is stored as it was published.
+    @Test func aStrangersPayloadsAreSkippedWithTheirReasonAndNothingOfThemIsStored() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let broker = MQTTBroker(dir: dir.path)
+        try broker.start()
+        let db = dir.file("hub.db")
+        let topic = "blesensor/pi1/A4:C1:38:00:00:01"
+        func row(time: String = "2026-11-23T00:05:00Z", model: String = "TH", receiver: String = "pi1") -> String {
+            "{\"time\":\"\(time)\",\"address\":\"A4:C1:38:00:00:01\",\"model\":\"\(model)\",\"temperature_c\":-4.5,"
+                + "\"receiver\":\"\(receiver)\",\"rssi_dbm\":-60}"
+        }
+        // Present before the hub subscribes: delivered to it as retained.
+        try Self.publish(broker, topic: "blesensor/evil/A4:C1:38:00:00:09", "retained garbage", retain: true)
+        let hostile: [(topic: String, payload: String, reason: String)] = [
+            (topic, "{\"time\":\"2026-11-23T00:05:00Z\",\"address\":\"A4:C1:3", "not JSON"),
+            (topic, row(time: "2026-02-31T10:00:00Z"), "no \"time\""),
+            (topic, row(time: "2026-11-23T00:05:00-99:99"), "no \"time\""),
+            (topic, row(time: "2026-11-23"), "no \"time\""),
+            (topic, row(time: "2026-11-23T00:06:00"), "no \"time\""),
+            (topic, row(model: "\\u001b]0;pwned\\u0007\\u001b[31mEVIL\\n\\u0000"), "a \"model\" no logger publishes"),
+            (topic, row(receiver: "\\u001b[2Jpi\\r\\n"), "a \"receiver\" no logger publishes"),
+            (topic, row(receiver: String(repeating: "r", count: 65)), "a \"receiver\" no logger publishes"),
+            ("blesensor//A4:C1:38:00:00:01", row().replacingOccurrences(of: ",\"receiver\":\"pi1\"", with: ""),
+                "a \"receiver\" no logger publishes"),
+        ]
+        let log = try Self.hubSession(broker, db: db, dir: dir, expected: 1) {
+            for h in hostile { try Self.publish(broker, topic: h.topic, h.payload) }
+            try Self.publish(broker, topic: "blesensor/pi1/x", "not a row either", repeat: 25)
+            try Self.publish(broker, topic: topic, row())
+        }
+        let warnings = log.split(separator: "\n").filter { $0.contains("mqtt: skipped the payload on ") }
+        #expect(warnings.count == 10, "\(log)")
+        #expect(warnings.first?.hasSuffix("on blesensor/evil/A4:C1:38:00:00:09: not JSON (line 1: unexpected text "
+            + "(a value is an object, array, string, number, true, false or null))") == true, "\(log)")
+        for (warning, h) in zip(warnings.dropFirst(), hostile) {
+            #expect(warning.contains("skipped the payload on \(h.topic): \(h.reason)"), "\(warning)")
+        }
+        #expect(log.split(separator: "\n").filter { $0.hasSuffix("more payloads that are not rows this minute: counted, not logged") }.count == 1, "\(log)")
+        #expect(log.contains("stopped: 1 rows received, 1 stored, 35 payloads that were not rows skipped"), "\(log)")
+        #expect(!log.contains("\u{1B}") && !log.contains("pwned"), "\(log)")
+        let rows = try MQTTPublisherTests.exported(db)
+        #expect(rows.count == 1, "\(rows)")
+        let stored = rows["A4:C1:38:00:00:01 2026-11-23T00:05:00Z"]
+        #expect(stored?["model"] as? String == "TH" && stored?["receiver"] as? String == "pi1", "\(rows)")
+        #expect(stored?["temperature_c"] as? Double == -4.5 && stored?["rssi_dbm"] as? Int == -60, "\(rows)")
     }
 
     /// A row as `run --mqtt` publishes it, by `mosquitto_pub` (a real process) on its topic.
@@ -169,7 +231,7 @@ struct CollectCommandTests {
     }
 
     @Test func payloadsThatAreNotRowsAreRefused() {
-        let row = MQTTStateRow.parse(
+        let row = try? MQTTStateRow.parse(
             Array("{\"address\":\"A4:C1:38:BC:07:01\",\"time\":\"2026-11-23T00:00:00Z\",\"temperature_c\":-4.5,\"battery_pct\":100,\"rssi_dbm\":-60,\"samples\":7}".utf8),
             topicReceiver: "pi9")
         #expect(row?.reading.measurements.map(\.quantity.key).sorted() == ["battery_pct", "temperature_c"])
@@ -177,15 +239,20 @@ struct CollectCommandTests {
         #expect(row?.reading.measurements.map(\.quantity.isInteger).sorted { !$0 && $1 } == [false, true])
         #expect(row?.reading.measurements.first { $0.quantity.key == "battery_pct" }?.quantity.isInteger == true)
         #expect(row?.reading.rssi == -60 && row?.samples == 7 && row?.receiver == "pi9")
-        #expect(MQTTStateRow.parse(Array("{\"address\":\"A4:C1:38:BC:07:01\",\"time\":\"2026-11-23T00:00:00Z\",\"t_c\":1,\"receiver\":\"pi1\"}".utf8), topicReceiver: "x")?.receiver == "pi1")
+        #expect((try? MQTTStateRow.parse(Array("{\"address\":\"A4:C1:38:BC:07:01\",\"time\":\"2026-11-23T00:00:00Z\",\"t_c\":1,\"receiver\":\"pi1\"}".utf8), topicReceiver: "x"))?.receiver == "pi1")
         for bad in ["", "{", "{\"address\":\"A4:C1:38:BC:07:01\",\"time\":\"2026-11-23T00:00:00Z\"}",
             "{\"address\":\"A4:C1:38:BC:07:01\",\"time\":\"2026-11-23T00:00:00Z\",\"Bad Key\":1}",
             "{\"address\":\"A4:C1:38:BC:07:01\",\"time\":\"yesterday\",\"temperature_c\":1}",
             "{\"address\":\"A4:C1:38:BC:07:01\",\"time\":\"2026-11-23T00:00:00Z\",\"temperature_c\":1e999}",
             "{\"a\":{\"nested\":1}}", "{\"address\":\"A4:C1:38:BC:07:01\"} trailing"]
         {
-            #expect(MQTTStateRow.parse(Array(bad.utf8)) == nil, "\(bad)")
+            #expect((try? MQTTStateRow.parse(Array(bad.utf8), topicReceiver: "pi1")) == nil, "\(bad)")
         }
+        let withoutOffset = "{\"address\":\"A4:C1:38:BC:07:01\",\"time\":\"2026-11-23T00:00:00\",\"t_c\":1}"
+        #expect(throws: MQTTStateRow.Refusal.noTime) { try MQTTStateRow.parse(Array(withoutOffset.utf8), topicReceiver: "pi1") }
+        #expect(throws: MQTTStateRow.Refusal.tooLarge(bytes: 65537)) { try MQTTStateRow.parse([UInt8](repeating: 0x20, count: 65537)) }
+        #expect(MQTTStateRow.hasOffset("2026-11-23T00:00:00.5+01:00") && MQTTStateRow.hasOffset("2026-11-23T00:00:00Z"))
+        #expect(!MQTTStateRow.hasOffset("2026-11-23T00:00Z") && !MQTTStateRow.hasOffset("2026-11-23 00:00:00Z"))
         guard case .object(let members) = (try? JSONParser.parse(Array("{\"s\":\"a\\\"b\\u00e9\\n\",\"n\":null}".utf8)))?.value else {
             Issue.record("not an object")
             return

@@ -9,4 +9,12 @@ import Testing
         #expect(DisplayText.escape([0xFF, 0x41]) == "\u{FFFD}A")
         #expect(DisplayText.escape(Array("\\x41".utf8)) == "\\\\x41")
     }
+
+    /// What `escape` would change (a backslash aside) is what `isPrintable` refuses.
+    @Test func printableTextIsTextWithNothingToEscape() {
+        #expect(DisplayText.isPrintable("MM-BLEBC7 é ° 温度 \\x1b"))
+        for bad in ["a\u{1B}[31m", "a\n", "a\u{0}", "a\u{7F}", "a\u{85}", "a\u{202E}b", "a\u{2066}b", "a\u{200F}"] {
+            #expect(!DisplayText.isPrintable(bad), "\(Array(bad.unicodeScalars))")
+        }
+    }
 }
