@@ -27,7 +27,10 @@ import Synchronization
 //     owner drains them), failed attempts by the backoff (one a second at most), incoming
 //     messages by `maxQueuedMessages`: libmosquitto acknowledges a QoS 1 message before it hands
 //     it over, so a full queue makes the network thread wait for the owner to drain (the broker
-//     keeps the rest) rather than drop what the broker already counts as delivered.
+//     keeps the rest) rather than drop what the broker already counts as delivered. With
+//     `maxPayloadBytes` set, each queued message holds at most that many bytes: a larger one is
+//     queued as `.oversized`, its payload not copied (a stranger's 256 MB publish would otherwise
+//     sit in the queue twice over, beside libmosquitto's own buffer).
 
 /// One MQTT message to publish (or the will, or the birth message).
 public struct MQTTMessage: Sendable, Equatable {
@@ -76,6 +79,9 @@ public struct MQTTClientConfiguration: Sendable, Equatable {
     public var birth: MQTTMessage?
     /// Subscribed (QoS 1) on every successful connect.
     public var subscriptions: [String] = []
+    /// An incoming message with a longer payload is not handed over: it is an `.oversized`
+    /// event instead (`nil`: any length the broker sends).
+    public var maxPayloadBytes: Int? = nil
 
     public struct TLSSettings: Sendable, Equatable {
         /// A PEM file of CA certificates; `nil` trusts the operating system's CAs.
@@ -105,6 +111,9 @@ public enum MQTTEvent: Sendable, Equatable {
     case acknowledged(mid: Int32)
     /// A message on a subscribed topic.
     case message(topic: String, payload: [UInt8])
+    /// A message on a subscribed topic whose payload of `bytes` is longer than `maxPayloadBytes`:
+    /// acknowledged to the broker like any other, its payload dropped.
+    case oversized(topic: String, bytes: Int)
 }
 
 /// A libmosquitto call that failed, with libmosquitto's words for it.
@@ -132,6 +141,7 @@ final class CallbackState: Sendable {
     /// MQTT 5: a refusal's code is a v5 reason code (`mosquitto_reason_string`), not a 3.1.1
     /// CONNACK code.
     let isV5: Bool
+    let maxPayloadBytes: Int?
     private let queue = Mutex(EventQueue())
     let connected = Atomic<Bool>(false)
     /// Connections the broker accepted so far (the network thread's backoff starts over after one).
@@ -144,17 +154,21 @@ final class CallbackState: Sendable {
         var queuedMessages = 0
     }
 
-    init(birth: MQTTMessage?, subscriptions: [String], isV5: Bool) {
+    init(birth: MQTTMessage?, subscriptions: [String], isV5: Bool, maxPayloadBytes: Int?) {
         self.birth = birth
         self.subscriptions = subscriptions
         self.isV5 = isV5
+        self.maxPayloadBytes = maxPayloadBytes
     }
 
     /// Called on the network thread; waits while the queue holds `maxQueuedMessages` messages
     /// (invariant 3), except once the owner is stopping (it drains one last time after the join).
     func post(_ event: MQTTEvent) {
-        var isMessage = false
-        if case .message = event { isMessage = true }
+        let isMessage: Bool
+        switch event {
+        case .message, .oversized: isMessage = true
+        default: isMessage = false
+        }
         while true {
             let posted = queue.withLock { q in
                 if isMessage {
@@ -198,7 +212,7 @@ public final class MQTTClient {
         _ = Self.libraryInitialized
         let state = CallbackState(
             birth: configuration.birth, subscriptions: configuration.subscriptions,
-            isV5: configuration.protocolVersion == .v5)
+            isV5: configuration.protocolVersion == .v5, maxPayloadBytes: configuration.maxPayloadBytes)
         self.state = state
         userdata = Unmanaged.passRetained(state)
         guard let h = mosquitto_new(configuration.clientID, configuration.cleanSession, userdata.toOpaque()) else {
@@ -275,6 +289,10 @@ public final class MQTTClient {
             // libmosquitto owns `m` for the callback only: its topic and payload are copied now.
             // `payloadlen` bytes are valid at `payload` (NULL when 0).
             let topic = m.topic.map { String(cString: $0) } ?? ""
+            if let max = state.maxPayloadBytes, Int(m.payloadlen) > max {
+                state.post(.oversized(topic: topic, bytes: Int(m.payloadlen)))
+                return
+            }
             let payload = m.payload.map { [UInt8](UnsafeRawBufferPointer(start: $0, count: Int(m.payloadlen))) } ?? []
             state.post(.message(topic: topic, payload: payload))
         }

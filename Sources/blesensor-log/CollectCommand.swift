@@ -48,6 +48,7 @@ enum CollectCommand {
         c.will = nil
         c.birth = nil
         c.subscriptions = [settings.prefix + "/+/+"]
+        c.maxPayloadBytes = MQTTStateRow.maxPayloadBytes
         let client: MQTTClient
         do {
             client = try MQTTClient(c)
@@ -92,6 +93,9 @@ enum CollectCommand {
                     rows += 1
                     if log.verbose { log.debug(JSON.reading(r.reading, includeTime: true) + " from " + r.receiver) }
                     store.add(published: r.reading, samples: r.samples, receiver: r.receiver, now: now)
+                case .oversized(let topic, let bytes):
+                    guard !topic.hasSuffix("/status") else { continue }
+                    skip(topic: topic, why: MQTTStateRow.Refusal.tooLarge(bytes: bytes).description, now: now)
                 case .connected:
                     if problem != nil { log.info("mqtt: connected to \(settings.broker.redacted)") }
                     problem = nil

@@ -152,6 +152,7 @@ final class MQTTPublisher {
             if settings.discovery, topic == HomeAssistant.statusTopic, payload == Array("online".utf8) {
                 announceAgain()
             }
+        case .oversized: break
         }
     }
 

@@ -57,6 +57,30 @@ struct MQTTClientTests {
         #expect(try broker.retained("s/status").map(\.payload) == ["online"])
     }
 
+    /// A payload longer than `maxPayloadBytes` is not handed over (nor kept in the queue): its
+    /// topic and length arrive instead, in order with the messages around it.
+    @Test func aPayloadLongerThanTheLimitArrivesAsItsLengthOnly() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let broker = MQTTBroker(dir: dir.path)
+        try broker.start()
+        var c = Self.configuration(broker)
+        c.subscriptions = ["t/#"]
+        c.maxPayloadBytes = 1000
+        let client = try MQTTClient(c)
+        try client.start()
+        _ = Self.events(client, seconds: 5) { $0.contains(.connected) }
+        for (topic, payload) in [("t/limit", String(repeating: "a", count: 1000)), ("t/big", String(repeating: "b", count: 5000)), ("t/small", "x")] {
+            try Child("/usr/bin/mosquitto_pub", ["-h", "127.0.0.1", "-p", "\(broker.port)", "-t", topic, "-q", "1", "-m", payload]).wait()
+        }
+        let events = Self.events(client, seconds: 10) { $0.contains(.message(topic: "t/small", payload: Array("x".utf8))) }
+            .filter { if case .connected = $0 { false } else { true } }
+        #expect(events == [
+            .message(topic: "t/limit", payload: [UInt8](repeating: UInt8(ascii: "a"), count: 1000)),
+            .oversized(topic: "t/big", bytes: 5000), .message(topic: "t/small", payload: Array("x".utf8)),
+        ])
+    }
+
     @Test func itConnectsOnceALateBrokerStartsAndAfterARestart() throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
