@@ -29,7 +29,8 @@ enum CollectCommand {
             A payload that is not a row (not JSON, no address or time) is skipped with a warning (the
             first 10 a minute) and counted.
             EXIT STATUS: 0 after SIGTERM/SIGINT or --duration; 64 bad option; 65 the database is not
-            ours; 73 cannot create the database; 74 the pending rows could not be committed at exit.
+            ours; 69 the broker was never reached (or refused us) all the while; 73 cannot create the
+            database; 74 the pending rows could not be committed at exit.
             """)
 
     static let subcommand = Subcommand(spec: spec, run: run)
@@ -64,6 +65,7 @@ enum CollectCommand {
         let started = Timestamp.monotonicSeconds()
         var lastTick = started
         var problem: String? = nil
+        var everConnected = false
         var rows = 0
         var skipped = 0
         // A stranger can publish thousands a second: the first few a minute are said, all counted.
@@ -97,6 +99,7 @@ enum CollectCommand {
                     guard !topic.hasSuffix("/status") else { continue }
                     skip(topic: topic, why: MQTTStateRow.Refusal.tooLarge(bytes: bytes).description, now: now)
                 case .connected:
+                    everConnected = true
                     if problem != nil { log.info("mqtt: connected to \(settings.broker.redacted)") }
                     problem = nil
                 case .connectFailed(let why), .refused(let why), .connectionLost(let why):
@@ -129,6 +132,12 @@ enum CollectCommand {
         } catch {
             log.error("stopping: \(store.pendingRows) rows could not be committed: \(error)")
             return ExitCode.ioError
+        }
+        // Retrying is right for a hub that starts before its broker; a whole run without one
+        // collected nothing, and says so in its status.
+        guard everConnected else {
+            log.error("stopped: never connected to \(settings.broker.redacted) (\(problem ?? "no answer yet")); nothing collected")
+            return ExitCode.unavailable
         }
         log.info(
             "stopped: \(rows) rows received, \(store.statistics.committedRows) stored"

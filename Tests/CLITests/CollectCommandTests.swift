@@ -231,6 +231,31 @@ struct CollectCommandTests {
             "\(summary.stdout) \(summary.stderr)")
     }
 
+    /// A hub that never reached its broker collected nothing: one line says why (not one per
+    /// retry), and the run ends with 69 (EX_UNAVAILABLE), not 0, so a script or systemd sees it.
+    @Test func aHubThatNeverConnectedSaysWhyOnceAndExitsUnavailable() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        try Child("/usr/bin/mosquitto_passwd", ["-c", "-b", dir.file("passwd"), "u", "right"]).wait()
+        let broker = MQTTBroker(dir: dir.path, listenerConfig: "allow_anonymous false\npassword_file \(dir.file("passwd"))")
+        try broker.start()
+        let nothing = MQTTBroker.freePort()
+        let cases = [
+            ("mqtt://127.0.0.1:\(nothing)", "mqtt: connect to 127.0.0.1:\(nothing): Connection refused"),
+            ("mqtt://u:wrong@127.0.0.1:\(broker.port)", "mqtt: Connection Refused: not authorised."),
+        ]
+        for (url, reason) in cases {
+            let out = try CLI.run(["collect", "--mqtt", url, "--db", dir.file("hub.db"), "--receiver", "hub", "--duration", "3s"])
+            #expect(out.status == ExitCode.unavailable, "\(url): \(out.stderr)")
+            let lines = out.stderr.split(separator: "\n")
+            #expect(lines.filter { $0.contains(reason) }.count == 1, "\(url): \(out.stderr)")
+            #expect(lines.last?.hasSuffix("stopped: never connected to \(url.replacingOccurrences(of: "u:wrong@", with: "u@")) (\(reason.dropFirst(6))); nothing collected") == true, "\(url): \(out.stderr)")
+        }
+        // With the right password: a normal end.
+        let ok = try CLI.run(["collect", "--mqtt", "mqtt://u:right@127.0.0.1:\(broker.port)", "--db", dir.file("hub.db"), "--receiver", "hub", "--duration", "2s"])
+        #expect(ok.status == 0, "\(ok.stderr)")
+    }
+
     @Test func payloadsThatAreNotRowsAreRefused() {
         let row = try? MQTTStateRow.parse(
             Array("{\"address\":\"A4:C1:38:BC:07:01\",\"time\":\"2026-11-23T00:00:00Z\",\"temperature_c\":-4.5,\"battery_pct\":100,\"rssi_dbm\":-60,\"samples\":7}".utf8),
