@@ -182,7 +182,8 @@ struct MQTTStateRow {
         var description: String {
             switch self {
             case .tooLarge(let bytes): "\(bytes) bytes, more than \(MQTTStateRow.maxPayloadBytes)"
-            case .notJSON(let e): "not JSON (\(e))"
+            // The parser's reason can quote a key of the payload's: cut, as `badKey`'s.
+            case .notJSON(let e): "not JSON (\(DisplayText.escape(e.description.utf8.prefix(160))))"
             case .notAnObject: "not a JSON object"
             case .noAddress: "no \"address\" that is a Bluetooth address"
             case .noTime: "no \"time\" in ISO 8601 with its offset (e.g. 2026-11-23T00:00:00Z)"

@@ -277,6 +277,16 @@ struct CollectCommandTests {
         let withoutOffset = "{\"address\":\"A4:C1:38:BC:07:01\",\"time\":\"2026-11-23T00:00:00\",\"t_c\":1}"
         #expect(throws: MQTTStateRow.Refusal.noTime) { try MQTTStateRow.parse(Array(withoutOffset.utf8), topicReceiver: "pi1") }
         #expect(throws: MQTTStateRow.Refusal.tooLarge(bytes: 65537)) { try MQTTStateRow.parse([UInt8](repeating: 0x20, count: 65537)) }
+        // A stranger's key quoted in a reason is cut short: one warning line stays a line.
+        let longKey = String(repeating: "k", count: 10_000)
+        for payload in ["{\"\(longKey)\":1,\"\(longKey)\":2}", "{\"\(longKey)\":1}"] {
+            do throws(MQTTStateRow.Refusal) {
+                _ = try MQTTStateRow.parse(Array(payload.utf8))
+                Issue.record("a payload without an address was taken")
+            } catch {
+                #expect(error.description.utf8.count < 200, "\(error.description.utf8.count) bytes")
+            }
+        }
         #expect(MQTTStateRow.hasOffset("2026-11-23T00:00:00.5+01:00") && MQTTStateRow.hasOffset("2026-11-23T00:00:00Z"))
         #expect(!MQTTStateRow.hasOffset("2026-11-23T00:00Z") && !MQTTStateRow.hasOffset("2026-11-23 00:00:00Z"))
         guard case .object(let members) = (try? JSONParser.parse(Array("{\"s\":\"a\\\"b\\u00e9\\n\",\"n\":null}".utf8)))?.value else {
