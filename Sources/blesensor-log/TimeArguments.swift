@@ -97,7 +97,9 @@ enum TimeArguments {
             return true
         }
         guard let y = digits(4), expect("-"), let mo = digits(2), expect("-"), let d = digits(2),
-            (1...12).contains(mo), (1...31).contains(d)
+            (1...12).contains(mo), (1...31).contains(d),
+            // A day past its month's end (2026-02-30) would be folded into the next month.
+            Timestamp.civil(fromDays: Timestamp.days(year: y, month: mo, day: d)) == (y, mo, d)
         else { return nil }
         var h: Int64 = 0, mi: Int64 = 0, s: Int64 = 0, micros: Int64 = 0
         if i < u.count, u[i] == UInt8(ascii: "T") || u[i] == UInt8(ascii: " ") {
@@ -131,7 +133,7 @@ enum TimeArguments {
                 i += 1
                 guard let oh = digits(2) else { return nil }
                 _ = expect(":")
-                guard let om = digits(2) else { return nil }
+                guard let om = digits(2), oh < 24, om < 60 else { return nil }
                 offset = sign * (oh * 3600 + om * 60)
             } else {
                 return nil
