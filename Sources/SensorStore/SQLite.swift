@@ -141,6 +141,7 @@ final class Connection {
                 code: sqliteInitialized, message: String(cString: sqlite3_errstr(sqliteInitialized)),
                 attempted: "initialize SQLite to open \(path)")
         }
+        if let kind = Self.nonFileKind(path) { throw .foreignDatabase(path: path, reason: "it is \(kind), not a file") }
         var flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
         if create && !readOnly { flags |= SQLITE_OPEN_CREATE }
         // NOMUTEX: each connection is used by one thread only (see the type's comment).
@@ -167,6 +168,22 @@ final class Connection {
         // Extended codes tell SQLITE_IOERR_WRITE from SQLITE_IOERR_FSYNC etc. in the log line.
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, busyTimeoutMillis)
+    }
+
+    /// What `path` is when it exists and is not a regular file ("a FIFO", "a directory"), else `nil`.
+    /// SQLite's open of a FIFO waits for a writer for ever; a directory or a device is no database.
+    static func nonFileKind(_ path: String) -> String? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }  // missing: the open creates or reports it
+        switch st.st_mode & S_IFMT {
+        case S_IFREG: return nil
+        case S_IFDIR: return "a directory"
+        case S_IFIFO: return "a FIFO"
+        case S_IFCHR: return "a character device"
+        case S_IFBLK: return "a block device"
+        case S_IFSOCK: return "a socket"
+        default: return "a special file"
+        }
     }
 
     /// `path` as an SQLite `file:` URI (https://sqlite.org/uri.html): `%`, `?` and `#` and bytes

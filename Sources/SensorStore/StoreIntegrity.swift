@@ -6,6 +6,8 @@ public enum StoreIntegrity {
 
     /// `PRAGMA quick_check` over a read-only connection, so that a damaged file is never written.
     public static func quickCheck(_ path: String) -> Result<[String], Failure> {
+        // Opening a FIFO would wait for ever (see `Connection.nonFileKind`).
+        if let kind = Connection.nonFileKind(path) { return .failure(.init(message: "it is \(kind), not a file")) }
         var db: OpaquePointer?
         let rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, nil)
         // INVARIANT: a handle SQLite returned is closed exactly once, on every path.

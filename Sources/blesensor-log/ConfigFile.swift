@@ -103,6 +103,8 @@ struct ConfigFile: Sendable, Equatable {
         for (index, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let lineNumber = index + 1
             func bad(_ why: String) -> CLIError { CLIError("\(path):\(lineNumber): \(why)", code: ExitCode.dataError) }
+            // A C string ends at a NUL: `db = /x\0y` would open /x while every message named /x\0y.
+            guard !raw.utf8.contains(0) else { throw bad("holds a NUL byte") }
             let line = raw.trimmingWhitespace()
             if line.isEmpty || line.hasPrefix("#") { continue }
             let key: Substring

@@ -39,6 +39,18 @@ extension String {
     func padding(_ n: Int) -> String { count >= n ? self + " " : self + String(repeating: " ", count: n - count) }
 }
 
+/// Help or version text on standard output: 0, or 74 with one line when it cannot be written
+/// (a full disk), as for any other output.
+func printHelp(_ text: String) -> Int32 {
+    let out = OutputWriter(fd: 1)
+    out.write(bytes: Array(text.utf8))
+    do throws(CLIError) { try out.finish() } catch {
+        printError("Error: \(error.message)")
+        return error.code
+    }
+    return ExitCode.ok
+}
+
 @MainActor func runMain() -> Int32 {
     signal(SIGPIPE, SIG_IGN)  // a closed pipe is an EPIPE write error we handle, not a death
     let args = Array(CommandLine.arguments.dropFirst())
@@ -48,11 +60,9 @@ extension String {
     }
     switch first {
     case "--version", "-V", "version":
-        print("blesensor-log \(version)")
-        return ExitCode.ok
+        return printHelp("blesensor-log \(version)\n")
     case "--help", "-h", "help":
-        print(topLevelHelp(), terminator: "")
-        return ExitCode.ok
+        return printHelp(topLevelHelp())
     default: break
     }
     guard let command = subcommands.first(where: { $0.spec.name == first }) else {
@@ -62,10 +72,7 @@ extension String {
     }
     do throws(CLIError) {
         var parsed = try ParsedArguments(Array(args.dropFirst()), spec: command.spec)
-        if parsed.helpRequested {
-            print(command.spec.help, terminator: "")
-            return ExitCode.ok
-        }
+        if parsed.helpRequested { return printHelp(command.spec.help) }
         try parsed.readConfigFile(spec: command.spec)
         do throws(CLIError) { return try command.run(parsed) } catch { throw parsed.attributing(error) }
     } catch {

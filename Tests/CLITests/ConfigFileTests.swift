@@ -49,6 +49,16 @@ import Testing
         }
     }
 
+    @Test func aNULByteIsADataErrorNotAShorterPath() {
+        // A C string ends at the NUL: `db = /tmp/x\0y.db` would have stored into /tmp/x while
+        // every message named /tmp/x\0y.db.
+        for (text, line) in [("db = /tmp/x\u{0}y.db\n", 1), ("# ok\nhci = hci0\u{0}\n", 2), ("verbose\u{0}\n", 1)] {
+            let e = Self.error { _ = try Self.parse(text) }
+            #expect(e?.code == ExitCode.dataError, "\(text)")
+            #expect(e?.message == "/x/b.conf:\(line): holds a NUL byte", "\(e?.message ?? "no error")")
+        }
+    }
+
     // MARK: - Merging into the command's options
 
     @Test func settingsBecomeTheLongOptionsAndTheCommandLineWins() throws {

@@ -10,6 +10,7 @@ struct ExitStatusTests {
         ["export", "--csv", "--jsonl"], ["summary", "--stale", "soon"], ["run", "--interval", "fast"], ["run", "--keep", "-1d"],
         ["run", "--only", "not-an-address"], ["replay"], ["sensors", "alias", "x"], ["sensors", "key", "11:22:33:44:55:66", "abcd"],
         ["sensors", "explode"], ["scan", "--hci", "bogus:1"], ["summary", "--day", "2026-13-01"],
+        ["summary", "--day", "2026-02-30"], ["export", "--since", "2026-04-31"], ["export", "--until", "2026-11-25T00:00+99:00"],
     ])
     func badUsageIs64WithTheCommandsUsage(_ args: [String]) throws {
         let out = try CLI.run(args, environment: ["BLESENSOR_DB": "/nonexistent/readings.db"])
@@ -44,6 +45,39 @@ struct ExitStatusTests {
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == content)
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+    }
+
+    @Test func aFIFOOrADirectoryAsTheDatabaseIs65InOneLineNotAHang() throws {
+        // SQLite's open of a FIFO waits for a writer that never comes: readers hung for ever.
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let fifo = dir.file("readings.db")
+        try #require(mkfifo(fifo, 0o644) == 0)
+        let cap = dir.file("c.btsnoop")
+        try SyntheticCapture().write(to: cap)
+        for (db, kind) in [(fifo, "a FIFO"), (dir.path, "a directory")] {
+            for args in [["export"], ["summary"], ["sensors"], ["sensors", "alias", "11:22:33:44:55:66", "x"], ["report", "--html", "-"],
+                         ["replay", cap]] {
+                let out = try CLI.run(args + ["--db", db], through: ["/usr/bin/timeout", "20"])
+                #expect(out.status == 65, "\(args) \(db): \(out.status) \(out.stderr)")
+                #expect(out.stderr == "Error: store: \(db) is not a blesensor-log database (it is \(kind), not a file); the file was left untouched\n",
+                        "\(args): \(out.stderr)")
+            }
+            let doctor = try CLI.run(["doctor", "--db", db], through: ["/usr/bin/timeout", "20"])
+            #expect(doctor.status == 1, "\(doctor.stderr)")
+            #expect(doctor.stdout.contains("cannot be read: it is \(kind), not a file"), "\(doctor.stdout)")
+        }
+        var st = stat()
+        #expect(lstat(fifo, &st) == 0 && st.st_mode & S_IFMT == S_IFIFO)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["c.btsnoop", "readings.db"])
+    }
+
+    @Test(arguments: [["--help"], ["--version"], ["export", "--help"]])
+    func helpOnAFullDiskIs74(_ args: [String]) throws {
+        // `through` runs the binary as $0 of a shell that points its standard output at /dev/full.
+        let out = try CLI.run(args, through: ["/bin/sh", "-c", "exec \"$0\" \"$@\" >/dev/full"])
+        #expect(out.status == 74, "\(args): \(out.stderr)")
+        #expect(out.stderr == "Error: cannot write output: No space left on device\n", "\(args)")
     }
 
     @Test func anUncreatableDatabaseIs73() throws {

@@ -163,6 +163,25 @@ struct HostileInputTests {
         #expect(CLI.jsonObjects(try CLI.run(["export", "--jsonl", "--db", db])).count == 1)
     }
 
+    // MARK: - Output files
+
+    @Test func aReportOntoAFullDeviceIs74AndTheDeviceStays() throws {
+        // Through a link, so that the unfixed binary, which renamed a file over its target,
+        // replaces the link and not /dev/full itself.
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let cap = dir.file("c.btsnoop")
+        try SyntheticCapture().write(to: cap)
+        let db = dir.file("readings.db")
+        try #require(try CLI.run(["replay", cap, "--db", db]).status == 0)
+        let page = dir.file("index.html")
+        try FileManager.default.createSymbolicLink(atPath: page, withDestinationPath: "/dev/full")
+        let out = try CLI.run(["report", "--html", page, "--db", db])
+        #expect(out.status == 74, "\(out.stderr)")
+        #expect(out.stderr == "Error: cannot write \(page): No space left on device\n")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: page) == "/dev/full")
+    }
+
     // MARK: - CSV numbers
 
     @Test func exportedMeansCarryNoFloatNoise() throws {
