@@ -23,7 +23,7 @@ enum CollectCommand {
             StoreAccess.dbOption, StoreOptions.keep,
             .value("duration", "D", help: "Stop after D (e.g. 10m); default: run until SIGTERM/SIGINT."),
             .flag("verbose", short: "v", help: "Log every stored reading on standard error."),
-        ] + MQTTOptions.specs.filter { $0.name != "ha-discovery" },
+        ] + MQTTOptions.specs.compactMap(collectingSpec),
         discussion: """
             --mqtt is required; --receiver names the hub's own MQTT session (default: the host name).
             A payload that is not a row (not JSON, no address or time) is skipped with a warning (the
@@ -34,6 +34,20 @@ enum CollectCommand {
             """)
 
     static let subcommand = Subcommand(spec: spec, run: run)
+
+    /// The MQTT options as a hub reads them: the URL and password rules of `run --mqtt`, said of
+    /// subscribing; no discovery, which a hub does not publish.
+    private static func collectingSpec(_ option: OptionSpec) -> OptionSpec? {
+        switch option.name {
+        case "ha-discovery": nil
+        case "mqtt":
+            .value(
+                "mqtt", "URL",
+                help: "The broker whose loggers' rows are collected: mqtt://[user[:password]@]host[:port] or mqtts://…")
+        case "receiver": .value("receiver", "NAME", help: "The hub's name as an MQTT client (default: the host name).")
+        default: option
+        }
+    }
 
     static func run(_ args: ParsedArguments) throws(CLIError) -> Int32 {
         let log = EventLog(verbose: args.has("verbose"))

@@ -296,3 +296,18 @@ struct CollectCommandTests {
         #expect(members.first?.value.value == .string("a\"bé\n"))
     }
 }
+
+/// `collect --help`: the MQTT options it shares with `run` are said of a hub, which subscribes.
+@Suite struct CollectCommandSpecTests {
+    @Test func itsMQTTOptionsSpeakOfCollectingNotPublishing() {
+        let options = CollectCommand.spec.options
+        #expect(options.first { $0.name == "mqtt" }?.help.hasPrefix("The broker whose loggers' rows are collected") == true)
+        #expect(options.first { $0.name == "receiver" }?.help.contains("hub") == true)
+        #expect(!options.contains { $0.help.contains("publish every stored row") || $0.name == "ha-discovery" })
+        // The rest are `run`'s own, word for word.
+        let shared = Set(["mqtt-ca", "mqtt-password-file", "mqtt-prefix", "mqtt-protocol"])
+        for spec in MQTTOptions.specs where shared.contains(spec.name) {
+            #expect(options.first { $0.name == spec.name }?.help == spec.help)
+        }
+    }
+}
