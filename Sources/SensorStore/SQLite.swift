@@ -157,7 +157,12 @@ final class Connection {
             // Even on failure SQLite usually returns a handle that holds the message; close it.
             var message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
             if let db {
-                let errno = sqlite3_system_errno(db)
+                // A new file in a folder that takes none (a read-only card) fails twice, and SQLite
+                // keeps the second errno, its read-only retry's "No such file": the folder's is why.
+                var errno = sqlite3_system_errno(db)
+                if create, !readOnly, (rc & 0xFF) == SQLITE_CANTOPEN, let folder = Self.folderRefusingNewFiles(path) {
+                    errno = folder
+                }
                 if errno != 0 { message += " (\(String(cString: strerror(errno))))" }
                 sqlite3_close_v2(db)
             }
@@ -168,6 +173,14 @@ final class Connection {
         // Extended codes tell SQLITE_IOERR_WRITE from SQLITE_IOERR_FSYNC etc. in the log line.
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, busyTimeoutMillis)
+    }
+
+    /// Why no new file can be made at `path`, which does not exist: the errno of its folder's
+    /// write check (EROFS, EACCES), or `nil` when the file exists or its folder takes files.
+    static func folderRefusingNewFiles(_ path: String) -> Int32? {
+        guard access(path, F_OK) != 0 else { return nil }
+        let folder = path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        return access(folder, W_OK) == 0 ? nil : errno
     }
 
     /// What `path` is when it exists and is not a regular file ("a FIFO", "a directory"), else `nil`.

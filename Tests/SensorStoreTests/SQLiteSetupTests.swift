@@ -1,4 +1,6 @@
 import CSQLite
+import Foundation
+import TestSupport
 import Testing
 
 @testable import SensorStore
@@ -14,5 +16,27 @@ import Testing
         #expect(sqlite3_memory_used() == 0)
         // Connections still work from several threads at once (threading stayed SERIALIZED).
         #expect(sqlite3_threadsafe() != 0)
+    }
+
+    @Test(.enabled(if: StoreReaderTests.canMount, "needs root with bind mounts to make a read-only mount"))
+    func aNewDatabaseOnAReadOnlyMountSaysTheFileSystemIsReadOnly() throws {
+        // SQLite's read-only retry leaves "No such file or directory" behind; the folder's
+        // refusal is the reason a user can act on (a card the kernel remounted read-only).
+        let dir = TempDir(), point = TempDir()
+        defer {
+            _ = sh(["umount", point.path])
+            point.cleanup()
+            dir.cleanup()
+        }
+        try #require(sh(["mount", "--bind", dir.path, point.path]) == 0)
+        try #require(sh(["mount", "-o", "remount,bind,ro", point.path]) == 0)
+        do {
+            _ = try SensorStore(path: point.file("new.db"), log: { _ in })
+            Issue.record("a store opened on a read-only mount")
+        } catch {
+            #expect(error.description.contains("(Read-only file system)"), "\(error)")
+            #expect(!error.description.contains("No such file"), "\(error)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
     }
 }
