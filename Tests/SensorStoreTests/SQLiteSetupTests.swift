@@ -22,21 +22,15 @@ import Testing
     func aNewDatabaseOnAReadOnlyMountSaysTheFileSystemIsReadOnly() throws {
         // SQLite's read-only retry leaves "No such file or directory" behind; the folder's
         // refusal is the reason a user can act on (a card the kernel remounted read-only).
-        let dir = TempDir(), point = TempDir()
-        defer {
-            _ = sh(["umount", point.path])
-            point.cleanup()
-            dir.cleanup()
+        try withReadOnlyMount { dir, point in
+            do {
+                _ = try SensorStore(path: point.file("new.db"), log: { _ in })
+                Issue.record("a store opened on a read-only mount")
+            } catch let error as StoreError {
+                #expect(error.description.contains("(Read-only file system)"), "\(error)")
+                #expect(!error.description.contains("No such file"), "\(error)")
+            }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
         }
-        try #require(sh(["mount", "--bind", dir.path, point.path]) == 0)
-        try #require(sh(["mount", "-o", "remount,bind,ro", point.path]) == 0)
-        do {
-            _ = try SensorStore(path: point.file("new.db"), log: { _ in })
-            Issue.record("a store opened on a read-only mount")
-        } catch {
-            #expect(error.description.contains("(Read-only file system)"), "\(error)")
-            #expect(!error.description.contains("No such file"), "\(error)")
-        }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
     }
 }

@@ -36,41 +36,35 @@ struct StoreReaderTests {
 
     @Test(.enabled(if: canMount, "needs root with bind mounts to make a read-only mount"))
     func aReadOnlyMountIsReadUnlockedAndAWriterThatComesIsNoticed() throws {
-        let dir = TempDir(), point = TempDir()
-        defer {
-            _ = sh(["umount", point.path])
-            point.cleanup()
-            dir.cleanup()
-        }
-        let db = dir.file("a.db")
-        try write(db, from: 0, count: 30)
-        try #require(sh(["mount", "--bind", dir.path, point.path]) == 0)
-        try #require(sh(["mount", "-o", "remount,bind,ro", point.path]) == 0)
+        try withReadOnlyMount { dir, point in
+            let db = dir.file("a.db")
+            try write(db, from: 0, count: 30)
 
-        let reader = try StoreReader(path: point.file("a.db"))
-        #expect(try exportAll(reader).rows.count == 30)
-        #expect(try reader.summary().map(\.rows).reduce(0, +) == 30)
+            let reader = try StoreReader(path: point.file("a.db"))
+            #expect(try exportAll(reader).rows.count == 30)
+            #expect(try reader.summary().map(\.rows).reduce(0, +) == 30)
 
-        // An export under way when the logger opens the file through the writable path: it ends
-        // with an error instead of a mix of two states.
-        let cursor = try reader.export()
-        _ = try cursor.next()
-        try write(db, from: 30, count: 30)
-        #expect(throws: StoreError.self) { while try cursor.next() != nil {} }
+            // An export under way when the logger opens the file through the writable path: it ends
+            // with an error instead of a mix of two states.
+            let cursor = try reader.export()
+            _ = try cursor.next()
+            try write(db, from: 30, count: 30)
+            #expect(throws: StoreError.self) { while try cursor.next() != nil {} }
 
-        // The next query opens the file again: it sees everything committed.
-        #expect(try reader.summary().map(\.rows).reduce(0, +) == 60)
-        #expect(try exportAll(reader).rows.count == 60)
+            // The next query opens the file again: it sees everything committed.
+            #expect(try reader.summary().map(\.rows).reduce(0, +) == 60)
+            #expect(try exportAll(reader).rows.count == 60)
 
-        // A writer that comes during a query fails it too (its rows may already be printed).
-        var calls = 0
-        #expect(throws: StoreError.self) {
-            try reader.forEachSensorSummary { (_: SensorInfo, _: [SensorSummary]) throws(StoreError) in
-                calls += 1
-                if calls == 1 { try write(db, from: 60, count: 3) }
+            // A writer that comes during a query fails it too (its rows may already be printed).
+            var calls = 0
+            #expect(throws: StoreError.self) {
+                try reader.forEachSensorSummary { (_: SensorInfo, _: [SensorSummary]) throws(StoreError) in
+                    calls += 1
+                    if calls == 1 { try write(db, from: 60, count: 3) }
+                }
             }
+            #expect(calls >= 1)
+            #expect(try reader.summary().map(\.rows).reduce(0, +) == 63)
         }
-        #expect(calls >= 1)
-        #expect(try reader.summary().map(\.rows).reduce(0, +) == 63)
     }
 }

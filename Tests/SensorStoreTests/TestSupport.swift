@@ -1,4 +1,5 @@
 import TestSupport
+import Testing
 import Foundation
 import SensorDecode
 
@@ -20,6 +21,23 @@ struct TempDir {
         _ = try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path)
         try? FileManager.default.removeItem(atPath: path)
     }
+}
+
+/// Runs `body` with a fresh directory and a read-only bind mount of it (`readOnly` shows what
+/// is written through `writable`), unmounted and removed afterwards. Needs root with bind mounts
+/// (`StoreReaderTests.canMount`).
+func withReadOnlyMount(
+    _ name: String = #function, _ body: (_ writable: TempDir, _ readOnly: TempDir) throws -> Void
+) throws {
+    let dir = TempDir(name), point = TempDir(name + "mount")
+    defer {
+        _ = sh(["umount", point.path])
+        point.cleanup()
+        dir.cleanup()
+    }
+    try #require(sh(["mount", "--bind", dir.path, point.path]) == 0)
+    try #require(sh(["mount", "-o", "remount,bind,ro", point.path]) == 0)
+    try body(dir, point)
 }
 
 /// Collects the store's log lines.
