@@ -226,7 +226,7 @@ struct MQTTStateRow {
         for (key, node) in members {
             switch (key, node.value) {
             case ("address", .string(let s)): address = BDAddress(s)
-            case ("time", .string(let s)): time = hasOffset(s) ? TimeArguments.iso8601(s) : nil
+            case ("time", .string(let s)): time = TimeArguments.iso8601(s, form: .published)
             case ("model", .string(let s)):
                 guard DisplayText.isPrintable(s) else { throw .badText(field: "model") }
                 model = String(s.prefix(64))
@@ -253,15 +253,5 @@ struct MQTTStateRow {
             address: address, decoderID: "mqtt", model: model.isEmpty ? "?" : model, measurements: measurements,
             timeMicros: time, rssi: rssi)
         return MQTTStateRow(reading: reading, samples: samples, receiver: receiver)
-    }
-
-    /// Whether `text` is a full date and time (seconds included) that ends in its offset, `Z` or
-    /// `±HH:MM`, as loggers publish (`Timestamp.iso8601`); `iso8601` checks the rest.
-    static func hasOffset(_ text: String) -> Bool {
-        let u = Array(text.utf8)
-        guard u.count >= 20, u[10] == UInt8(ascii: "T"), u[16] == UInt8(ascii: ":") else { return false }
-        if u.last == UInt8(ascii: "Z") { return true }
-        let sign = u[u.count - 6]
-        return u.count >= 25 && (sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-")) && u[u.count - 3] == UInt8(ascii: ":")
     }
 }

@@ -76,8 +76,19 @@ enum TimeArguments {
         return iso8601(text)
     }
 
-    /// Parses `YYYY-MM-DD[(T| )HH:MM[:SS[.ffffff]]][Z|±HH:MM|±HHMM]`; local time without an offset.
-    static func iso8601(_ text: String) -> Int64? {
+    /// How much of ISO 8601 `iso8601` takes.
+    enum Form {
+        /// What people type (`--since 2026-11-23`): `YYYY-MM-DD[(T| )HH:MM[:SS[.ffffff]]][Z|±HH:MM|±HHMM]`,
+        /// local time without an offset.
+        case typed
+        /// What a logger publishes (`Timestamp.iso8601`): `YYYY-MM-DDTHH:MM:SS[.ffffff]` and `Z` or
+        /// `±HH:MM`. Nothing is left to the reader's zone, which is not the writer's.
+        case published
+    }
+
+    /// The instant `text` names, in microseconds since the epoch, or `nil` if it names none.
+    static func iso8601(_ text: String, form: Form = .typed) -> Int64? {
+        let published = form == .published
         let u = Array(text.utf8)
         var i = 0
         func digits(_ n: Int) -> Int64? {
@@ -103,7 +114,7 @@ enum TimeArguments {
             Timestamp.civil(fromDays: Timestamp.days(year: y, month: mo, day: d)) == (y, mo, d)
         else { return nil }
         var h: Int64 = 0, mi: Int64 = 0, s: Int64 = 0, micros: Int64 = 0
-        if i < u.count, u[i] == UInt8(ascii: "T") || u[i] == UInt8(ascii: " ") {
+        if i < u.count, u[i] == UInt8(ascii: "T") || (u[i] == UInt8(ascii: " ") && !published) {
             i += 1
             guard let hh = digits(2), expect(":"), let mm = digits(2), hh < 24, mm < 60 else { return nil }
             h = hh
@@ -122,7 +133,11 @@ enum TimeArguments {
                     }
                     guard any else { return nil }
                 }
+            } else if published {
+                return nil
             }
+        } else if published {
+            return nil
         }
         let localSeconds = Timestamp.days(year: y, month: mo, day: d) * 86400 + h * 3600 + mi * 60 + s
         var offset: Int64? = nil
@@ -132,15 +147,14 @@ enum TimeArguments {
             } else if u[i] == UInt8(ascii: "+") || u[i] == UInt8(ascii: "-") {
                 let sign: Int64 = u[i] == UInt8(ascii: "-") ? -1 : 1
                 i += 1
-                guard let oh = digits(2), oh < 24 else { return nil }
-                _ = expect(":")
+                guard let oh = digits(2), oh < 24, expect(":") || !published else { return nil }
                 guard let om = digits(2), om < 60 else { return nil }
                 offset = sign * (oh * 3600 + om * 60)
             } else {
                 return nil
             }
         }
-        guard i == u.count else { return nil }
+        guard i == u.count, offset != nil || !published else { return nil }
         // Without an offset: local time. Resolve with the offset in force at that moment (twice, so a
         // DST change between UTC and local time does not shift the result).
         let utc: Int64

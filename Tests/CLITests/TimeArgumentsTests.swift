@@ -36,4 +36,14 @@ import Testing
         #expect(TimeArguments.iso8601("2026-11-25T00:00+2359") == Self.utc(2026, 11, 24, 0, 1))
         #expect(TimeArguments.iso8601("9999-12-31T23:59Z") == Self.utc(9999, 12, 31, 23, 59))
     }
+
+    /// What a hub takes from a logger: the whole time and its offset, nothing left to its own zone.
+    @Test func thePublishedFormIsAWholeTimeWithItsOffset() {
+        #expect(TimeArguments.iso8601("2026-11-23T00:00:00.5+01:00", form: .published) == 1_795_388_400_500_000)
+        #expect(TimeArguments.iso8601("2026-11-23T00:00:00Z", form: .published) == 1_795_392_000_000_000)
+        for notPublished in ["2026-11-23T00:00Z", "2026-11-23 00:00:00Z", "2026-11-23T00:00:00", "2026-11-23T00:00:00+0100", "2026-11-23"] {
+            #expect(TimeArguments.iso8601(notPublished, form: .published) == nil, "\(notPublished)")
+            #expect(TimeArguments.iso8601(notPublished) != nil, "typed: \(notPublished)")
+        }
+    }
 }
