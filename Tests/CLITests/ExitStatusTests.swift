@@ -49,6 +49,7 @@ struct ExitStatusTests {
 
     @Test func aFIFOOrADirectoryAsTheDatabaseIs65InOneLineNotAHang() throws {
         // SQLite's open of a FIFO waits for a writer that never comes: readers hung for ever.
+        // KILL, not timeout's TERM: a child may inherit a mask that blocks TERM from the runner.
         let dir = try TempDir()
         defer { dir.cleanup() }
         let fifo = dir.file("readings.db")
@@ -58,12 +59,12 @@ struct ExitStatusTests {
         for (db, kind) in [(fifo, "a FIFO"), (dir.path, "a directory")] {
             for args in [["export"], ["summary"], ["sensors"], ["sensors", "alias", "11:22:33:44:55:66", "x"], ["report", "--html", "-"],
                          ["replay", cap]] {
-                let out = try CLI.run(args + ["--db", db], through: ["/usr/bin/timeout", "20"])
+                let out = try CLI.run(args + ["--db", db], through: ["/usr/bin/timeout", "-s", "KILL", "20"])
                 #expect(out.status == 65, "\(args) \(db): \(out.status) \(out.stderr)")
                 #expect(out.stderr == "Error: store: \(db) is not a blesensor-log database (it is \(kind), not a file); the file was left untouched\n",
                         "\(args): \(out.stderr)")
             }
-            let doctor = try CLI.run(["doctor", "--db", db], through: ["/usr/bin/timeout", "20"])
+            let doctor = try CLI.run(["doctor", "--db", db], through: ["/usr/bin/timeout", "-s", "KILL", "20"])
             #expect(doctor.status == 1, "\(doctor.stderr)")
             #expect(doctor.stdout.contains("cannot be read: it is \(kind), not a file"), "\(doctor.stdout)")
         }
