@@ -17,7 +17,7 @@ struct CollectCommandTests {
         Thread.sleep(forTimeInterval: 1)
         // A stranger's payloads on the same topics are skipped, not stored, and do not stop the hub.
         for junk in ["not json", "{\"address\":\"zz\"}", "{\"address\":\"A4:C1:38:BC:07:01\",\"time\":\"2026-11-23T00:00:00Z\"}", "[1,2]"] {
-            try Child("/usr/bin/mosquitto_pub", ["-h", "127.0.0.1", "-p", "\(broker.port)", "-t", "blesensor/x/y", "-q", "1", "-m", junk])
+            try Child(MQTTBroker.pub, ["-h", "127.0.0.1", "-p", "\(broker.port)", "-t", "blesensor/x/y", "-q", "1", "-m", junk])
                 .wait()
         }
         for pi in ["pi1", "pi2", "pi3"] {
@@ -110,7 +110,7 @@ struct CollectCommandTests {
         var args = ["-h", "127.0.0.1", "-p", "\(broker.port)", "-t", topic, "-q", "1", "-m", payload]
         if retain { args.append("-r") }
         if `repeat` > 1 { args += ["--repeat", "\(`repeat`)"] }
-        try Child("/usr/bin/mosquitto_pub", args).wait()
+        try Child(MQTTBroker.pub, args).wait()
     }
 
     /// What a stranger on the broker publishes on the state topics (too long, not JSON, times
@@ -171,7 +171,7 @@ struct CollectCommandTests {
             + "\"model\":\"TH\",\"samples\":3,\"temperature_c\":\(temperature),\"battery_pct\":\(battery),"
             + "\"receiver\":\"\(receiver)\",\"rssi_dbm\":\(rssi)}"
         try Child(
-            "/usr/bin/mosquitto_pub",
+            MQTTBroker.pub,
             ["-h", "127.0.0.1", "-p", "\(broker.port)", "-t", "blesensor/\(receiver)/A4:C1:38:00:00:01", "-q", "1", "-m", payload]
         ).wait()
     }

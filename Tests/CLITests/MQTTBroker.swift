@@ -6,8 +6,9 @@ import Testing
 final class MQTTBroker {
     static let mosquitto = "/usr/sbin/mosquitto"
     static let sub = "/usr/bin/mosquitto_sub"
+    static let pub = "/usr/bin/mosquitto_pub"
     static var isAvailable: Bool {
-        FileManager.default.isExecutableFile(atPath: mosquitto) && FileManager.default.isExecutableFile(atPath: sub)
+        [mosquitto, sub, pub].allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
     let dir: String
@@ -102,26 +103,41 @@ final class MQTTBroker {
 
     /// A `mosquitto_sub` on `topics`, QoS 1, printing each message as `retain topic payload`.
     /// `session`: a client id whose session the broker keeps (clean session off), so that the
-    /// subscriber misses nothing while it reconnects after a broker restart.
+    /// subscriber misses nothing while it reconnects after a broker restart. `login`: the
+    /// `-u`/`-P` arguments a broker without anonymous access wants.
+    ///
+    /// MQTT never says "you are subscribed now" to a command-line client, and a loaded machine
+    /// can outlast any fixed wait. So each subscriber also takes a sentinel topic of its own and
+    /// is ready once a live message published there has come back: the broker delivers a
+    /// subscription's retained messages before any later publish.
     final class Subscriber {
         let process: Child
         let output: String
+        private let sentinel = "test-sentinel/\(UUID().uuidString)"
 
-        init(broker: MQTTBroker, topics: [String], session: String? = nil, extra: [String] = []) throws {
+        init(broker: MQTTBroker, topics: [String], session: String? = nil, login: [String] = [], extra: [String] = []) throws {
             output = broker.dir + "/sub-\(UUID().uuidString).txt"
-            var args = ["-h", "127.0.0.1", "-p", "\(broker.port)", "-q", "1", "-F", "%r %t %p"]
+            var args = ["-h", "127.0.0.1", "-p", "\(broker.port)", "-q", "1", "-F", "%r %t %p"] + login
             if let session { args += ["-c", "-i", session] }
-            for t in topics { args += ["-t", t] }
+            for t in topics + [sentinel] { args += ["-t", t] }
             process = try Child(MQTTBroker.sub, args + extra, stdout: output)
-            // Subscribed once the broker counts it: a short wait is enough on loopback.
-            Thread.sleep(forTimeInterval: 0.3)
+            // With `--retained-only` the sentinel is not printed but ends the subscriber.
+            let deadline = Date().addingTimeInterval(60)
+            while process.isRunning, !lines.contains(where: { $0.contains(sentinel) }), Date() < deadline {
+                try Child(MQTTBroker.pub, ["-h", "127.0.0.1", "-p", "\(broker.port)", "-t", sentinel, "-m", "ready"] + login).wait()
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+            if Date() >= deadline { Issue.record("mosquitto_sub on \(topics) got no message for a minute") }
+        }
+
+        private var lines: [Substring] {
+            ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").split(separator: "\n")
         }
 
         var messages: [Message] {
-            let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-            return text.split(separator: "\n").compactMap { line in
+            lines.compactMap { line in
                 let parts = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
-                guard parts.count == 3 else { return nil }
+                guard parts.count == 3, parts[1] != sentinel else { return nil }
                 return Message(topic: String(parts[1]), payload: String(parts[2]), retained: parts[0] == "1")
             }
         }
@@ -143,10 +159,11 @@ final class MQTTBroker {
         deinit { stop() }
     }
 
-    /// The retained messages on `topic` (a filter) now: a fresh subscriber that leaves after a second.
+    /// The retained messages on `topic` (a filter) now: a fresh subscriber that leaves at its
+    /// sentinel, the first live message (`--retained-only`).
     func retained(_ topic: String) throws -> [Message] {
-        let s = try Subscriber(broker: self, topics: [topic], extra: ["-W", "1", "--retained-only"])
-        s.process.wait()
+        let s = try Subscriber(broker: self, topics: [topic], extra: ["-W", "60", "--retained-only"])
+        if s.process.wait() != 0 { Issue.record("mosquitto_sub for the retained messages on \(topic) did not end at its sentinel") }
         return s.messages
     }
 }

@@ -71,7 +71,7 @@ struct MQTTClientTests {
         try client.start()
         _ = Self.events(client, seconds: 5) { $0.contains(.connected) }
         for (topic, payload) in [("t/limit", String(repeating: "a", count: 1000)), ("t/big", String(repeating: "b", count: 5000)), ("t/small", "x")] {
-            try Child("/usr/bin/mosquitto_pub", ["-h", "127.0.0.1", "-p", "\(broker.port)", "-t", topic, "-q", "1", "-m", payload]).wait()
+            try Child(MQTTBroker.pub, ["-h", "127.0.0.1", "-p", "\(broker.port)", "-t", topic, "-q", "1", "-m", payload]).wait()
         }
         let events = Self.events(client, seconds: 10) { $0.contains(.message(topic: "t/small", payload: Array("x".utf8))) }
             .filter { if case .connected = $0 { false } else { true } }

@@ -238,10 +238,10 @@ struct MQTTPublisherTests {
         try broker.start()
         let sub = try MQTTBroker.Subscriber(broker: broker, topics: ["blesensor/pi/status", "homeassistant/#"])
         for signal in [SIGTERM, SIGKILL] {
+            let online = sub.messages.count
             let run = try Background(
                 ["run", "--hci", radio.spec, "--db", dir.file("a.db"), "--mqtt", broker.url, "--receiver", "pi",
                  "--mqtt-protocol", mqttProtocol], dir: dir)
-            let online = sub.messages.count
             sub.wait(seconds: 10) { $0.dropFirst(online).contains { $0.topic == "blesensor/pi/status" && $0.payload == "online" } }
             #expect(try broker.retained("blesensor/pi/status").map(\.payload) == ["online"])
             if signal == SIGTERM {
@@ -275,7 +275,7 @@ struct MQTTPublisherTests {
         let sub = try MQTTBroker.Subscriber(broker: broker, topics: ["homeassistant/sensor/#"])
         let retained = sub.wait(seconds: 5) { !$0.isEmpty }.count
         #expect(retained > 0)
-        try Child("/usr/bin/mosquitto_pub", ["-h", "127.0.0.1", "-p", "\(broker.port)", "-t", "homeassistant/status", "-m", "online"])
+        try Child(MQTTBroker.pub, ["-h", "127.0.0.1", "-p", "\(broker.port)", "-t", "homeassistant/status", "-m", "online"])
             .wait()
         let m = sub.wait(seconds: 10) { $0.dropFirst(retained).contains { !$0.retained } }
         #expect(m.dropFirst(retained).contains { !$0.retained && $0.topic.hasSuffix("_humidity_pct/config") })
@@ -331,7 +331,7 @@ struct MQTTPublisherTests {
 
         // The right password, from a file: the backlog goes out.
         try "right-secret\n".write(toFile: dir.file("pw"), atomically: true, encoding: .utf8)
-        let sub = try MQTTBroker.Subscriber(broker: broker, topics: ["blesensor/#"], extra: ["-u", "logger", "-P", "right-secret"])
+        let sub = try MQTTBroker.Subscriber(broker: broker, topics: ["blesensor/#"], login: ["-u", "logger", "-P", "right-secret"])
         let right = try CLI.run(
             ["replay", Self.demo, "--db", db, "--mqtt", url, "--mqtt-password-file", dir.file("pw"), "--receiver", "auth"])
         #expect(right.status == 0, "\(right.stderr)")
