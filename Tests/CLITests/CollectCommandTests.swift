@@ -7,6 +7,9 @@ import Testing
 /// and interval, with the values every logger stored.
 @Suite(.enabled(if: MQTTBroker.isAvailable && CLI.isBuilt, "needs mosquitto, mosquitto-clients and a built blesensor-log"))
 struct CollectCommandTests {
+    /// The hub's MQTT client id, as `collect --receiver hub` names it.
+    static let hubClient = "blesensor-log-collect-hub"
+
     @Test func threeLoggersAndOneHubGiveOneDeduplicatedDatabase() throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
@@ -14,7 +17,7 @@ struct CollectCommandTests {
         try broker.start()
         let hubDB = dir.file("hub.db")
         let hub = try MQTTPublisherTests.Background(["collect", "--mqtt", broker.url, "--db", hubDB, "--receiver", "hub", "-v"], dir: dir)
-        Thread.sleep(forTimeInterval: 1)
+        broker.awaitSubscription(by: Self.hubClient, to: "blesensor/+/+")
         // A stranger's payloads on the same topics are skipped, not stored, and do not stop the hub.
         for junk in ["not json", "{\"address\":\"zz\"}", "{\"address\":\"A4:C1:38:BC:07:01\",\"time\":\"2026-11-23T00:00:00Z\"}", "[1,2]"] {
             try Child(MQTTBroker.pub, ["-h", "127.0.0.1", "-p", "\(broker.port)", "-t", "blesensor/x/y", "-q", "1", "-m", junk])
@@ -61,10 +64,8 @@ struct CollectCommandTests {
         let hubArgs = ["collect", "--mqtt", broker.url, "--db", hubDB, "--receiver", "hub", "--mqtt-protocol", "5", "-v"]
         // The hub's first visit makes its session and subscription; then it goes away.
         let first = try MQTTPublisherTests.Background(hubArgs, dir: dir)
-        let deadline = Date().addingTimeInterval(15)
-        func brokerLog() -> String { (try? String(contentsOfFile: broker.dir + "/mosquitto.log", encoding: .utf8)) ?? "" }
-        while !brokerLog().contains("blesensor-log-collect-hub (p5, c0"), Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
-        Thread.sleep(forTimeInterval: 0.5)
+        broker.awaitSubscription(by: Self.hubClient, to: "blesensor/+/+")
+        #expect(broker.log.contains("as \(Self.hubClient) (p5, c0"), "a persistent session: \(broker.log.suffix(1500))")
         #expect(first.terminate() == 0, "\(first.stderr)")
         let sub = try MQTTBroker.Subscriber(broker: broker, topics: ["blesensor/#"])
         let db = dir.file("pi5.db")
@@ -76,7 +77,7 @@ struct CollectCommandTests {
         #expect(try broker.retained("blesensor/pi5/status").map(\.payload) == ["offline"])
         #expect(!(try broker.retained("homeassistant/#")).isEmpty)
         sub.stop()
-        #expect(brokerLog().contains("as blesensor-log-pi5 (p5,"), "\(brokerLog().suffix(1500))")
+        #expect(broker.log.contains("as blesensor-log-pi5 (p5,"), "\(broker.log.suffix(1500))")
         // Back: the broker hands over the rows it kept for the hub's session.
         let hub = try MQTTPublisherTests.Background(hubArgs, dir: dir)
         let until = Date().addingTimeInterval(60)
@@ -94,8 +95,9 @@ struct CollectCommandTests {
     static func hubSession(
         _ broker: MQTTBroker, db: String, dir: TempDir, expected: Int, publish: () throws -> Void
     ) throws -> String {
+        let subscribed = broker.subscriptions(by: hubClient, to: "blesensor/+/+")
         let hub = try MQTTPublisherTests.Background(["collect", "--mqtt", broker.url, "--db", db, "--receiver", "hub", "-v"], dir: dir)
-        Thread.sleep(forTimeInterval: 1)
+        broker.awaitSubscription(by: hubClient, to: "blesensor/+/+", before: subscribed)
         try publish()
         let deadline = Date().addingTimeInterval(30)
         func taken() -> Int { hub.stderr.split(separator: "\n").filter { $0.contains("\"address\":") }.count }

@@ -54,6 +54,12 @@ final class MQTTBroker {
             # messages per client silently drops the rest of three loggers' backlogs.
             max_queued_messages 100000
             log_dest file \(dir)/mosquitto.log
+            # The defaults, and each subscription ("CLIENT QOS FILTER"), which `awaitSubscription` reads.
+            log_type error
+            log_type warning
+            log_type notice
+            log_type information
+            log_type subscribe
             listener \(port) 127.0.0.1
             \(listenerConfig)
 
@@ -65,7 +71,7 @@ final class MQTTBroker {
             if Self.accepts(port: port) { return }
             Thread.sleep(forTimeInterval: 0.05)
         }
-        Issue.record("mosquitto did not listen on \(port): \((try? String(contentsOfFile: dir + "/mosquitto.log", encoding: .utf8)) ?? "")")
+        Issue.record("mosquitto did not listen on \(port): \(log)")
     }
 
     /// SIGTERM (the broker saves its persistence file) and wait.
@@ -92,6 +98,32 @@ final class MQTTBroker {
     }
 
     var url: String { "mqtt://127.0.0.1:\(port)" }
+
+    /// What the broker logged so far.
+    var log: String { (try? String(contentsOfFile: dir + "/mosquitto.log", encoding: .utf8)) ?? "" }
+
+    /// Waits until the broker has logged `client` subscribing to `filter` (`CLIENT QOS FILTER`)
+    /// more than `before` times: from then on it receives what is published there.
+    @discardableResult
+    func awaitSubscription(by client: String, to filter: String, before: Int = 0, seconds: Double = 60) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while subscriptions(by: client, to: filter) <= before {
+            guard Date() < deadline else {
+                Issue.record("\(client) did not subscribe to \(filter) within \(Int(seconds)) s: \(log.suffix(1500))")
+                return false
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return true
+    }
+
+    /// How often the broker logged `client` subscribing to `filter`.
+    func subscriptions(by client: String, to filter: String) -> Int {
+        log.split(separator: "\n").filter { line in
+            let words = line.split(separator: " ")
+            return words.count == 4 && words[1] == client && words[3] == filter
+        }.count
+    }
 
     /// One delivered message: its topic, payload, and whether it came as a retained one.
     struct Message {

@@ -82,6 +82,14 @@ struct MQTTPublisherTests {
     }
 
     /// A folder, a radio for `run` and a broker (not started).
+    /// Waits until `run` has logged `count` lines containing `text` (a minute at most).
+    static func awaitLine(_ run: Background, _ text: String, count: Int) {
+        let deadline = Date().addingTimeInterval(60)
+        func seen() -> Int { run.stderr.split(separator: "\n").filter { $0.contains(text) }.count }
+        while seen() < count, Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
+        #expect(seen() >= count, "\(count)× '\(text)' expected: \(run.stderr.suffix(2000))")
+    }
+
     static func liveScene() throws -> (TempDir, FakeH4Controller, MQTTBroker) {
         let dir = try TempDir()
         return (dir, try FakeH4Controller(), MQTTBroker(dir: dir.path))
@@ -197,12 +205,14 @@ struct MQTTPublisherTests {
             dir: dir)
         Thread.sleep(forTimeInterval: 4)  // the broker starts late
         try broker.start()
-        Thread.sleep(forTimeInterval: 5)
+        Self.awaitLine(run, "mqtt: connected to", count: 1)
+        Thread.sleep(forTimeInterval: 2)  // some rows go out
         broker.stop()  // and stops mid-run
         Thread.sleep(forTimeInterval: 4)
         try broker.start()
         let sub = try MQTTBroker.Subscriber(broker: broker, topics: ["blesensor/#"], session: "outage-test")
-        Thread.sleep(forTimeInterval: 12)  // reconnect backoff is capped at 10 s
+        Self.awaitLine(run, "mqtt: connected to", count: 2)  // the reconnect backoff is capped at 10 s
+        Thread.sleep(forTimeInterval: 2)  // the backlog goes out
         let status = run.terminate()
         #expect(status == 0, "\(run.stderr.suffix(2000))")
         let stored = try Self.exported(db)
