@@ -179,8 +179,12 @@ final class Connection {
     /// write check (EROFS, EACCES), or `nil` when the file exists or its folder takes files.
     static func folderRefusingNewFiles(_ path: String) -> Int32? {
         guard access(path, F_OK) != 0 else { return nil }
-        let folder = path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
-        return access(folder, W_OK) == 0 ? nil : errno
+        return access(folder(of: path), W_OK) == 0 ? nil : errno
+    }
+
+    /// The folder holding `path`: `/` for a file in the root, `.` for a bare file name.
+    static func folder(of path: String) -> String {
+        path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
     }
 
     /// What `path` is when it exists and is not a regular file ("a FIFO", "a directory"), else `nil`.

@@ -43,7 +43,7 @@ enum AtomicFile {
 
     /// The file a symbolic link at `path` finally names, or `nil` when `path` is no link or the
     /// link dangles (then the link itself is replaced).
-    private static func resolvedLink(_ path: String) -> String? {
+    static func resolvedLink(_ path: String) -> String? {
         var st = stat()
         guard lstat(path, &st) == 0, st.st_mode & S_IFMT == S_IFLNK else { return nil }
         // Unsafe: realpath returns a malloc'd C string, copied and freed here.

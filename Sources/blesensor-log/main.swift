@@ -24,6 +24,7 @@ let subcommands: [Subcommand] = [
     ReportCommand.subcommand,
     ChartCommand.subcommand,
     SensorsCommand.subcommand,
+    BackupCommand.subcommand,
     DecodeCommand.subcommand,
     DoctorCommand.subcommand,
 ]
