@@ -30,7 +30,8 @@ enum AtomicFile {
         // The process id keeps two writers (a timer and a user) off each other's temporary file.
         let tmp = target + ".tmp.\(getpid())"
         let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
-        guard fd >= 0 else { throw CLIError("cannot write \(tmp): \(String(cString: strerror(errno)))", code: ExitCode.cantCreate) }
+        // Every error names `path`, the file asked for: the temporary name means nothing to the user.
+        guard fd >= 0 else { throw CLIError("cannot write \(path): \(String(cString: strerror(errno)))", code: ExitCode.cantCreate) }
         var failure = writeAll(fd, bytes.span) ?? 0
         if failure == 0, fsync(fd) != 0 { failure = errno }
         if close(fd) != 0, failure == 0 { failure = errno }

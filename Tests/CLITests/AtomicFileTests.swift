@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import blesensor_log
@@ -15,14 +16,38 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["page.html"])
     }
 
-    @Test func aFileThatCannotBeWrittenIsACantCreateErrorAndNothingIsLeft() throws {
+    /// `replace(path)` fails with 73 and one message naming `path` (never the temporary
+    /// `….tmp.PID`) with the system's `reason`.
+    func expectCantCreate(_ path: String, reason: String, sourceLocation: SourceLocation = #_sourceLocation) {
         do {
-            try AtomicFile.replace("/nonexistent-dir/page.html", with: Array("x".utf8))
-            Issue.record("no error")
+            try AtomicFile.replace(path, with: Array("x".utf8))
+            Issue.record("no error for \(path)", sourceLocation: sourceLocation)
         } catch {
-            #expect(error.code == 73)
-            #expect(error.message.contains("/nonexistent-dir/page.html.tmp."))
+            #expect(error.code == 73, sourceLocation: sourceLocation)
+            #expect(error.message == "cannot write \(path): \(reason)", sourceLocation: sourceLocation)
         }
+    }
+
+    @Test func aFileInAMissingFolderIsACantCreateErrorNamingThePathAskedFor() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        try "x".write(toFile: dir.file("plain"), atomically: false, encoding: .utf8)
+        expectCantCreate(dir.file("missing/page.html"), reason: "No such file or directory")
+        expectCantCreate(dir.file("plain/page.html"), reason: "Not a directory")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["plain"])
+    }
+
+    @Test(.enabled(if: ReadOnlyAccessTests.canMount, "needs root with bind mounts (CAP_SYS_ADMIN)"))
+    func aFileOnAReadOnlyMountIsACantCreateErrorNamingThePathAskedFor() throws {
+        // Root may write into any folder, but not onto a read-only mount.
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let mountPoint = try TempDir()
+        defer { mountPoint.cleanup() }
+        try #require(sh(["mount", "--bind", dir.path, mountPoint.path]) == 0)
+        defer { sh(["umount", mountPoint.path]) }
+        try #require(sh(["mount", "-o", "remount,bind,ro", mountPoint.path]) == 0)
+        expectCantCreate(mountPoint.file("page.html"), reason: "Read-only file system")
     }
 
     @Test func aNewFileGetsTheModeAskedFor() throws {

@@ -8,6 +8,17 @@ import Testing
 /// cost of what is already stored.
 @Suite(.enabled(if: CLI.isBuilt, "blesensor-log is not built next to the tests: run `swift build` first"))
 struct HostileInputTests {
+    /// The synthetic capture written to `dir` and replayed (with `options`) into a new database
+    /// there, which the test requires to succeed.
+    static func replayedCapture(in dir: TempDir, options: [String] = []) throws -> (capture: String, db: String) {
+        let cap = dir.file("c.btsnoop")
+        try SyntheticCapture().write(to: cap)
+        let db = dir.file("readings.db")
+        let replay = try CLI.run(["replay", cap, "--db", db] + options)
+        try #require(replay.status == 0, "\(replay.stderr)")
+        return (cap, db)
+    }
+
     // MARK: - Flags out of range
 
     /// Durations and times whose microseconds do not fit an Int64 (or only just), and numbers
@@ -33,10 +44,7 @@ struct HostileInputTests {
     func anOutOfRangeFlagIs64NotATrap(_ template: [String]) throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
-        let cap = dir.file("c.btsnoop")
-        try SyntheticCapture().write(to: cap)
-        let db = dir.file("readings.db")
-        try #require(try CLI.run(["replay", cap, "--db", db]).status == 0)
+        let (cap, db) = try Self.replayedCapture(in: dir)
         let before = try CLI.run(["export", "--csv", "--db", db]).stdout
         let args = template.map { $0 == "CAP" ? cap : $0 } + (template[0] == "scan" ? [] : ["--db", db])
 
@@ -52,10 +60,7 @@ struct HostileInputTests {
         // The bound is far beyond any store's history: a million days back is "everything".
         let dir = try TempDir()
         defer { dir.cleanup() }
-        let cap = dir.file("c.btsnoop")
-        try SyntheticCapture().write(to: cap)
-        let db = dir.file("readings.db")
-        #expect(try CLI.run(["replay", cap, "--db", db, "--keep", "1000000d"]).status == 0)
+        let (_, db) = try Self.replayedCapture(in: dir, options: ["--keep", "1000000d"])
         let all = try CLI.run(["export", "--csv", "--db", db])
         let since = try CLI.run(["export", "--csv", "--db", db, "--since", "1000000d"])
         #expect(since.status == 0, "\(since.stderr)")
@@ -170,10 +175,7 @@ struct HostileInputTests {
         // replaces the link and not /dev/full itself.
         let dir = try TempDir()
         defer { dir.cleanup() }
-        let cap = dir.file("c.btsnoop")
-        try SyntheticCapture().write(to: cap)
-        let db = dir.file("readings.db")
-        try #require(try CLI.run(["replay", cap, "--db", db]).status == 0)
+        let (_, db) = try Self.replayedCapture(in: dir)
         let page = dir.file("index.html")
         try FileManager.default.createSymbolicLink(atPath: page, withDestinationPath: "/dev/full")
         let out = try CLI.run(["report", "--html", page, "--db", db])
@@ -189,10 +191,7 @@ struct HostileInputTests {
         // of them is 45.67000000000001 as a double, and must print as 45.67.
         let dir = try TempDir()
         defer { dir.cleanup() }
-        let cap = dir.file("c.btsnoop")
-        try SyntheticCapture().write(to: cap)
-        let db = dir.file("readings.db")
-        try #require(try CLI.run(["replay", cap, "--db", db, "--interval", "60s"]).status == 0)
+        let (_, db) = try Self.replayedCapture(in: dir, options: ["--interval", "60s"])
         let csv = try CLI.run(["export", "--csv", "--db", db, "--sensor", SyntheticCapture.pvvx.description])
         let rows = csv.stdout.split(separator: "\r\n").dropFirst()
         #expect(rows.count == 20)
