@@ -165,8 +165,10 @@ enum DoctorProbe {
         var pid: pid_t = 0
         let rc = posix_spawn(&pid, path, &actions, nil, argv, environ)
         _ = close(fds[1])
-        defer { _ = close(fds[0]) }
-        guard rc == 0 else { return nil }
+        guard rc == 0 else {
+            _ = close(fds[0])
+            return nil
+        }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 256)
         while bytes.count < 4096 {
@@ -175,6 +177,9 @@ enum DoctorProbe {
             if n <= 0 { break }
             bytes += chunk[..<n]
         }
+        // Closed before the wait: a child with more to say then gets EPIPE (or SIGPIPE) instead
+        // of blocking on a full pipe that nobody reads while we wait for it.
+        _ = close(fds[0])
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0, errno == EINTR {}
         return String(String(decoding: bytes, as: UTF8.self).trimmingWhitespace().filter { $0 != "\n" })
