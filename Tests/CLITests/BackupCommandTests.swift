@@ -165,12 +165,7 @@ struct BackupCommandTests {
         defer { dir.cleanup() }
         let db = dir.file("r.db")
         try Self.database(dir, db, readings: 10)
-        let mnt = dir.file("ro")
-        try FileManager.default.createDirectory(atPath: mnt, withIntermediateDirectories: true)
-        guard system("/bin/mount", ["-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", mnt]) == 0 else {
-            print("skipped: cannot mount a tmpfs here (needs root)")
-            return
-        }
+        guard let mnt = try StoreDataLossTests.smallFilesystem(dir, readOnly: true) else { return }
         defer { _ = system("/bin/umount", [mnt]) }
         let out = try CLI.run(["backup", mnt, "--db", db])
         #expect(out.status == 73, "\(out.stderr)")

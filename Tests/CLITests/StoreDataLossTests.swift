@@ -133,11 +133,12 @@ struct StoreDataLossTests {
 
     // MARK: - Item 6
 
-    /// A 320 KiB tmpfs at `dir/mnt` (a real ENOSPC), or `nil` where mounting is not allowed.
-    static func smallFilesystem(_ dir: TempDir) throws -> String? {
+    /// A 320 KiB tmpfs at `dir/mnt` (a real ENOSPC; `readOnly`: a real EROFS), or `nil` where
+    /// mounting is not allowed.
+    static func smallFilesystem(_ dir: TempDir, readOnly: Bool = false) throws -> String? {
         let mnt = dir.file("mnt")
         try FileManager.default.createDirectory(atPath: mnt, withIntermediateDirectories: true)
-        guard system("/bin/mount", ["-t", "tmpfs", "-o", "size=320k", "tmpfs", mnt]) == 0 else {
+        guard system("/bin/mount", ["-t", "tmpfs", "-o", readOnly ? "ro,size=320k" : "size=320k", "tmpfs", mnt]) == 0 else {
             print("skipped: cannot mount a tmpfs here (needs root)")
             return nil
         }
