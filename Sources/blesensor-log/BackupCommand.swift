@@ -54,7 +54,8 @@ enum BackupCommand {
         let log = EventLog(verbose: args.has("verbose"))
         log.debug("backed up \(source) to \(destination) (\(copy.bytes) bytes, checked)")
         if let keepLast, case .folder(let folder) = target {
-            for old in try copiesToDelete(in: folder, source: source, keepLast: keepLast) {
+            let written = String(destination.dropFirst(folder.count + 1))
+            for old in try copiesToDelete(in: folder, source: source, keepLast: keepLast, written: written) {
                 guard unlink(folder + "/" + old) == 0 else {
                     throw CLIError("cannot delete the old copy \(folder)/\(old): \(String(cString: strerror(errno)))", code: ExitCode.ioError)
                 }
@@ -92,14 +93,16 @@ enum BackupCommand {
         return stem(of: source) + "-" + time.filter { $0 != "-" && $0 != ":" } + ".db"
     }
 
-    /// The names in `folder` of this database's dated copies beyond the newest `keepLast`.
-    static func copiesToDelete(in folder: String, source: String, keepLast: Int) throws(CLIError) -> [String] {
+    /// The names in `folder` of this database's dated copies beyond the newest `keepLast`, the
+    /// one just `written` always among those kept: a Pi's clock before NTP syncs may date it
+    /// before the copies already there, and the newest copy is the one to keep.
+    static func copiesToDelete(in folder: String, source: String, keepLast: Int, written: String) throws(CLIError) -> [String] {
         guard let names = DoctorProbe.directoryEntries(folder) else {
             throw CLIError("cannot list \(folder): \(String(cString: strerror(errno)))", code: ExitCode.ioError)
         }
         let prefix = stem(of: source) + "-"
-        let copies = names.filter { isDatedCopy($0, prefix: prefix) }.sorted()
-        return Array(copies.dropLast(keepLast))
+        let others = names.filter { $0 != written && isDatedCopy($0, prefix: prefix) }.sorted()
+        return Array(others.dropLast(keepLast - 1))
     }
 
     /// `PREFIX` + `YYYYMMDDTHHMMSSZ` + `.db`, and nothing else.

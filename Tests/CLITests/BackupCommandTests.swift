@@ -105,6 +105,24 @@ struct BackupCommandTests {
         #expect(quiet.status == 0 && quiet.stdout.isEmpty && quiet.stderr.isEmpty, "\(quiet)")
     }
 
+    @Test func theCopyJustWrittenIsKeptEvenWhenTheClockDatesItBeforeTheOthers() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let db = dir.file("readings.db")
+        try Self.database(dir, db, readings: 10)
+        let folder = dir.file("usb")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        // Copies a clock set right made, later than this machine's clock says it is now.
+        let later = ["readings-20990101T000000Z.db", "readings-20990102T000000Z.db", "readings-20990103T000000Z.db"]
+        for name in later { try Data("older copy".utf8).write(to: URL(fileURLWithPath: folder + "/" + name)) }
+        let out = try CLI.run(["backup", folder, "--keep-last", "2", "--db", db])
+        #expect(out.status == 0, "\(out.stderr)")
+        let left = Self.names(folder)
+        #expect(left.count == 2 && left.contains("readings-20990103T000000Z.db"), "\(left)")
+        let new = try #require(left.first { !later.contains($0) }, "the new copy was deleted: \(left)")
+        #expect(try Self.rows(folder + "/" + new) == Self.rows(db))
+    }
+
     @Test func anExistingFileIsReplacedByAWholeCopyAndALinkIsFollowed() throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
