@@ -25,9 +25,13 @@ public enum StoreBackup {
     /// written). The copy is written to a temporary file beside `destination`, checked with
     /// `PRAGMA quick_check`, synced, and renamed over it; the folder is synced after the rename.
     /// On any failure the temporary file is removed and `destination` is as it was.
-    public static func copy(_ source: String, replacing destination: String, busyTimeoutMillis: Int32 = 5000)
-        throws(StoreError) -> Copy
-    {
+    ///
+    /// `shouldStop` is asked between steps of `pagesPerStep` pages; when it says yes the copy ends
+    /// with `stoppedError`, nothing written (a Ctrl-C on a long copy to a USB stick).
+    public static func copy(
+        _ source: String, replacing destination: String, busyTimeoutMillis: Int32 = 5000,
+        shouldStop: () -> Bool = { false }
+    ) throws(StoreError) -> Copy {
         let (from, access) = try Schema.openForReading(path: source, busyTimeoutMillis: busyTimeoutMillis)
         // The process id keeps two backups (a timer and a user) off each other's file; one left
         // by a killed backup of the same id is ours to remove.
@@ -35,7 +39,7 @@ public enum StoreBackup {
         func removeTemporary() { for suffix in ["", "-journal", "-wal", "-shm"] { unlink(temporary + suffix) } }
         removeTemporary()
         do throws(StoreError) {
-            let copy = try write(from, to: temporary, busyTimeoutMillis: busyTimeoutMillis)
+            let copy = try write(from, to: temporary, busyTimeoutMillis: busyTimeoutMillis, shouldStop: shouldStop)
             // Read without locks (a read-only folder, no writer then): a writer that came since
             // may have changed the file under the copy.
             if access.writerCame {
@@ -53,6 +57,13 @@ public enum StoreBackup {
         }
     }
 
+    /// Pages copied between two questions to `shouldStop`: 4 MiB of 4 KiB pages, well under a
+    /// second on a Pi Zero's SD card.
+    static let pagesPerStep: Int32 = 1024
+
+    /// The primary code of the error a copy stopped by `shouldStop` throws.
+    public static let stoppedCode = SQLITE_INTERRUPT
+
     /// An I/O failure with `errno`'s reason.
     private static func systemError(_ what: String) -> StoreError {
         .sqlite(code: SQLITE_IOERR, message: "cannot \(what) (\(String(cString: strerror(errno))))", attempted: "")
@@ -69,27 +80,46 @@ public enum StoreBackup {
     /// The online backup of `from` into a new file at `path`, in rollback-journal mode.
     /// The whole file is synced at each commit (`synchronous=FULL`), so the rename that follows
     /// never puts a part of it in place.
-    private static func write(_ from: Connection, to path: String, busyTimeoutMillis: Int32) throws(StoreError) -> Copy {
+    private static func write(
+        _ from: Connection, to path: String, busyTimeoutMillis: Int32, shouldStop: () -> Bool
+    ) throws(StoreError) -> Copy {
         // No other connection knows the new file: it is never busy. The callers name the files
         // in their message (`attempted`).
         let to = try Connection(path: path, readOnly: false, create: true, busyTimeoutMillis: 0)
         let attempted = ""
         try to.exec("PRAGMA synchronous=FULL", attempted)
+        // One read transaction on the source for the whole copy: the backup uses it instead of
+        // taking one per step, so every step reads the same snapshot, and a writer's commit
+        // between two steps neither mixes states nor restarts the copy.
+        try Schema.whileBusy(timeoutMillis: busyTimeoutMillis) { () throws(StoreError) in
+            try from.exec("BEGIN", attempted)
+            do throws(StoreError) {
+                _ = try from.scalarInt("SELECT count(*) FROM sqlite_schema")
+            } catch {
+                _ = from.rollbackIfNeeded()
+                throw error
+            }
+        }
+        defer { _ = from.rollbackIfNeeded() }
         // Unsafe: the backup handle is valid from a non-nil init to its finish, which is called
         // exactly once below, before either connection can be closed (both outlive this scope).
         guard let backup = sqlite3_backup_init(to.handle, "main", from.handle, "main") else {
             throw to.error(sqlite3_extended_errcode(to.handle), attempted)
         }
-        // All pages in one step: one read transaction on the source, so one snapshot. A step
-        // that finds the source locked (SQLITE_BUSY/LOCKED) copied nothing yet and may be retried.
         var stepped: Int32 = SQLITE_OK
         do throws(StoreError) {
-            try Schema.whileBusy(timeoutMillis: busyTimeoutMillis) { () throws(StoreError) in
-                stepped = sqlite3_backup_step(backup, -1)
-                if stepped == SQLITE_BUSY || stepped == SQLITE_LOCKED {
-                    throw StoreError.sqlite(code: stepped, message: "the database is locked", attempted: attempted)
+            repeat {
+                if shouldStop() {
+                    throw StoreError.sqlite(code: stoppedCode, message: "stopped before the copy was whole", attempted: attempted)
                 }
-            }
+                // A step that finds a file locked (SQLITE_BUSY/LOCKED) copied nothing and may be retried.
+                try Schema.whileBusy(timeoutMillis: busyTimeoutMillis) { () throws(StoreError) in
+                    stepped = sqlite3_backup_step(backup, pagesPerStep)
+                    if stepped == SQLITE_BUSY || stepped == SQLITE_LOCKED {
+                        throw StoreError.sqlite(code: stepped, message: "the database is locked", attempted: attempted)
+                    }
+                }
+            } while stepped == SQLITE_OK
         } catch {
             sqlite3_backup_finish(backup)
             throw error

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import AdvScanner
 import SensorStore
 
 /// `blesensor-log backup DEST`: a consistent, checked copy of the database, made while the logger
@@ -22,7 +23,8 @@ enum BackupCommand {
             To restore: stop the logger, delete the database's -wal and -shm files if they are there (a WAL left
             by a crash would be applied to the restored file), copy the backup over the database, start the logger.
             EXIT STATUS: 0; 64 bad option, or DEST is the database itself; 65 the database is not ours or is
-            damaged; 66 no database; 73 DEST cannot be created; 74 I/O error (a full disk).
+            damaged; 66 no database; 73 DEST cannot be created; 74 I/O error (a full disk); 75 stopped by a
+            signal (SIGINT, SIGTERM) before the copy was whole.
             """, settingsFromRunsConfig: ["db"])
 
     static let subcommand = Subcommand(spec: spec, run: run)
@@ -49,8 +51,17 @@ enum BackupCommand {
         if let clash = clash(of: destination, with: source) {
             throw .usage("backup wants DEST apart from the database, and \(destination) is \(clash)")
         }
+        let stop: StopSignal
+        do { stop = try StopSignal() } catch { throw CLIError(error.description, code: ExitCode.software) }
+        StopSignal.installSignalHandlers(stop)
         let copy: StoreBackup.Copy
-        do { copy = try StoreBackup.copy(source, replacing: destination) } catch { throw StoreAccess.cliError(error) }
+        do {
+            copy = try StoreBackup.copy(source, replacing: destination, shouldStop: { stop.isRequested })
+        } catch where error.sqliteCode == StoreBackup.stoppedCode {
+            throw CLIError("stopped by a signal: no copy written, \(destination) as it was", code: ExitCode.tempFail)
+        } catch {
+            throw StoreAccess.cliError(error)
+        }
         let log = EventLog(verbose: args.has("verbose"))
         log.debug("backed up \(source) to \(destination) (\(copy.bytes) bytes, checked)")
         if let keepLast, case .folder(let folder) = target {

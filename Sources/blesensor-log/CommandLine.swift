@@ -14,6 +14,8 @@ enum ExitCode {
     static let software: Int32 = 70
     static let cantCreate: Int32 = 73
     static let ioError: Int32 = 74
+    /// Stopped before done, nothing changed: try again (EX_TEMPFAIL).
+    static let tempFail: Int32 = 75
 }
 
 /// A command-line failure: its one-line message and exit status. Thrown by commands, printed by `main`.

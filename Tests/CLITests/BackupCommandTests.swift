@@ -160,6 +160,37 @@ struct BackupCommandTests {
         #expect(Self.names(mnt) == ["backup.db"], "nothing left beside it")
     }
 
+    @Test func aSignalStopsALongCopyWithNothingWrittenAndDestAsItWas() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let db = dir.file("r.db")
+        try Self.database(dir, db, readings: 20)
+        let target = dir.file("backup.db")
+        #expect(try CLI.run(["backup", target, "--db", db]).status == 0)
+        let before = try #require(Self.bytes(target))
+        // 300 MB of filler: a copy long enough to be stopped in the middle.
+        let filler = "import sqlite3; c = sqlite3.connect('\(db)'); "
+            + "c.execute(\"INSERT INTO meta VALUES ('test-filler', zeroblob(300000000))\"); c.commit()"
+        try #require(system("/usr/bin/python3", ["-c", filler]) == 0)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: CLI.binary)
+        p.arguments = ["backup", target, "--db", db]
+        let stderr = Pipe()
+        p.standardError = stderr
+        try p.run()
+        let temporary = target + ".tmp.\(p.processIdentifier)"
+        let deadline = Date().addingTimeInterval(30)
+        while !FileManager.default.fileExists(atPath: temporary), p.isRunning, Date() < deadline { usleep(1000) }
+        #expect(FileManager.default.fileExists(atPath: temporary), "the copy had begun")
+        p.terminate()
+        p.waitUntilExit()
+        let message = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(p.terminationStatus == 75, "\(message)")
+        #expect(message.contains("stopped by a signal") && message.split(separator: "\n").count == 1, "\(message)")
+        #expect(Self.bytes(target) == before, "the previous copy is as it was")
+        #expect(Self.names(dir.path).allSatisfy { !$0.contains(".tmp.") }, "\(Self.names(dir.path))")
+    }
+
     @Test func aDamagedDatabaseIsNoCopyAndLeavesNothing() throws {
         let dir = try TempDir()
         defer { dir.cleanup() }

@@ -52,6 +52,48 @@ import Testing
         try store.close(now: 1)
     }
 
+    /// A store of more than a few steps' pages: a few readings and 20 MB of filler in `meta`.
+    func largeStore(_ path: String) throws {
+        let store = try writer(path)
+        for k in 0..<50 { _ = store.add(reading(k), now: 0) }
+        try store.close(now: 0)
+        try Connection(path: path, readOnly: false, create: false, busyTimeoutMillis: 1000)
+            .exec("INSERT INTO meta VALUES ('test-filler', randomblob(20000000))", "filler")
+    }
+
+    @Test func aCommitBetweenTwoStepsIsNotInTheCopyAndDoesNotRestartIt() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        let source = dir.file("r.db")
+        try largeStore(source)
+        let other = try Connection(path: source, readOnly: false, create: false, busyTimeoutMillis: 1000)
+        var steps = 0
+        _ = try StoreBackup.copy(source, replacing: dir.file("copy.db")) {
+            steps += 1
+            if steps == 2 { try? other.exec("DELETE FROM readings", "a writer's commit between two steps") }
+            return false
+        }
+        #expect(steps > 2 && steps < 20, "\(steps) steps: the copy restarted, or was not made in steps")
+        #expect(try readingCount(source) == 0, "the writer's commit took effect")
+        #expect(try readingCount(dir.file("copy.db")) == 50, "the copy is the snapshot from before it")
+    }
+
+    @Test func aStoppedCopyThrowsAndLeavesTheDestinationAsItWas() throws {
+        let dir = TempDir()
+        defer { dir.cleanup() }
+        try largeStore(dir.file("r.db"))
+        try Data("previous copy".utf8).write(to: URL(fileURLWithPath: dir.file("copy.db")))
+        var asked = 0
+        #expect {
+            try StoreBackup.copy(dir.file("r.db"), replacing: dir.file("copy.db")) {
+                asked += 1
+                return asked == 2
+            }
+        } throws: { ($0 as? StoreError)?.sqliteCode == StoreBackup.stoppedCode }
+        #expect(fileBytes(dir.file("copy.db")) == Array("previous copy".utf8))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.contains("copy") } == ["copy.db"])
+    }
+
     @Test func aSourceThatIsNotOursIsRefusedAndTheDestinationKept() throws {
         let dir = TempDir()
         defer { dir.cleanup() }
