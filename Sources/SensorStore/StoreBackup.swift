@@ -24,10 +24,11 @@ public enum StoreBackup {
     /// The source is opened for reading only (a file that is not ours, newer or damaged is never
     /// written). The copy is written to a temporary file beside `destination`, checked with
     /// `PRAGMA quick_check`, synced, and renamed over it; the folder is synced after the rename.
-    /// On any failure the temporary file is removed and `destination` is as it was.
+    /// On any failure before the rename the temporary file is removed and `destination` is as it
+    /// was; a failed folder sync after it leaves the whole copy in place, maybe not yet durable.
     ///
     /// `shouldStop` is asked between steps of `pagesPerStep` pages; when it says yes the copy ends
-    /// with `stoppedError`, nothing written (a Ctrl-C on a long copy to a USB stick).
+    /// with an error of code `stoppedCode`, nothing written (a Ctrl-C on a long copy to a USB stick).
     public static func copy(
         _ source: String, replacing destination: String, busyTimeoutMillis: Int32 = 5000,
         shouldStop: () -> Bool = { false }
