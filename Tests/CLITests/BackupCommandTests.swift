@@ -20,6 +20,26 @@ struct BackupCommandTests {
         #expect(out.status == 0, "\(out.stderr)")
     }
 
+    /// `readings.db` of `readings` rows, and beside it a folder `usb` holding `files`, a few
+    /// bytes each.
+    static func databaseAndFolder(_ dir: TempDir, readings: Int, files: [String]) throws -> (db: String, folder: String) {
+        let db = dir.file("readings.db")
+        try database(dir, db, readings: readings)
+        let folder = dir.file("usb")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for name in files { try Data("not a copy of this database".utf8).write(to: URL(fileURLWithPath: folder + "/" + name)) }
+        return (db, folder)
+    }
+
+    /// `r.db` of `readings` rows, and its backup at `target`.
+    static func databaseWithACopy(_ dir: TempDir, readings: Int, at target: String) throws -> String {
+        let db = dir.file("r.db")
+        try database(dir, db, readings: readings)
+        let out = try CLI.run(["backup", target, "--db", db])
+        #expect(out.status == 0, "\(out.stderr)")
+        return db
+    }
+
     /// The stored rows as CSV records (header left out), the way a user compares two exports.
     static func rows(_ db: String) throws -> [Substring] {
         let out = try CLI.run(["export", "--csv", "--db", db])
@@ -82,13 +102,9 @@ struct BackupCommandTests {
     @Test func aFolderGetsDatedCopiesAndKeepLastDeletesOnlyOldDatedCopies() throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
-        let db = dir.file("readings.db")
-        try Self.database(dir, db, readings: 50)
-        let folder = dir.file("usb")
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let old = ["readings-20200101T000000Z.db", "readings-20210101T000000Z.db", "readings-20220101T000000Z.db"]
         let others = ["notes.txt", "readings-manual.db", "other-20200101T000000Z.db", "readings-2020.db", "readings-20200101T000000Z.db.bak"]
-        for name in old + others { try Data("not ours to delete".utf8).write(to: URL(fileURLWithPath: folder + "/" + name)) }
+        let (db, folder) = try Self.databaseAndFolder(dir, readings: 50, files: old + others)
         let out = try CLI.run(["backup", folder, "--keep-last", "2", "--db", db, "-v"])
         #expect(out.status == 0, "\(out.stderr)")
         let left = Self.names(folder)
@@ -108,13 +124,9 @@ struct BackupCommandTests {
     @Test func theCopyJustWrittenIsKeptEvenWhenTheClockDatesItBeforeTheOthers() throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
-        let db = dir.file("readings.db")
-        try Self.database(dir, db, readings: 10)
-        let folder = dir.file("usb")
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         // Copies a clock set right made, later than this machine's clock says it is now.
         let later = ["readings-20990101T000000Z.db", "readings-20990102T000000Z.db", "readings-20990103T000000Z.db"]
-        for name in later { try Data("older copy".utf8).write(to: URL(fileURLWithPath: folder + "/" + name)) }
+        let (db, folder) = try Self.databaseAndFolder(dir, readings: 10, files: later)
         let out = try CLI.run(["backup", folder, "--keep-last", "2", "--db", db])
         #expect(out.status == 0, "\(out.stderr)")
         let left = Self.names(folder)
@@ -126,10 +138,8 @@ struct BackupCommandTests {
     @Test func anExistingFileIsReplacedByAWholeCopyAndALinkIsFollowed() throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
-        let db = dir.file("r.db")
-        try Self.database(dir, db, readings: 20)
         let target = dir.file("backup.db")
-        #expect(try CLI.run(["backup", target, "--db", db]).status == 0)
+        let db = try Self.databaseWithACopy(dir, readings: 20, at: target)
         try Self.database(dir, db, readings: 80)  // the same hour again, and more
         try FileManager.default.createSymbolicLink(atPath: dir.file("link.db"), withDestinationPath: target)
         let out = try CLI.run(["backup", dir.file("link.db"), "--db", db])
@@ -145,10 +155,8 @@ struct BackupCommandTests {
         defer { dir.cleanup() }
         guard let mnt = try StoreDataLossTests.smallFilesystem(dir) else { return }
         defer { _ = system("/bin/umount", [mnt]) }
-        let db = dir.file("r.db")
-        try Self.database(dir, db, readings: 40)
         let target = mnt + "/backup.db"
-        #expect(try CLI.run(["backup", target, "--db", db]).status == 0)
+        let db = try Self.databaseWithACopy(dir, readings: 40, at: target)
         let before = try #require(Self.bytes(target))
         try Self.database(dir, db, readings: 6_000)  // larger than the 320 KiB left
         let out = try CLI.run(["backup", target, "--db", db])
@@ -163,10 +171,8 @@ struct BackupCommandTests {
     @Test func aSignalStopsALongCopyWithNothingWrittenAndDestAsItWas() throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
-        let db = dir.file("r.db")
-        try Self.database(dir, db, readings: 20)
         let target = dir.file("backup.db")
-        #expect(try CLI.run(["backup", target, "--db", db]).status == 0)
+        let db = try Self.databaseWithACopy(dir, readings: 20, at: target)
         let before = try #require(Self.bytes(target))
         // 300 MB of filler: a copy long enough to be stopped in the middle.
         let filler = "import sqlite3; c = sqlite3.connect('\(db)'); "
